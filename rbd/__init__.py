@@ -1,0 +1,71 @@
+"""rbd: rigid-body dynamics for Python.
+
+Every algorithm of the public API is an attribute of this package and is bound
+to the active backend: the compiled ``rbd_c`` when it is built, the pure-NumPy
+``rbd.reference`` otherwise.  ``RBD_BACKEND=numpy|cython`` forces a choice at
+import; ``rbd.set_backend(name)`` switches at run time; ``rbd.backend`` names
+the active one.
+"""
+import os as _os
+
+from . import reference, rotations, spatial
+from ._checks import URDFError
+from .model import Model, ModelBuilder, JointKind
+from .urdf import load_urdf
+from .robots import sample_model, sample_model_names, sample_model_path
+
+__version__ = "0.1.0"
+
+#: The functions that follow the active backend (see ``set_backend``).
+ALGORITHMS = (
+    # configuration space
+    "neutral", "random_configuration", "integrate", "difference", "normalize",
+    # kinematics
+    "forward_kinematics", "frame_placement", "frame_velocity", "frame_acceleration",
+    "frame_jacobian", "frame_jacobian_time_derivative", "center_of_mass", "com_jacobian",
+    # dynamics
+    "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",
+    "kinetic_energy", "potential_energy", "centroidal_momentum",
+)
+
+backend = None
+
+_BUILD_HINT = (
+    "the compiled backend 'rbd_c' is not built. Install a C compiler and the "
+    "Python headers, then reinstall rbd from source without RBD_NO_EXTENSIONS "
+    "(e.g. `pip install .`), or use RBD_BACKEND=numpy"
+)
+
+
+def _import_compiled():
+    try:
+        import rbd_c
+    except ImportError as exc:
+        raise ImportError("rbd: " + _BUILD_HINT + " (%s)" % exc) from exc
+    return rbd_c
+
+
+def set_backend(name):
+    """Bind every name of ``ALGORITHMS`` to the ``"numpy"`` or ``"cython"`` backend."""
+    global backend
+    if name not in ("numpy", "cython"):
+        raise ValueError("backend must be 'numpy' or 'cython', got %r" % (name,))
+    impl = _import_compiled() if name == "cython" else reference
+    for fname in ALGORITHMS:
+        # A function the compiled backend does not accelerate runs the reference.
+        globals()[fname] = getattr(impl, fname, None) or getattr(reference, fname)
+    backend = name
+
+
+def _select_initial_backend():
+    forced = _os.environ.get("RBD_BACKEND", "").strip().lower()
+    if forced:
+        set_backend(forced)
+        return
+    try:
+        set_backend("cython")
+    except ImportError:
+        set_backend("numpy")
+
+
+_select_initial_backend()

@@ -1,0 +1,76 @@
+"""Input validation shared by both backends: turn user input into contiguous
+float64 arrays of the expected shape, or raise an error that names the argument."""
+import numpy as np
+
+
+class URDFError(ValueError):
+    """A URDF file is malformed or describes a physically impossible robot."""
+
+
+def as_array(x, name, trailing_shape, allow_batch=True):
+    """Return ``x`` as a C-contiguous float64 array whose last dimensions are
+    ``trailing_shape``; leading batch dimensions are allowed if ``allow_batch``.
+
+    Raises TypeError for non-numeric input and ValueError for wrong shapes or
+    non-finite values, naming ``name``.
+    """
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError("%s must be an array of real numbers (%s)" % (name, exc)) from None
+    trailing_shape = tuple(trailing_shape)
+    k = len(trailing_shape)
+    if arr.ndim < k or arr.shape[arr.ndim - k:] != trailing_shape or (not allow_batch and arr.ndim != k):
+        expected = "(..., %s)" % ", ".join(map(str, trailing_shape)) if allow_batch else str(trailing_shape)
+        if k == 1 and not allow_batch:
+            expected = "(%d,)" % trailing_shape[0]
+        raise ValueError("%s must have shape %s, got %s" % (name, expected, arr.shape))
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("%s must contain only finite numbers (found NaN or inf)" % name)
+    return np.ascontiguousarray(arr)
+
+
+def batch_shape(name_arrays):
+    """Broadcast the batch shapes of several validated arrays, given as
+    ``[(name, array, n_trailing_dims), ...]``; raise naming the mismatch."""
+    shapes = [(n, a.shape[: a.ndim - k]) for n, a, k in name_arrays]
+    try:
+        return np.broadcast_shapes(*(s for _, s in shapes))
+    except ValueError:
+        desc = ", ".join("%s %s" % (n, s) for n, s in shapes)
+        raise ValueError("batch dimensions do not match: %s" % desc) from None
+
+
+def trailing_shape(model, name):
+    """The per-sample shape of a model-level argument, from its name."""
+    if name == "fext":
+        return (model.nbodies, 6)
+    if name.startswith("q"):  # q, q0, q1
+        return (model.nq,)
+    return (model.nv,)  # v, a, tau, dq, ...
+
+
+def model_arrays(model, **named):
+    """Validate the state arguments of an algorithm and broadcast their batch
+    dimensions together.
+
+    ``named`` maps argument names to values (``q=..., v=..., fext=None``);
+    ``None`` values are skipped.  Names starting with ``q`` have ``nq``
+    entries, ``fext`` is ``(nbodies, 6)``, every other name has ``nv``.
+    Returns ``(batch_shape, arrays)`` with ``arrays`` in the order given (None
+    kept as None), each C-contiguous float64 of shape ``batch_shape + trailing``.
+    """
+    checked = []
+    for name, value in named.items():
+        if value is None:
+            checked.append((name, None, 0))
+            continue
+        shape = trailing_shape(model, name)
+        checked.append((name, as_array(value, name, shape), len(shape)))
+    batch = batch_shape([c for c in checked if c[1] is not None])
+    out = []
+    for name, arr, k in checked:
+        if arr is not None and arr.shape[: arr.ndim - k] != batch:
+            arr = np.ascontiguousarray(np.broadcast_to(arr, batch + arr.shape[arr.ndim - k:]))
+        out.append(arr)
+    return batch, out

@@ -1,0 +1,434 @@
+"""Robot models: a tree of joints and rigid bodies held in flat NumPy arrays.
+
+A ``Model`` is plain data that both backends read directly:
+
+=====================  ==============  ==================================================
+attribute              shape           meaning
+=====================  ==============  ==================================================
+``parents``            (nbodies,)      index of the parent body, -1 for the world
+``joint_kinds``        (nbodies,)      a ``JointKind`` code per body
+``joint_axes``         (nbodies, 3)    unit axis of revolute/prismatic joints (joint frame)
+``joint_placements``   (nbodies, 4, 4) parent-body-from-joint transform (constant)
+``inertias``           (nbodies, 10)   ``[m, m*c, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]``: mass,
+                                       first moment, rotational inertia about the BODY
+                                       ORIGIN, all in body axes (see ``rbd.spatial``)
+``q_idx``, ``v_idx``   (nbodies,)      where each joint's coordinates start in q and v
+``joint_nq``, ``joint_nv`` (nbodies,)  how many coordinates each joint has
+``frame_parents``      (nframes,)      body each frame is fixed to (-1: the world)
+``frame_placements``   (nframes, 4, 4) body-from-frame transform
+=====================  ==============  ==================================================
+
+Bodies are ordered depth-first from the root, children in the order they were
+added (for URDF: the order they appear in the file), so ``parents[i] < i``.
+A body's frame is its joint's output frame: ``world_from_body[i] =
+world_from_body[parents[i]] @ joint_placements[i] @ joint_transform(q_i)``.
+
+Joints (``q`` = configuration coordinates, ``v`` = velocity coordinates):
+
+* ``REVOLUTE_X/Y/Z``, ``REVOLUTE``: rotation by the angle q about the axis;
+  nq = nv = 1; motion subspace ``S = [0; axis]``. The X/Y/Z kinds are the
+  fast special cases of an axis equal to a unit basis vector.
+* ``PRISMATIC``: translation by q along the axis; nq = nv = 1; ``S = [axis; 0]``.
+* ``SPHERICAL``: q is a unit quaternion ``[w, x, y, z]``, v the angular
+  velocity in the child (body) axes; nq = 4, nv = 3; ``S = [0; I3]``.
+* ``PLANAR``: motion in the joint frame's x-y plane: q = ``[x, y, theta]``,
+  v the body twist components ``[vx, vy, wz]``; nq = nv = 3; integrated with
+  the SE(2) exponential.
+* ``FREE``: q = ``[x, y, z, qw, qx, qy, qz]``, v the body twist ``[v; w]``
+  in the body (local) frame; nq = 7, nv = 6; ``S = I6``; integrated with the
+  SE(3) exponential.
+
+The motion subspace of every kind is constant in the body frame, so no joint
+has a bias acceleration term.
+"""
+import enum
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import spatial
+from ._checks import as_array
+
+
+class JointKind(enum.IntEnum):
+    REVOLUTE_X = 0
+    REVOLUTE_Y = 1
+    REVOLUTE_Z = 2
+    REVOLUTE = 3
+    PRISMATIC = 4
+    SPHERICAL = 5
+    PLANAR = 6
+    FREE = 7
+
+
+#: (nq, nv) of each joint kind.
+JOINT_DIMENSIONS = {
+    JointKind.REVOLUTE_X: (1, 1),
+    JointKind.REVOLUTE_Y: (1, 1),
+    JointKind.REVOLUTE_Z: (1, 1),
+    JointKind.REVOLUTE: (1, 1),
+    JointKind.PRISMATIC: (1, 1),
+    JointKind.SPHERICAL: (4, 3),
+    JointKind.PLANAR: (3, 3),
+    JointKind.FREE: (7, 6),
+}
+
+# Joint type names accepted by ModelBuilder.add_joint (URDF names plus ours).
+_KIND_BY_NAME = {
+    "revolute": JointKind.REVOLUTE,
+    "continuous": JointKind.REVOLUTE,
+    "prismatic": JointKind.PRISMATIC,
+    "spherical": JointKind.SPHERICAL,
+    "ball": JointKind.SPHERICAL,
+    "planar": JointKind.PLANAR,
+    "floating": JointKind.FREE,
+    "free": JointKind.FREE,
+    "fixed": None,
+}
+
+_BASIS_AXIS_KIND = {0: JointKind.REVOLUTE_X, 1: JointKind.REVOLUTE_Y, 2: JointKind.REVOLUTE_Z}
+
+
+class Model:
+    """A kinematic tree; build it with ``ModelBuilder`` or ``rbd.load_urdf``.
+
+    The arrays are read-only: a model is shared by every call and every thread.
+    Only ``gravity`` may be changed.
+    """
+
+    def __init__(self, name, parents, joint_kinds, joint_axes, joint_placements, inertias,
+                 joint_names, body_names, frame_names, frame_parents, frame_placements,
+                 lower_limits, upper_limits, velocity_limits, effort_limits, gravity=(0.0, 0.0, -9.81)):
+        self.name = name
+        self.parents = _frozen(parents, np.intp)
+        self.joint_kinds = _frozen(joint_kinds, np.intc)
+        self.joint_axes = _frozen(joint_axes, np.float64).reshape(-1, 3)
+        self.joint_placements = _frozen(joint_placements, np.float64).reshape(-1, 4, 4)
+        self.inertias = _frozen(inertias, np.float64).reshape(-1, 10)
+        self.joint_names = list(joint_names)
+        self.body_names = list(body_names)
+        self.frame_names = list(frame_names)
+        self.frame_parents = _frozen(frame_parents, np.intp)
+        self.frame_placements = _frozen(frame_placements, np.float64).reshape(-1, 4, 4)
+
+        dims = np.array([JOINT_DIMENSIONS[JointKind(k)] for k in self.joint_kinds], dtype=np.intp).reshape(-1, 2)
+        self.joint_nq = _frozen(dims[:, 0], np.intp)
+        self.joint_nv = _frozen(dims[:, 1], np.intp)
+        self.q_idx = _frozen(np.concatenate([[0], np.cumsum(dims[:, 0])[:-1]]) if len(dims) else [], np.intp)
+        self.v_idx = _frozen(np.concatenate([[0], np.cumsum(dims[:, 1])[:-1]]) if len(dims) else [], np.intp)
+        self.nbodies = len(self.parents)
+        self.nq = int(dims[:, 0].sum())
+        self.nv = int(dims[:, 1].sum())
+        self.nframes = len(self.frame_names)
+
+        self.lower_limits = _frozen(lower_limits, np.float64)
+        self.upper_limits = _frozen(upper_limits, np.float64)
+        self.velocity_limits = _frozen(velocity_limits, np.float64)
+        self.effort_limits = _frozen(effort_limits, np.float64)
+        self.gravity = gravity
+
+        self._joint_index = {n: i for i, n in enumerate(self.joint_names)}
+        self._frame_index = {n: i for i, n in enumerate(self.frame_names)}
+        # children[i]: the bodies whose parent is i, in order (-1: the world's).
+        self.children = {i: [int(c) for c in np.flatnonzero(self.parents == i)] for i in range(-1, self.nbodies)}
+
+    # -- gravity -----------------------------------------------------------------------
+    @property
+    def gravity(self):
+        """World-frame gravity vector (m/s^2), default ``[0, 0, -9.81]``."""
+        return self._gravity
+
+    @gravity.setter
+    def gravity(self, value):
+        g = as_array(value, "gravity", (3,), allow_batch=False).copy()
+        g.setflags(write=False)
+        self._gravity = g
+
+    # -- lookups -----------------------------------------------------------------------
+    def joint_id(self, joint):
+        """Index of a joint (= of its body) given by name or index."""
+        return _lookup(joint, self._joint_index, self.nbodies, "joint")
+
+    def frame_id(self, frame):
+        """Index of a frame given by name or index."""
+        return _lookup(frame, self._frame_index, self.nframes, "frame")
+
+    def joint_idx_q(self, name):
+        """Where the joint's coordinates start in ``q``."""
+        return int(self.q_idx[self.joint_id(name)])
+
+    def joint_idx_v(self, name):
+        """Where the joint's coordinates start in ``v``."""
+        return int(self.v_idx[self.joint_id(name)])
+
+    @property
+    def total_mass(self):
+        return float(self.inertias[:, 0].sum())
+
+    @property
+    def has_floating_base(self):
+        return self.nbodies > 0 and self.joint_kinds[0] == JointKind.FREE and self.parents[0] == -1
+
+    # -- display -----------------------------------------------------------------------
+    def tree_string(self):
+        """The tree as indented text: one line per joint with its kind and mass."""
+        lines = ["%s: %d bodies, nq = %d, nv = %d, mass = %.3f kg"
+                 % (self.name or "<unnamed>", self.nbodies, self.nq, self.nv, self.total_mass)]
+
+        def visit(body, depth):
+            for child in self.children[body]:
+                kind = JointKind(self.joint_kinds[child]).name.lower()
+                lines.append("%s%s [%s] -> %s (%.3f kg)" % ("  " * (depth + 1), self.joint_names[child], kind,
+                                                             self.body_names[child], self.inertias[child, 0]))
+                visit(child, depth + 1)
+
+        visit(-1, 0)
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return "<rbd.Model %r: nbodies=%d nq=%d nv=%d>" % (self.name, self.nbodies, self.nq, self.nv)
+
+
+def _frozen(values, dtype):
+    arr = np.array(values, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+def _lookup(key, index, count, what):
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        if not -count <= key < count:
+            raise ValueError("%s index %d out of range for a model with %d %ss" % (what, key, count, what))
+        return int(key) % count
+    if isinstance(key, str):
+        try:
+            return index[key]
+        except KeyError:
+            known = ", ".join(list(index)[:12]) + (", ..." if len(index) > 12 else "")
+            raise ValueError("unknown %s %r (known: %s)" % (what, key, known)) from None
+    raise TypeError("%s must be a name (str) or an index (int), got %r" % (what, type(key).__name__))
+
+
+# ------------------------------------------------------------------------------------------
+# Builder
+# ------------------------------------------------------------------------------------------
+@dataclass
+class _Link:
+    name: str
+    inertia10: np.ndarray  # about the link origin, link axes
+
+
+@dataclass
+class _Joint:
+    name: str
+    kind: object  # JointKind, or None for fixed
+    parent: str
+    child: str
+    origin: np.ndarray  # parent-link-from-joint 4x4
+    axis: np.ndarray
+    lower: np.ndarray = field(default=None)
+    upper: np.ndarray = field(default=None)
+    velocity: float = np.inf
+    effort: float = np.inf
+
+
+class ModelBuilder:
+    """Write a model link by link, as a URDF does.
+
+    >>> b = ModelBuilder("pendulum")
+    >>> b.add_link("base")
+    >>> b.add_link("arm", mass=1.0, com=[0, 0, -0.5], inertia=np.diag([0.01, 0.01, 0.0]))
+    >>> b.add_joint("hinge", "revolute", parent="base", child="arm", axis=[1, 0, 0])
+    >>> model = b.build()
+
+    ``fixed`` joints merge the child link into its parent body (the link stays
+    a frame); the root link is fixed to the world unless ``build(floating_base=True)``
+    adds a free-flyer joint named ``root_joint``.
+    """
+
+    def __init__(self, name="robot"):
+        self.name = name
+        self._links = {}
+        self._joints = []
+
+    def add_link(self, name, mass=0.0, com=(0.0, 0.0, 0.0), inertia=None):
+        """Add a link with its mass, center of mass ``com`` (link coordinates) and
+        rotational inertia ``inertia`` (3x3, about the com, link axes)."""
+        if not isinstance(name, str) or not name:
+            raise ValueError("link name must be a non-empty string, got %r" % (name,))
+        if name in self._links:
+            raise ValueError("link %r is defined twice" % name)
+        mass = float(as_array(mass, "mass of link %r" % name, (), allow_batch=False))
+        com = as_array(com, "com of link %r" % name, (3,), allow_batch=False)
+        inertia = np.zeros((3, 3)) if inertia is None else as_array(
+            inertia, "inertia of link %r" % name, (3, 3), allow_batch=False)
+        check_inertia(mass, inertia, "link %r" % name)
+        self._links[name] = _Link(name, spatial.inertia10_from_mass_com(mass, com, inertia))
+
+    def add_joint(self, name, kind, parent, child, origin=None, axis=(0.0, 0.0, 1.0),
+                  lower=None, upper=None, velocity=np.inf, effort=np.inf):
+        """Connect ``child`` to ``parent``. ``kind`` is one of revolute, continuous,
+        prismatic, fixed, spherical, planar, floating (or free). ``origin`` is the
+        4x4 pose of the joint frame in the parent link frame; ``axis`` is in the
+        joint frame; ``lower``/``upper`` bound the joint's q coordinates."""
+        if kind not in _KIND_BY_NAME:
+            raise ValueError("joint %r has unknown type %r (expected one of %s)"
+                             % (name, kind, ", ".join(sorted(_KIND_BY_NAME))))
+        joint_kind = _KIND_BY_NAME[kind]
+        origin = np.eye(4) if origin is None else as_array(origin, "origin of joint %r" % name, (4, 4),
+                                                            allow_batch=False)
+        axis = as_array(axis, "axis of joint %r" % name, (3,), allow_batch=False)
+        norm = np.linalg.norm(axis)
+        if joint_kind in (JointKind.REVOLUTE, JointKind.PRISMATIC):
+            if norm < 1e-12:
+                raise ValueError("joint %r has a zero axis" % name)
+            axis = axis / norm
+        if joint_kind == JointKind.PLANAR and not np.allclose(axis / max(norm, 1e-300), [0, 0, 1]):
+            raise ValueError("planar joint %r must move in its frame's x-y plane (axis 0 0 1)" % name)
+        if kind == "continuous":
+            lower = upper = None
+        nq = JOINT_DIMENSIONS[joint_kind][0] if joint_kind is not None else 0
+        lower = np.full(nq, -np.inf) if lower is None else np.broadcast_to(np.asarray(lower, float), (nq,)).copy()
+        upper = np.full(nq, np.inf) if upper is None else np.broadcast_to(np.asarray(upper, float), (nq,)).copy()
+        if np.any(lower > upper):
+            raise ValueError("joint %r has lower limit > upper limit" % name)
+        self._joints.append(_Joint(name, joint_kind, parent, child, origin, axis, lower, upper,
+                                   float(velocity), float(effort)))
+
+    def add_frame(self, name, parent, origin=None):
+        """A massless link fixed to ``parent`` (e.g. a tool point)."""
+        self.add_link(name)
+        self.add_joint(name + "_fixed", "fixed", parent, name, origin=origin)
+
+    # -- build -------------------------------------------------------------------------
+    def build(self, floating_base=False):
+        """Order the tree depth-first, merge fixed joints and return a ``Model``."""
+        root, children_of = self._check_tree()
+        bodies = []  # one dict per moving body, in depth-first order
+        frames = []  # (link name, body index, body_from_link), one per link
+        placed = {}  # link name -> (body index, body_from_link)
+        if floating_base:
+            bodies.append(dict(parent=-1, kind=JointKind.FREE, axis=np.zeros(3), placement=np.eye(4),
+                               inertia=self._links[root].inertia10.copy(), joint="root_joint", link=root,
+                               lower=np.full(7, -np.inf), upper=np.full(7, np.inf),
+                               velocity=np.full(6, np.inf), effort=np.full(6, np.inf)))
+            placed[root] = (0, np.eye(4))
+        else:
+            placed[root] = (-1, np.eye(4))  # fixed to the world: its mass never moves
+        frames.append((root, *placed[root]))
+
+        def visit(link):
+            body, body_from_link = placed[link]
+            for joint in children_of[link]:
+                body_from_joint = body_from_link @ joint.origin
+                child_inertia = self._links[joint.child].inertia10
+                if joint.kind is None:  # fixed: merge the child link into this body
+                    placed[joint.child] = (body, body_from_joint)
+                    if body >= 0:
+                        bodies[body]["inertia"] = bodies[body]["inertia"] + spatial.inertia_act(
+                            body_from_joint, child_inertia)
+                else:
+                    kind = _fast_kind(joint.kind, joint.axis)
+                    nv = JOINT_DIMENSIONS[kind][1]
+                    bodies.append(dict(parent=body, kind=kind, axis=joint.axis, placement=body_from_joint,
+                                       inertia=child_inertia.copy(), joint=joint.name, link=joint.child,
+                                       lower=joint.lower, upper=joint.upper,
+                                       velocity=np.full(nv, joint.velocity), effort=np.full(nv, joint.effort)))
+                    placed[joint.child] = (len(bodies) - 1, np.eye(4))
+                frames.append((joint.child, *placed[joint.child]))
+                visit(joint.child)
+
+        visit(root)
+        return self._make_model(bodies, frames)
+
+    def _make_model(self, bodies, frames):
+        def stack(key, shape):
+            return np.array([b[key] for b in bodies], dtype=float).reshape(shape)
+
+        def concat(key):
+            return np.concatenate([b[key] for b in bodies]) if bodies else np.zeros(0)
+
+        n = len(bodies)
+        return Model(
+            name=self.name,
+            parents=[b["parent"] for b in bodies],
+            joint_kinds=[int(b["kind"]) for b in bodies],
+            joint_axes=stack("axis", (n, 3)),
+            joint_placements=stack("placement", (n, 4, 4)),
+            inertias=stack("inertia", (n, 10)),
+            joint_names=[b["joint"] for b in bodies],
+            body_names=[b["link"] for b in bodies],
+            frame_names=[f[0] for f in frames],
+            frame_parents=[f[1] for f in frames],
+            frame_placements=np.array([f[2] for f in frames], dtype=float).reshape(-1, 4, 4),
+            lower_limits=concat("lower"),
+            upper_limits=concat("upper"),
+            velocity_limits=concat("velocity"),
+            effort_limits=concat("effort"),
+        )
+
+    def _check_tree(self):
+        """Return the root link and each link's child joints; raise on a broken tree."""
+        if not self._links:
+            raise ValueError("the model has no links")
+        children_of = {name: [] for name in self._links}
+        parent_joint = {}
+        joint_names = set()
+        for joint in self._joints:
+            if joint.name in joint_names:
+                raise ValueError("joint %r is defined twice" % joint.name)
+            joint_names.add(joint.name)
+            for role in ("parent", "child"):
+                link = getattr(joint, role)
+                if link not in self._links:
+                    raise ValueError("joint %r names %s link %r, which does not exist" % (joint.name, role, link))
+            if joint.child in parent_joint:
+                raise ValueError("link %r has two parents (joints %r and %r)"
+                                 % (joint.child, parent_joint[joint.child].name, joint.name))
+            if joint.child == joint.parent:
+                raise ValueError("joint %r connects link %r to itself" % (joint.name, joint.child))
+            parent_joint[joint.child] = joint
+            children_of[joint.parent].append(joint)
+        roots = [name for name in self._links if name not in parent_joint]
+        if not roots:
+            raise ValueError("the links form a cycle: no link is without a parent")
+        if len(roots) > 1:
+            raise ValueError("the model has several root links: %s" % ", ".join(map(repr, roots)))
+        reached, stack = set(), [roots[0]]
+        while stack:
+            link = stack.pop()
+            reached.add(link)
+            stack.extend(j.child for j in children_of[link])
+        if len(reached) != len(self._links):
+            cycle = sorted(set(self._links) - reached)
+            raise ValueError("the links %s form a cycle detached from the root %r" % (cycle, roots[0]))
+        return roots[0], children_of
+
+
+def _fast_kind(kind, axis):
+    """A revolute joint about a unit basis vector gets its specialised kind."""
+    if kind == JointKind.REVOLUTE and np.count_nonzero(axis) == 1:
+        i = int(np.flatnonzero(axis)[0])
+        if axis[i] == 1.0:
+            return _BASIS_AXIS_KIND[i]
+    return kind
+
+
+def check_inertia(mass, inertia, where):
+    """Raise ValueError unless (mass, inertia about the com) is physically possible:
+    mass >= 0, inertia symmetric, positive semi-definite, and its principal
+    moments satisfy the triangle inequality."""
+    if not np.isfinite(mass) or mass < 0:
+        raise ValueError("%s has a negative or non-finite mass %r" % (where, mass))
+    scale = max(np.abs(inertia).max(), 1e-300)
+    if not np.allclose(inertia, inertia.T, rtol=0, atol=1e-9 * scale):
+        raise ValueError("%s has a non-symmetric inertia matrix" % where)
+    moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
+    tol = 1e-9 * scale
+    if moments[0] < -tol:
+        raise ValueError("%s has an inertia that is not positive semi-definite (principal moments %s)"
+                         % (where, moments))
+    a, b, c = moments
+    if a + b < c - tol:
+        raise ValueError("%s has an inertia whose principal moments %s break the triangle inequality"
+                         % (where, moments))

@@ -1,0 +1,3 @@
+"""(being written) URDF loader."""
+def load_urdf(source, floating_base=False):
+    raise NotImplementedError
