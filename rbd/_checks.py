@@ -27,7 +27,7 @@ def as_array(x, name, trailing_shape, allow_batch=True):
         raise ValueError("%s must have shape %s, got %s" % (name, expected, arr.shape))
     if not np.all(np.isfinite(arr)):
         raise ValueError("%s must contain only finite numbers (found NaN or inf)" % name)
-    return np.ascontiguousarray(arr)
+    return np.asarray(arr, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
 
 
 def batch_shape(name_arrays):

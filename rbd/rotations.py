@@ -1,0 +1,548 @@
+"""Rotations in 3D: every parameterization of the Kindr cheat sheet, in NumPy.
+
+Conventions (see ``API.md``):
+
+* rotation matrices are active, ``v_world = R v_body``;
+* quaternions are Hamilton quaternions stored **scalar first** ``[w, x, y, z]``.
+  Every function that reads a quaternion as a rotation **normalizes** it first,
+  so a non-unit quaternion is read as its direction; one of norm below 1e-12
+  (e.g. zero) raises ValueError.  ``quat_multiply`` and ``quat_conjugate`` are
+  the plain algebraic operations and do not normalize;
+* a rotation vector ``phi`` is ``angle * axis``; ``so3_log`` and every
+  conversion to a rotation vector return the angle in ``[0, pi]``;
+* Euler ZYX is ``[z, y, x]`` with ``R = Rz(z) Ry(y) Rx(x)``, Euler XYZ is
+  ``[x, y, z]`` with ``R = Rx(x) Ry(y) Rz(z)``; the middle angle comes back in
+  ``[-pi/2, pi/2]``, and at gimbal lock the last angle is set to 0;
+* angular velocities are "world" (``skew(w) = dR/dt R^T``) or "body"
+  (``skew(w) = R^T dR/dt``).
+
+Every function broadcasts over leading (batch) dimensions and raises
+ValueError naming the argument on wrong shapes or non-finite input.
+"""
+import numpy as np
+
+from ._checks import as_array
+
+__all__ = [
+    "skew", "unskew",
+    "quat_multiply", "quat_conjugate", "quat_normalize", "quat_left_matrix", "quat_right_matrix",
+    "quat_to_matrix", "matrix_to_quat", "so3_exp", "so3_log", "rotvec_to_quat", "quat_to_rotvec",
+    "angle_axis_to_matrix", "matrix_to_angle_axis", "angle_axis_to_quat", "quat_to_angle_axis",
+    "euler_zyx_to_matrix", "matrix_to_euler_zyx", "euler_xyz_to_matrix", "matrix_to_euler_xyz",
+    "euler_zyx_to_quat", "quat_to_euler_zyx", "euler_xyz_to_quat", "quat_to_euler_xyz",
+    "box_plus", "box_minus", "quat_box_plus", "quat_box_minus", "slerp",
+    "integrate_rotation", "angular_velocity_from_difference",
+    "so3_left_jacobian", "so3_left_jacobian_inverse", "so3_right_jacobian", "so3_right_jacobian_inverse",
+    "angular_velocity_matrix", "rate_matrix", "angular_velocity_from_rates", "rates_from_angular_velocity",
+]
+
+# Below this angle the trigonometric coefficients use their Taylor series (the
+# closed forms are 0/0 at 0); the first neglected term is below 1e-20.
+_SMALL_ANGLE = 1e-3
+# |cos(middle Euler angle)| below this is gimbal lock.
+_GIMBAL_LOCK = 1e-9
+
+
+# ------------------------------------------------------------------------------------------
+# Argument checks
+# ------------------------------------------------------------------------------------------
+def _vec3(x, name):
+    return as_array(x, name, (3,))
+
+
+def _matrix(R, name):
+    """A (..., 3, 3) rotation matrix; rejects matrices that are not rotations."""
+    R = as_array(R, name, (3, 3))
+    error = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(initial=0.0)
+    if error > 1e-6 or np.any(np.linalg.det(R) < 0.0):
+        raise ValueError("%s must be a rotation matrix (orthonormal, det = +1); "
+                         "R^T R differs from I by %.3g" % (name, error))
+    return R
+
+
+def _unit_quat(q, name):
+    q = as_array(q, name, (4,))
+    norm = np.linalg.norm(q, axis=-1, keepdims=True)
+    if np.any(norm < 1e-12):
+        raise ValueError("%s must be a non-zero quaternion [w, x, y, z] (got norm %.3g)" % (name, norm.min()))
+    return q / norm
+
+
+def _scalar(x, name):
+    return as_array(x, name, ())
+
+
+# ------------------------------------------------------------------------------------------
+# Skew-symmetric matrices
+# ------------------------------------------------------------------------------------------
+def skew(w):
+    """The matrix ``[w]x`` with ``[w]x u = w x u``."""
+    w = _vec3(w, "w")
+    S = np.zeros(w.shape[:-1] + (3, 3))
+    x, y, z = w[..., 0], w[..., 1], w[..., 2]
+    S[..., 0, 1], S[..., 0, 2] = -z, y
+    S[..., 1, 0], S[..., 1, 2] = z, -x
+    S[..., 2, 0], S[..., 2, 1] = -y, x
+    return S
+
+
+def unskew(S):
+    """The vector of the skew-symmetric part of ``S`` (inverse of ``skew``)."""
+    S = as_array(S, "S", (3, 3))
+    return 0.5 * np.stack([S[..., 2, 1] - S[..., 1, 2],
+                           S[..., 0, 2] - S[..., 2, 0],
+                           S[..., 1, 0] - S[..., 0, 1]], axis=-1)
+
+
+# ------------------------------------------------------------------------------------------
+# Quaternion algebra
+# ------------------------------------------------------------------------------------------
+def _multiply(p, q):
+    pw, pv = p[..., :1], p[..., 1:]
+    qw, qv = q[..., :1], q[..., 1:]
+    w = pw * qw - np.sum(pv * qv, axis=-1, keepdims=True)
+    return np.concatenate([w, pw * qv + qw * pv + np.cross(pv, qv)], axis=-1)
+
+
+def _conjugate(q):
+    return q * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def quat_multiply(p, q):
+    """The Hamilton product ``p ⊗ q`` (not normalized)."""
+    return _multiply(as_array(p, "p", (4,)), as_array(q, "q", (4,)))
+
+
+def quat_conjugate(q):
+    """``[w, -x, -y, -z]`` (the inverse of a unit quaternion)."""
+    return _conjugate(as_array(q, "q", (4,)))
+
+
+def quat_normalize(q):
+    """``q / |q|``; ValueError for a (near) zero quaternion."""
+    return _unit_quat(q, "q")
+
+
+def quat_left_matrix(q):
+    """The 4x4 matrix ``Q(q)`` with ``q ⊗ p = Q(q) p``."""
+    w, x, y, z = np.moveaxis(as_array(q, "q", (4,)), -1, 0)
+    return np.stack([np.stack([w, -x, -y, -z], -1),
+                     np.stack([x, w, -z, y], -1),
+                     np.stack([y, z, w, -x], -1),
+                     np.stack([z, -y, x, w], -1)], axis=-2)
+
+
+def quat_right_matrix(p):
+    """The 4x4 matrix ``Q̄(p)`` with ``q ⊗ p = Q̄(p) q``."""
+    w, x, y, z = np.moveaxis(as_array(p, "p", (4,)), -1, 0)
+    return np.stack([np.stack([w, -x, -y, -z], -1),
+                     np.stack([x, w, z, -y], -1),
+                     np.stack([y, -z, w, x], -1),
+                     np.stack([z, y, -x, w], -1)], axis=-2)
+
+
+# ------------------------------------------------------------------------------------------
+# Quaternion <-> matrix <-> rotation vector
+# ------------------------------------------------------------------------------------------
+def _quat_to_matrix(q):
+    w, x, y, z = np.moveaxis(q, -1, 0)
+    R = np.empty(q.shape[:-1] + (3, 3))
+    R[..., 0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    R[..., 0, 1] = 2.0 * (x * y - w * z)
+    R[..., 0, 2] = 2.0 * (x * z + w * y)
+    R[..., 1, 0] = 2.0 * (x * y + w * z)
+    R[..., 1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    R[..., 1, 2] = 2.0 * (y * z - w * x)
+    R[..., 2, 0] = 2.0 * (x * z - w * y)
+    R[..., 2, 1] = 2.0 * (y * z + w * x)
+    R[..., 2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    return R
+
+
+def quat_to_matrix(q):
+    """The rotation matrix of ``q`` (normalized first)."""
+    return _quat_to_matrix(_unit_quat(q, "q"))
+
+
+def _matrix_to_quat(R):
+    # Shepperd's method: divide by the largest of |w|, |x|, |y|, |z| (never small).
+    r = lambda i, j: R[..., i, j]  # noqa: E731
+    diag = np.stack([r(0, 0) + r(1, 1) + r(2, 2), r(0, 0), r(1, 1), r(2, 2)], axis=-1)
+    big = np.argmax(diag, axis=-1)
+    four_sq = np.stack([1.0 + diag[..., 0],
+                        1.0 + 2.0 * diag[..., 1] - diag[..., 0],
+                        1.0 + 2.0 * diag[..., 2] - diag[..., 0],
+                        1.0 + 2.0 * diag[..., 3] - diag[..., 0]], axis=-1)   # 4 * (w², x², y², z²)
+    s = np.sqrt(np.maximum(np.take_along_axis(four_sq, big[..., None], -1)[..., 0], 1e-300))  # 2 |largest|
+    candidates = np.stack([
+        np.stack([s * s, r(2, 1) - r(1, 2), r(0, 2) - r(2, 0), r(1, 0) - r(0, 1)], -1),
+        np.stack([r(2, 1) - r(1, 2), s * s, r(0, 1) + r(1, 0), r(0, 2) + r(2, 0)], -1),
+        np.stack([r(0, 2) - r(2, 0), r(0, 1) + r(1, 0), s * s, r(1, 2) + r(2, 1)], -1),
+        np.stack([r(1, 0) - r(0, 1), r(0, 2) + r(2, 0), r(1, 2) + r(2, 1), s * s], -1),
+    ], axis=-2)  # row k: 4 * (largest) * q, when component k is the largest
+    q = np.take_along_axis(candidates, big[..., None, None], -2)[..., 0, :]
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    return np.where(q[..., :1] < 0.0, -q, q)
+
+
+def matrix_to_quat(R):
+    """The unit quaternion of ``R``, with ``w >= 0``."""
+    return _matrix_to_quat(_matrix(R, "R"))
+
+
+def _angle_coefficients(theta):
+    """``sin(t)/t``, ``(1 - cos t)/t²`` and ``(t - sin t)/t³``, Taylor near 0."""
+    t2 = theta * theta
+    small = theta < _SMALL_ANGLE
+    safe = np.where(small, 1.0, theta)
+    half_sinc = np.sin(0.5 * safe) / (0.5 * safe)  # (1 - cos t)/t² = half_sinc²/2: no cancellation
+    a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0), np.sin(safe) / safe)
+    b = np.where(small, 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0), 0.5 * half_sinc * half_sinc)
+    c = np.where(small, 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0), (safe - np.sin(safe)) / safe ** 3)
+    return a, b, c
+
+
+def _so3_exp(phi):
+    theta = np.linalg.norm(phi, axis=-1)
+    a, b, _ = _angle_coefficients(theta)
+    S = skew(phi)
+    return np.eye(3) + a[..., None, None] * S + b[..., None, None] * (S @ S)
+
+
+def so3_exp(phi):
+    """The rotation matrix ``exp([phi]x)`` of a rotation vector (Rodrigues)."""
+    return _so3_exp(_vec3(phi, "phi"))
+
+
+def _rotvec_to_quat(phi):
+    theta = np.linalg.norm(phi, axis=-1, keepdims=True)
+    t2 = theta * theta
+    small = theta < _SMALL_ANGLE
+    safe = np.where(small, 1.0, theta)
+    half_sinc = np.where(small, 0.5 - t2 / 48.0 * (1.0 - t2 / 80.0), np.sin(0.5 * safe) / safe)
+    return np.concatenate([np.cos(0.5 * theta), half_sinc * phi], axis=-1)
+
+
+def rotvec_to_quat(phi):
+    """The unit quaternion ``[cos(θ/2), sin(θ/2) axis]`` of a rotation vector."""
+    return _rotvec_to_quat(_vec3(phi, "phi"))
+
+
+def _quat_to_rotvec(q):
+    q = np.where(q[..., :1] < 0.0, -q, q)  # q and -q: the same rotation; take the short angle
+    w, v = q[..., :1], q[..., 1:]
+    s = np.linalg.norm(v, axis=-1, keepdims=True)  # sin(θ/2)
+    small = s < _SMALL_ANGLE
+    # θ / s = 2 atan2(s, w) / s, and its series 2/w (1 - s²/(3w²)) for small s (then w ≈ 1)
+    w_safe = np.where(small, w, 1.0)  # (w > 0.99 where s is small)
+    ratio = np.where(small, 2.0 / w_safe * (1.0 - s * s / (3.0 * w_safe * w_safe)),
+                     2.0 * np.arctan2(s, w) / np.where(small, 1.0, s))
+    return ratio * v
+
+
+def quat_to_rotvec(q):
+    """The rotation vector of ``q`` (normalized first), angle in ``[0, pi]``."""
+    return _quat_to_rotvec(_unit_quat(q, "q"))
+
+
+def so3_log(R):
+    """The rotation vector of ``R``, angle in ``[0, pi]``."""
+    return _quat_to_rotvec(_matrix_to_quat(_matrix(R, "R")))
+
+
+# ------------------------------------------------------------------------------------------
+# Angle-axis
+# ------------------------------------------------------------------------------------------
+def _angle_axis(angle, axis):
+    angle = _scalar(angle, "angle")
+    axis = _vec3(axis, "axis")
+    norm = np.linalg.norm(axis, axis=-1, keepdims=True)
+    if np.any(norm < 1e-12):
+        raise ValueError("axis must be a non-zero 3-vector")
+    return angle[..., None] * (axis / norm)
+
+
+def _split_angle_axis(phi):
+    angle = np.linalg.norm(phi, axis=-1)
+    safe = np.where(angle > 0.0, angle, 1.0)[..., None]
+    axis = np.where(angle[..., None] > 0.0, phi / safe, np.array([1.0, 0.0, 0.0]))
+    return angle, axis
+
+
+def angle_axis_to_matrix(angle, axis):
+    """The rotation by ``angle`` about ``axis`` (normalized first)."""
+    return _so3_exp(_angle_axis(angle, axis))
+
+
+def matrix_to_angle_axis(R):
+    """``(angle, axis)`` of ``R``: angle in ``[0, pi]``, axis ``[1, 0, 0]`` at angle 0."""
+    return _split_angle_axis(so3_log(R))
+
+
+def angle_axis_to_quat(angle, axis):
+    return _rotvec_to_quat(_angle_axis(angle, axis))
+
+
+def quat_to_angle_axis(q):
+    """``(angle, axis)`` of ``q``: angle in ``[0, pi]``, axis ``[1, 0, 0]`` at angle 0."""
+    return _split_angle_axis(quat_to_rotvec(q))
+
+
+# ------------------------------------------------------------------------------------------
+# Euler angles
+# ------------------------------------------------------------------------------------------
+_ZYX, _XYZ = (2, 1, 0), (0, 1, 2)  # the rotation axes, in the order of the product
+
+
+def _basis_rotation(i, angle):
+    """The rotation by ``angle`` about basis vector ``i``, shape (..., 3, 3)."""
+    j, k = (i + 1) % 3, (i + 2) % 3
+    c, s = np.cos(angle), np.sin(angle)
+    R = np.zeros(np.shape(angle) + (3, 3))
+    R[..., i, i] = 1.0
+    R[..., j, j], R[..., k, k] = c, c
+    R[..., k, j], R[..., j, k] = s, -s
+    return R
+
+
+def _euler_partial_products(angles, axes):
+    """``R_a(α1)``, ``R_a(α1) R_b(α2)`` and the full product, for the sequence ``axes``."""
+    R1 = _basis_rotation(axes[0], angles[..., 0])
+    R12 = R1 @ _basis_rotation(axes[1], angles[..., 1])
+    return R1, R12, R12 @ _basis_rotation(axes[2], angles[..., 2])
+
+
+def euler_zyx_to_matrix(zyx):
+    """``Rz(z) Ry(y) Rx(x)`` for ``zyx = [z, y, x]``."""
+    return _euler_partial_products(_vec3(zyx, "zyx"), _ZYX)[2]
+
+
+def euler_xyz_to_matrix(xyz):
+    """``Rx(x) Ry(y) Rz(z)`` for ``xyz = [x, y, z]``."""
+    return _euler_partial_products(_vec3(xyz, "xyz"), _XYZ)[2]
+
+
+def _matrix_to_euler_zyx(R):
+    # x first; then z and y from R Rx(x)^T = Rz(z) Ry(y), whose entries used
+    # below have unit norm: well conditioned even near gimbal lock.
+    r21, r22 = R[..., 2, 1], R[..., 2, 2]
+    locked = np.hypot(r21, r22) < 1e-12
+    x = np.where(locked, 0.0, np.arctan2(r21, r22))
+    c, s = np.cos(x), np.sin(x)
+    z = np.arctan2(-(R[..., 0, 1] * c - R[..., 0, 2] * s), R[..., 1, 1] * c - R[..., 1, 2] * s)
+    y = np.arctan2(-R[..., 2, 0], r21 * s + r22 * c)
+    return np.stack([z, y, x], axis=-1)
+
+
+def _matrix_to_euler_xyz(R):
+    # z first; then x and y from R Rz(z)^T = Rx(x) Ry(y).
+    r00, r01 = R[..., 0, 0], R[..., 0, 1]
+    locked = np.hypot(r00, r01) < 1e-12
+    z = np.where(locked, 0.0, np.arctan2(-r01, r00))
+    c, s = np.cos(z), np.sin(z)
+    x = np.arctan2(R[..., 2, 0] * s + R[..., 2, 1] * c, R[..., 1, 0] * s + R[..., 1, 1] * c)
+    y = np.arctan2(R[..., 0, 2], r00 * c - r01 * s)
+    return np.stack([x, y, z], axis=-1)
+
+
+def matrix_to_euler_zyx(R):
+    """``[z, y, x]`` with ``R = Rz(z) Ry(y) Rx(x)``, ``y`` in ``[-pi/2, pi/2]``."""
+    return _matrix_to_euler_zyx(_matrix(R, "R"))
+
+
+def matrix_to_euler_xyz(R):
+    """``[x, y, z]`` with ``R = Rx(x) Ry(y) Rz(z)``, ``y`` in ``[-pi/2, pi/2]``."""
+    return _matrix_to_euler_xyz(_matrix(R, "R"))
+
+
+def euler_zyx_to_quat(zyx):
+    return _matrix_to_quat(euler_zyx_to_matrix(zyx))
+
+
+def euler_xyz_to_quat(xyz):
+    return _matrix_to_quat(euler_xyz_to_matrix(xyz))
+
+
+def quat_to_euler_zyx(q):
+    return _matrix_to_euler_zyx(quat_to_matrix(q))
+
+
+def quat_to_euler_xyz(q):
+    return _matrix_to_euler_xyz(quat_to_matrix(q))
+
+
+# ------------------------------------------------------------------------------------------
+# Box-plus / box-minus, interpolation, discrete integration
+# ------------------------------------------------------------------------------------------
+def box_plus(R, w):
+    """``so3_exp(w) @ R``: ``R`` rotated by ``w`` (world axes)."""
+    return _so3_exp(_vec3(w, "w")) @ _matrix(R, "R")
+
+
+def box_minus(R1, R2):
+    """``so3_log(R1 @ R2^T)``: the ``w`` with ``box_plus(R2, w) = R1``."""
+    return so3_log(_matrix(R1, "R1") @ np.swapaxes(_matrix(R2, "R2"), -1, -2))
+
+
+def quat_box_plus(q, w):
+    """``rotvec_to_quat(w) ⊗ q``."""
+    return _multiply(_rotvec_to_quat(_vec3(w, "w")), _unit_quat(q, "q"))
+
+
+def quat_box_minus(q1, q2):
+    """``quat_to_rotvec(q1 ⊗ q2*)``: the ``w`` with ``quat_box_plus(q2, w) = ±q1``."""
+    return _quat_to_rotvec(_multiply(_unit_quat(q1, "q1"), _conjugate(_unit_quat(q2, "q2"))))
+
+
+def slerp(q0, q1, t):
+    """Spherical linear interpolation along the shorter arc, ``t`` in [0, 1]."""
+    q0 = _unit_quat(q0, "q0")
+    relative = _quat_to_rotvec(_multiply(_conjugate(q0), _unit_quat(q1, "q1")))  # shortest arc
+    step = _rotvec_to_quat(_scalar(t, "t")[..., None] * relative)
+    return _multiply(q0, step)
+
+
+def _frame_argument(frame):
+    if frame not in ("world", "body"):
+        raise ValueError("frame must be 'world' or 'body', got %r" % (frame,))
+    return frame
+
+
+def integrate_rotation(q, omega, dt, frame="world"):
+    """Rotate ``q`` for ``dt`` seconds at the constant angular velocity ``omega``
+    (world or body axes); exact for constant ``omega``."""
+    step = _rotvec_to_quat(_vec3(omega, "omega") * _scalar(dt, "dt")[..., None])
+    q = _unit_quat(q, "q")
+    out = _multiply(step, q) if _frame_argument(frame) == "world" else _multiply(q, step)
+    return out / np.linalg.norm(out, axis=-1, keepdims=True)
+
+
+def angular_velocity_from_difference(q0, q1, dt, frame="world"):
+    """The constant angular velocity that takes ``q0`` to ``q1`` in ``dt`` (shortest arc)."""
+    dt = _scalar(dt, "dt")
+    if np.any(dt == 0.0):
+        raise ValueError("dt must be non-zero")
+    q0, q1 = _unit_quat(q0, "q0"), _unit_quat(q1, "q1")
+    if _frame_argument(frame) == "world":
+        relative = _multiply(q1, _conjugate(q0))
+    else:
+        relative = _multiply(_conjugate(q0), q1)
+    return _quat_to_rotvec(relative) / dt[..., None]
+
+
+# ------------------------------------------------------------------------------------------
+# The exponential-map Jacobian Γ
+# ------------------------------------------------------------------------------------------
+def _left_jacobian(phi):
+    _, b, c = _angle_coefficients(np.linalg.norm(phi, axis=-1))
+    S = skew(phi)
+    return np.eye(3) + b[..., None, None] * S + c[..., None, None] * (S @ S)
+
+
+def _left_jacobian_inverse(phi):
+    theta = np.linalg.norm(phi, axis=-1)
+    t2 = theta * theta
+    small = theta < _SMALL_ANGLE
+    half = 0.5 * np.where(small, 1.0, theta)
+    # 1/θ² - cot(θ/2)/(2θ), finite up to θ = 2π (where Γ is singular)
+    d = np.where(small, 1.0 / 12.0 + t2 / 720.0 * (1.0 + t2 / 42.0),
+                 (1.0 - half * np.cos(half) / np.sin(half)) / (4.0 * half * half))
+    S = skew(phi)
+    return np.eye(3) - 0.5 * S + d[..., None, None] * (S @ S)
+
+
+def so3_left_jacobian(phi):
+    """Γ(φ): ``omega_world = Γ(φ) dφ/dt`` for ``R = so3_exp(φ)``."""
+    return _left_jacobian(_vec3(phi, "phi"))
+
+
+def so3_left_jacobian_inverse(phi):
+    """Γ(φ)⁻¹: ``dφ/dt = Γ(φ)⁻¹ omega_world``; singular at ``|φ| = 2π``."""
+    return _left_jacobian_inverse(_vec3(phi, "phi"))
+
+
+def so3_right_jacobian(phi):
+    """Γ(-φ): ``omega_body = Γ(-φ) dφ/dt``."""
+    return _left_jacobian(-_vec3(phi, "phi"))
+
+
+def so3_right_jacobian_inverse(phi):
+    return _left_jacobian_inverse(-_vec3(phi, "phi"))
+
+
+# ------------------------------------------------------------------------------------------
+# Angular velocity <-> parameter rates
+# ------------------------------------------------------------------------------------------
+def _euler_angular_velocity_matrix(angles, axes, frame):
+    # ω_world = α̇1 e_a + α̇2 R_a e_b + α̇3 R_a R_b e_c;  ω_body = R^T ω_world.
+    R1, R12, R = _euler_partial_products(angles, axes)
+    first = np.broadcast_to(np.eye(3)[:, axes[0]], R1.shape[:-1])
+    E = np.stack([first, R1[..., :, axes[1]], R12[..., :, axes[2]]], axis=-1)
+    return E if frame == "world" else np.swapaxes(R, -1, -2) @ E
+
+
+def _quat_angular_velocity_matrix(q, frame):
+    # ω_world = 2 vec(q̇ ⊗ q*),  ω_body = 2 vec(q* ⊗ q̇)
+    if frame == "world":
+        return 2.0 * quat_right_matrix(_conjugate(q))[..., 1:, :]
+    return 2.0 * quat_left_matrix(_conjugate(q))[..., 1:, :]
+
+
+def _quat_rate_matrix(q, frame):
+    # q̇ = ½ [0, ω] ⊗ q (world) or ½ q ⊗ [0, ω] (body)
+    if frame == "world":
+        return 0.5 * quat_right_matrix(q)[..., :, 1:]
+    return 0.5 * quat_left_matrix(q)[..., :, 1:]
+
+
+_KINDS = {"quat": 4, "rotvec": 3, "euler_zyx": 3, "euler_xyz": 3}
+
+
+def _coords(kind, coords):
+    if kind not in _KINDS:
+        raise ValueError("kind must be one of %s, got %r" % (", ".join(map(repr, _KINDS)), kind))
+    if kind == "quat":
+        return _unit_quat(coords, "coords")
+    return as_array(coords, "coords", (3,))
+
+
+def angular_velocity_matrix(kind, coords, frame="world"):
+    """The matrix ``E(coords)`` with ``omega = E @ d(coords)/dt``, shape (..., 3, n).
+
+    ``kind`` is ``"quat"`` (n = 4), ``"rotvec"``, ``"euler_zyx"`` or ``"euler_xyz"``;
+    ``frame`` is ``"world"`` or ``"body"`` (the axes of ``omega``).
+    """
+    coords, frame = _coords(kind, coords), _frame_argument(frame)
+    if kind == "quat":
+        return _quat_angular_velocity_matrix(coords, frame)
+    if kind == "rotvec":
+        return _left_jacobian(coords if frame == "world" else -coords)
+    return _euler_angular_velocity_matrix(coords, _ZYX if kind == "euler_zyx" else _XYZ, frame)
+
+
+def rate_matrix(kind, coords, frame="world"):
+    """The matrix with ``d(coords)/dt = rate_matrix @ omega``, shape (..., n, 3).
+
+    For quaternions the rate stays tangent to the unit sphere.  Euler angles
+    raise ValueError at gimbal lock, where no such matrix exists.
+    """
+    coords, frame = _coords(kind, coords), _frame_argument(frame)
+    if kind == "quat":
+        return _quat_rate_matrix(coords, frame)
+    if kind == "rotvec":
+        return _left_jacobian_inverse(coords if frame == "world" else -coords)
+    if np.any(np.abs(np.cos(coords[..., 1])) < _GIMBAL_LOCK):
+        raise ValueError("coords: Euler angles at gimbal lock (middle angle = ±pi/2) have no rate "
+                         "for a general angular velocity")
+    return np.linalg.inv(_euler_angular_velocity_matrix(coords, _ZYX if kind == "euler_zyx" else _XYZ, frame))
+
+
+def angular_velocity_from_rates(kind, coords, rates, frame="world"):
+    """``angular_velocity_matrix(kind, coords, frame) @ rates``."""
+    E = angular_velocity_matrix(kind, coords, frame)
+    return (E @ as_array(rates, "rates", (E.shape[-1],))[..., None])[..., 0]
+
+
+def rates_from_angular_velocity(kind, coords, omega, frame="world"):
+    """``rate_matrix(kind, coords, frame) @ omega``."""
+    return (rate_matrix(kind, coords, frame) @ _vec3(omega, "omega")[..., None])[..., 0]

@@ -1,3 +1,185 @@
-"""(being written) URDF loader."""
+"""Load a URDF robot description into an ``rbd.Model``.
+
+Only the kinematic and inertial content is read (``<link>`` with
+``<inertial>``, ``<joint>`` with ``<origin>``, ``<axis>``, ``<limit>``);
+visual and collision geometry is ignored.  Everything that is wrong raises
+``rbd.URDFError`` naming the element: malformed XML, unknown joint types,
+broken trees (two parents, cycles, several roots, missing links), non-finite
+numbers and physically impossible inertias.
+
+URDF conventions kept here: ``rpy`` is roll-pitch-yaw about FIXED axes, so the
+rotation is ``Rz(yaw) Ry(pitch) Rx(roll)``; a joint's ``<axis>`` defaults to
+``1 0 0``; the child link's frame is the joint frame.  rbd-specific choices:
+a ``<limit>`` without ``lower``/``upper`` leaves that side unbounded,
+continuous joints are unbounded revolute joints, and ``<mimic>`` joints are
+loaded as independent joints (with a warning).
+"""
+import os
+import warnings
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from . import rotations
+from ._checks import URDFError
+from .model import ModelBuilder
+
+_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+
+
 def load_urdf(source, floating_base=False):
-    raise NotImplementedError
+    """Build a ``Model`` from a URDF file path or an XML string.
+
+    ``floating_base=True`` puts a free-flyer joint (``root_joint``) between the
+    world and the root link; otherwise the root link is fixed to the world.
+    """
+    robot = _parse(source)
+    builder = ModelBuilder(robot.get("name") or "robot")
+    try:
+        for link in robot.findall("link"):
+            _add_link(builder, link)
+        mimics = []
+        for joint in robot.findall("joint"):
+            _add_joint(builder, joint)
+            if joint.find("mimic") is not None:
+                mimics.append(joint.get("name"))
+        if not robot.findall("link"):
+            raise URDFError("<robot> has no <link> elements")
+        model = builder.build(floating_base=floating_base)
+    except URDFError:
+        raise
+    except ValueError as exc:  # the builder's checks of the tree and the inertias
+        raise URDFError("URDF: %s" % exc) from None
+    if mimics:
+        warnings.warn("mimic joints %s are loaded as independent joints" % ", ".join(map(repr, mimics)),
+                      stacklevel=2)
+    return model
+
+
+# ------------------------------------------------------------------------------------------
+# XML
+# ------------------------------------------------------------------------------------------
+def _read(source):
+    """The XML text of ``source``: a path, or the URDF itself when it starts with '<'."""
+    if isinstance(source, bytes):
+        source = source.decode("utf-8")
+    if isinstance(source, str) and source.lstrip().startswith("<"):
+        return source
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError("source must be a URDF file path or an XML string, got %s" % type(source).__name__)
+    with open(source, encoding="utf-8") as f:  # FileNotFoundError names the path
+        return f.read()
+
+
+def _parse(source):
+    text = _read(source)
+    # Entity declarations are how XML bombs and external-file reads work; URDFs
+    # never need them, so they are refused before parsing.
+    if "<!ENTITY" in text.upper():
+        raise URDFError("URDF: XML entity declarations (<!ENTITY>) are not allowed")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise URDFError("URDF: malformed XML (%s)" % exc) from None
+    if root.tag != "robot":
+        raise URDFError("URDF: the root element must be <robot>, got <%s>" % root.tag)
+    return root
+
+
+def _where(elem, owner):
+    return "<%s> of %s" % (elem.tag, owner)
+
+
+def _floats(elem, attr, count, default, owner):
+    """``count`` finite numbers from attribute ``attr`` of ``elem`` (or ``default``)."""
+    text = None if elem is None else elem.get(attr)
+    if text is None:
+        return np.array(default, dtype=float)
+    try:
+        values = np.array([float(x) for x in text.split()], dtype=float)
+    except ValueError:
+        raise URDFError("URDF: %s: %s=%r is not a list of numbers" % (_where(elem, owner), attr, text)) from None
+    if values.size != count:
+        raise URDFError("URDF: %s: %s=%r must have %d number%s"
+                        % (_where(elem, owner), attr, text, count, "s" if count > 1 else ""))
+    if not np.all(np.isfinite(values)):
+        raise URDFError("URDF: %s: %s=%r must be finite" % (_where(elem, owner), attr, text))
+    return values
+
+
+def _origin(elem, owner):
+    """The 4x4 pose of an ``<origin xyz rpy>`` element (identity if absent)."""
+    origin = elem.find("origin")
+    pose = np.eye(4)
+    roll, pitch, yaw = _floats(origin, "rpy", 3, (0.0, 0.0, 0.0), owner)
+    pose[:3, :3] = rotations.euler_zyx_to_matrix([yaw, pitch, roll])
+    pose[:3, 3] = _floats(origin, "xyz", 3, (0.0, 0.0, 0.0), owner)
+    return pose
+
+
+def _name(elem, what):
+    name = elem.get("name")
+    if not name:
+        raise URDFError("URDF: a <%s> element has no name" % what)
+    return name
+
+
+# ------------------------------------------------------------------------------------------
+# Links and joints
+# ------------------------------------------------------------------------------------------
+def _add_link(builder, link):
+    name = _name(link, "link")
+    owner = "link %r" % name
+    inertial = link.find("inertial")
+    if inertial is None:
+        builder.add_link(name)  # massless
+        return
+    mass_elem, inertia_elem = inertial.find("mass"), inertial.find("inertia")
+    if mass_elem is None or inertia_elem is None:
+        raise URDFError("URDF: <inertial> of %s needs both <mass> and <inertia>" % owner)
+    mass = _floats(mass_elem, "value", 1, (0.0,), owner)[0]
+    if mass < 0:
+        raise URDFError("URDF: %s has a negative mass %g" % (owner, mass))
+    ixx, ixy, ixz, iyy, iyz, izz = (_floats(inertia_elem, key, 1, (0.0,), owner)[0]
+                                    for key in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+    inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    frame = _origin(inertial, owner)  # the inertia is given in this frame, about the com
+    R = frame[:3, :3]
+    try:
+        builder.add_link(name, mass=mass, com=frame[:3, 3], inertia=R @ inertia @ R.T)
+    except ValueError as exc:
+        raise URDFError("URDF: %s" % exc) from None
+
+
+def _add_joint(builder, joint):
+    name = _name(joint, "joint")
+    owner = "joint %r" % name
+    kind = joint.get("type")
+    if kind not in _JOINT_TYPES:
+        raise URDFError("URDF: %s has unknown type %r (expected one of %s)"
+                        % (owner, kind, ", ".join(_JOINT_TYPES)))
+    links = {}
+    for role in ("parent", "child"):
+        elem = joint.find(role)
+        if elem is None or not elem.get("link"):
+            raise URDFError("URDF: %s has no <%s link=...>" % (owner, role))
+        links[role] = elem.get("link")
+    limits = {}
+    limit = joint.find("limit")
+    if limit is not None and kind in ("revolute", "prismatic"):
+        lower = _floats(limit, "lower", 1, (-np.inf,), owner)[0]
+        upper = _floats(limit, "upper", 1, (np.inf,), owner)[0]
+        if lower > upper:
+            raise URDFError("URDF: %s has lower limit %g > upper limit %g" % (owner, lower, upper))
+        limits = dict(lower=lower, upper=upper)
+    if limit is not None:
+        limits["velocity"] = _floats(limit, "velocity", 1, (np.inf,), owner)[0]
+        limits["effort"] = _floats(limit, "effort", 1, (np.inf,), owner)[0]
+    axis = _floats(joint.find("axis"), "xyz", 3, (1.0, 0.0, 0.0), owner)
+    if kind in ("revolute", "continuous", "prismatic") and np.linalg.norm(axis) < 1e-12:
+        raise URDFError("URDF: %s has a zero <axis>" % owner)
+    try:
+        builder.add_joint(name, kind, parent=links["parent"], child=links["child"],
+                          origin=_origin(joint, owner), axis=axis, **limits)
+    except ValueError as exc:
+        raise URDFError("URDF: %s" % exc) from None

@@ -5,3 +5,17 @@ same names and signatures.  Importing it raises ImportError when the extension
 modules were not built, which is how ``rbd`` falls back to NumPy.
 """
 from ._spatial import *  # noqa: F401,F403  (ImportError here means "not built")
+
+# The algorithms (same names and signatures as rbd.reference), and the batch thread count.
+from ._model import set_num_threads, get_num_threads, have_openmp  # noqa: F401,E402
+from ._configuration import (  # noqa: F401,E402
+    neutral, random_configuration, integrate, difference, normalize,
+)
+from ._kinematics import (  # noqa: F401,E402
+    forward_kinematics, frame_placement, frame_velocity, frame_acceleration, frame_jacobian,
+    frame_jacobian_time_derivative, center_of_mass, com_jacobian,
+)
+from ._dynamics import (  # noqa: F401,E402
+    rnea, gravity, nonlinear_effects, crba, aba, coriolis_matrix, kinetic_energy,
+    potential_energy, centroidal_momentum,
+)

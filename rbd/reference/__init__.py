@@ -1,7 +1,29 @@
-"""(being written) reference algorithms."""
-def _missing(*a, **k): raise NotImplementedError
-for _n in ("neutral random_configuration integrate difference normalize forward_kinematics frame_placement "
-           "frame_velocity frame_acceleration frame_jacobian frame_jacobian_time_derivative center_of_mass "
-           "com_jacobian rnea gravity nonlinear_effects crba aba coriolis_matrix kinetic_energy "
-           "potential_energy centroidal_momentum").split():
-    globals()[_n] = _missing
+"""rbd.reference: the pure-NumPy implementation of every algorithm of the API.
+
+It needs nothing but NumPy, is the oracle the compiled backend ``rbd_c`` is
+tested against, and is what ``rbd`` runs when ``rbd_c`` is not built.  Every
+function takes leading batch dimensions on its state arguments and is
+vectorized over them (Python loops run over joints, never over samples).
+
+Modules: ``joints`` (what each joint kind means), ``configuration``,
+``kinematics`` (the shared forward pass, frames, center of mass) and
+``dynamics``.
+"""
+from .configuration import difference, integrate, neutral, normalize, random_configuration
+from .dynamics import (aba, centroidal_momentum, coriolis_matrix, crba, gravity, kinetic_energy,
+                       nonlinear_effects, potential_energy, rnea)
+from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinematics, frame_acceleration,
+                         frame_jacobian, frame_jacobian_time_derivative, frame_placement, frame_velocity)
+
+__all__ = [
+    # configuration space
+    "neutral", "random_configuration", "integrate", "difference", "normalize",
+    # kinematics
+    "forward_kinematics", "frame_placement", "frame_velocity", "frame_acceleration",
+    "frame_jacobian", "frame_jacobian_time_derivative", "center_of_mass", "com_jacobian",
+    # dynamics
+    "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",
+    "kinetic_energy", "potential_energy", "centroidal_momentum",
+    # extras
+    "REFERENCES",
+]

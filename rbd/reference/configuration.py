@@ -1,0 +1,100 @@
+"""Configuration space: neutral, random, integrate (q ⊕ v), difference (q1 ⊖ q0), normalize.
+
+Revolute and prismatic coordinates are plain numbers (added all at once); the
+joints on a manifold (spherical, planar, free flyer) go through
+``joints.integrate`` / ``joints.difference``.  Batches are handled by NumPy
+across all samples at each joint.
+"""
+import numpy as np
+
+from .._checks import model_arrays
+from . import joints
+
+
+def neutral(model):
+    """The neutral configuration (nq,): zero angles and lengths, identity quaternions."""
+    table = joints.joint_table(model)
+    q = np.zeros(table.nq)
+    for i in table.manifold_bodies:
+        q[table.q_slices[i]] = joints.neutral(table.kinds[i])
+    return q
+
+
+def random_configuration(model, rng=None, batch=None):
+    """A random configuration, or a batch of them with ``batch`` (an int or a shape).
+
+    Each coordinate is uniform between its joint limits; a coordinate without
+    limits is uniform in [-pi, pi] (angles) or [-1, 1] (lengths), and one with
+    a single finite limit in a range of that width starting from it.
+    Quaternions are uniform over rotations, stored with w >= 0.  ``rng`` is a
+    ``numpy.random.Generator``, a seed, or None (fresh entropy).  With
+    ``batch=None`` the draws are: one uniform per coordinate, then four normals
+    per quaternion, in joint order.
+    """
+    if not isinstance(rng, np.random.Generator):
+        rng = np.random.default_rng(rng)
+    if batch is None:
+        shape = ()
+    else:
+        shape = (batch,) if np.ndim(batch) == 0 else tuple(batch)
+        if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0 for n in shape):
+            raise ValueError("batch must be a non-negative int or a tuple of them, got %r" % (batch,))
+        shape = tuple(int(n) for n in shape)
+    table = joints.joint_table(model)
+    half_width = np.ones(table.nq)
+    quaternion_starts = []
+    for i, kind in enumerate(table.kinds):
+        start = table.q_slices[i].start
+        for k, role in enumerate(joints.COORDINATE_ROLES[kind]):
+            if role == joints.ANGLE:
+                half_width[start + k] = np.pi
+        if kind in joints.QUATERNION_OFFSET:
+            quaternion_starts.append(start + joints.QUATERNION_OFFSET[kind])
+    lower = np.asarray(model.lower_limits, dtype=np.float64)
+    upper = np.asarray(model.upper_limits, dtype=np.float64)
+    has_lo, has_hi = np.isfinite(lower), np.isfinite(upper)
+    lo = np.where(has_lo, lower, np.where(has_hi, upper - 2.0 * half_width, -half_width))
+    hi = np.where(has_hi, upper, np.where(has_lo, lower + 2.0 * half_width, half_width))
+    q = rng.uniform(lo, hi, size=shape + (table.nq,))
+    if quaternion_starts:
+        quats = rng.normal(size=shape + (len(quaternion_starts), 4))
+        quats /= np.linalg.norm(quats, axis=-1, keepdims=True)
+        quats *= np.where(quats[..., :1] < 0.0, -1.0, 1.0)
+        for n, start in enumerate(quaternion_starts):
+            q[..., start:start + 4] = quats[..., n, :]
+    return q
+
+
+def integrate(model, q, v):
+    """q ⊕ v: integrate the constant velocity v for unit time from q (..., nq)."""
+    batch, (q, v) = model_arrays(model, q=q, v=v)
+    table = joints.joint_table(model)
+    out = q.copy()
+    out[..., table.vector_q] += v[..., table.vector_v]
+    for i in table.manifold_bodies:
+        out[..., table.q_slices[i]] = joints.integrate(table.kinds[i], q[..., table.q_slices[i]],
+                                                       v[..., table.v_slices[i]])
+    return out
+
+
+def difference(model, q0, q1):
+    """q1 ⊖ q0: the velocity v (..., nv) with q0 ⊕ v = q1."""
+    batch, (q0, q1) = model_arrays(model, q0=q0, q1=q1)
+    table = joints.joint_table(model)
+    out = np.empty(batch + (table.nv,))
+    out[..., table.vector_v] = q1[..., table.vector_q] - q0[..., table.vector_q]
+    for i in table.manifold_bodies:
+        s = table.q_slices[i]
+        out[..., table.v_slices[i]] = joints.difference(table.kinds[i], q0[..., s], q1[..., s])
+    return out
+
+
+def normalize(model, q):
+    """q (..., nq) with every quaternion scaled to unit norm."""
+    batch, (q,) = model_arrays(model, q=q)
+    table = joints.joint_table(model)
+    out = q.copy()
+    for i in table.manifold_bodies:
+        s = table.q_slices[i]
+        out[..., s] = joints.normalize(table.kinds[i], q[..., s])
+    return out

@@ -1,0 +1,269 @@
+"""Dynamics: RNEA, CRBA, ABA, the Coriolis matrix, energies and momentum.
+
+Gravity enters every algorithm as an acceleration -g of the world (the root's
+parent), so it needs no term of its own.  External wrenches ``fext`` are
+given per body in its own frame and oppose the inertial forces.  All passes
+loop over joints in Python and work on whole batches at each joint.
+"""
+import numpy as np
+
+from .. import spatial
+from .._checks import model_arrays
+from . import joints
+from .kinematics import (accelerations, center_of_mass_of, first_moments, placements, translation,
+                         velocities, world_jacobian_rows)
+
+
+def _world_acceleration(model):
+    """The world's fictitious acceleration [-g; 0] that carries gravity."""
+    acc = np.zeros(6)
+    acc[:3] = -model.gravity
+    return acc
+
+
+def _scalar(x):
+    """A batch of scalars, or a Python float for a single sample."""
+    return float(x) if np.ndim(x) == 0 else x
+
+
+# ------------------------------------------------------------------------------------------
+# Inverse dynamics
+# ------------------------------------------------------------------------------------------
+def _rnea(model, table, q, v, a, fext, batch, with_gravity=True):
+    """tau = M a + C v + g - sum J_i^T fext_i; v, a, fext may be None (zero)."""
+    parent_from_body, _ = placements(table, q, world=False)
+    twists = velocities(table, parent_from_body, v) if v is not None else None
+    world_acc = _world_acceleration(model) if with_gravity else None
+    body_acc = accelerations(table, parent_from_body, twists, a, world_acc)
+    forces = [None] * table.nbodies
+    for i in range(table.nbodies):
+        f = spatial.inertia_apply(table.inertias[i], body_acc[i])
+        if twists is not None:
+            f = f + spatial.inertia_cross_term(table.inertias[i], twists[0][i])
+        if fext is not None:
+            f = f - fext[..., i, :]
+        forces[i] = f
+    tau = np.empty(batch + (table.nv,))
+    for i in reversed(range(table.nbodies)):
+        tau[..., table.v_slices[i]] = np.matmul(forces[i], table.subspaces[i].T)
+        p = table.parents[i]
+        if p >= 0:
+            forces[p] = forces[p] + spatial.act_force(parent_from_body[i], forces[i])
+    return tau
+
+
+def rnea(model, q, v, a, fext=None):
+    """Inverse dynamics: the joint forces tau (..., nv) that give accelerations a.
+
+    ``fext`` (..., nbodies, 6): wrench [f; tau] on each body, in its frame."""
+    batch, (q, v, a, fext) = model_arrays(model, q=q, v=v, a=a, fext=fext)
+    return _rnea(model, joints.joint_table(model), q, v, a, fext, batch)
+
+
+def gravity(model, q):
+    """Generalized gravity g(q) = rnea(q, 0, 0), shape (..., nv)."""
+    batch, (q,) = model_arrays(model, q=q)
+    return _rnea(model, joints.joint_table(model), q, None, None, None, batch)
+
+
+def nonlinear_effects(model, q, v):
+    """C(q, v) v + g(q) = rnea(q, v, 0), shape (..., nv)."""
+    batch, (q, v) = model_arrays(model, q=q, v=v)
+    return _rnea(model, joints.joint_table(model), q, v, None, None, batch)
+
+
+# ------------------------------------------------------------------------------------------
+# Mass matrix
+# ------------------------------------------------------------------------------------------
+def _world_inertias(table, world_from_body):
+    """Each body's inertia (10 numbers) about the world origin, in world axes."""
+    return [spatial.inertia_act(world_from_body[i], table.inertias[i]) for i in range(table.nbodies)]
+
+
+def _composite(table, per_body):
+    """Sum each body's item over its subtree (items already in a common frame)."""
+    out = list(per_body)
+    for i in reversed(range(table.nbodies)):
+        p = table.parents[i]
+        if p >= 0:
+            out[p] = out[p] + out[i]
+    return out
+
+
+def _symmetric_from_upper(M):
+    """Copy the upper triangle onto the lower one: exactly symmetric."""
+    M = np.triu(M)
+    return M + np.swapaxes(np.triu(M, 1), -1, -2)
+
+
+def crba(model, q):
+    """The joint-space mass matrix M(q) (..., nv, nv), full and exactly symmetric.
+
+    World-frame composite-rigid-body algorithm: with J_i the world columns of
+    joint i and Yc_i the composite inertia of its subtree (world frame),
+    M[j, i] = J_j^T Yc_i J_i for every ancestor j of i (i included)."""
+    batch, (q,) = model_arrays(model, q=q)
+    table = joints.joint_table(model)
+    _, world_from_body = placements(table, q)
+    J = world_jacobian_rows(table, world_from_body)
+    J_all = np.concatenate(J, axis=-2) if table.nbodies else np.zeros(batch + (0, 6))
+    composite = _composite(table, _world_inertias(table, world_from_body))
+    M = np.zeros(batch + (table.nv, table.nv))
+    for i in range(table.nbodies):
+        forces = spatial.inertia_apply(composite[i][..., None, :], J[i])  # (..., nv_i, 6)
+        support = table.support[i]
+        M[..., support, table.v_slices[i]] = np.matmul(J_all[..., support, :], np.swapaxes(forces, -1, -2))
+    return _symmetric_from_upper(M)
+
+
+# ------------------------------------------------------------------------------------------
+# Forward dynamics
+# ------------------------------------------------------------------------------------------
+def _inertia_to_parent(parent_from_body, inertia6):
+    """Ad^-T I Ad^-1 for a symmetric 6x6 I given in the child frame: the same
+    inertia in the parent frame, from two force transforms (rows, then columns)."""
+    M = parent_from_body[..., None, :, :]
+    half = spatial.act_force(M, inertia6)  # rows: Ad^-T of each column of I (I symmetric)
+    return spatial.act_force(M, np.swapaxes(half, -1, -2))
+
+
+def aba(model, q, v, tau, fext=None):
+    """Forward dynamics: the accelerations (..., nv) under joint forces tau
+    (articulated-body algorithm, body frames)."""
+    batch, (q, v, tau, fext) = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
+    table = joints.joint_table(model)
+    nb = table.nbodies
+    parent_from_body, _ = placements(table, q, world=False)
+    twists, joint_twists = velocities(table, parent_from_body, v)
+    articulated = [spatial.inertia10_to_matrix(Y) for Y in table.inertias]
+    bias = [None] * nb
+    for i in range(nb):
+        bias[i] = spatial.inertia_cross_term(table.inertias[i], twists[i])
+        if fext is not None:
+            bias[i] = bias[i] - fext[..., i, :]
+    coriolis = [spatial.motion_cross(twists[i], joint_twists[i]) for i in range(nb)]
+
+    U, D_inv, u = [None] * nb, [None] * nb, [None] * nb
+    for i in reversed(range(nb)):
+        S = table.subspaces[i]
+        Ia = articulated[i]
+        U[i] = np.matmul(Ia, S.T)                              # (..., 6, nv_i)
+        D = np.matmul(S, U[i])                                 # (..., nv_i, nv_i)
+        D_inv[i] = 1.0 / D if S.shape[0] == 1 else np.linalg.inv(D)
+        u[i] = tau[..., table.v_slices[i]] - np.matmul(bias[i], S.T)
+        p = table.parents[i]
+        if p >= 0:
+            U_Dinv = np.matmul(U[i], D_inv[i])
+            Ia_a = Ia - np.matmul(U_Dinv, np.swapaxes(U[i], -1, -2))
+            p_a = (bias[i] + np.matmul(Ia_a, coriolis[i][..., None])[..., 0]
+                   + np.matmul(U_Dinv, u[i][..., None])[..., 0])
+            articulated[p] = articulated[p] + _inertia_to_parent(parent_from_body[i], Ia_a)
+            bias[p] = bias[p] + spatial.act_force(parent_from_body[i], p_a)
+
+    qdd = np.empty(batch + (table.nv,))
+    body_acc = [None] * nb
+    world_acc = _world_acceleration(model)
+    for i in range(nb):
+        p = table.parents[i]
+        acc = spatial.inv_act_motion(parent_from_body[i], body_acc[p] if p >= 0 else world_acc) + coriolis[i]
+        rhs = u[i] - np.matmul(acc[..., None, :], U[i])[..., 0, :]
+        qdd_i = np.matmul(D_inv[i], rhs[..., None])[..., 0]
+        qdd[..., table.v_slices[i]] = qdd_i
+        body_acc[i] = acc + np.matmul(qdd_i, table.subspaces[i])
+    return qdd
+
+
+# ------------------------------------------------------------------------------------------
+# Coriolis matrix
+# ------------------------------------------------------------------------------------------
+def _force_cross_matrix(h):
+    """The 6x6 matrix of m -> m x* h (h fixed): its column k is force_cross(e_k, h)."""
+    return np.swapaxes(spatial.force_cross(np.eye(6), h[..., None, :]), -1, -2)
+
+
+def coriolis_matrix(model, q, v):
+    """C(q, v) (..., nv, nv) with C v + g = nonlinear_effects and Mdot - 2C skew.
+
+    Pinocchio's factorisation (computeCoriolisMatrix), in the world frame: per
+    body, inertia Y, twist V, momentum h = Y V and
+    B = ((V x*) Y - Y (V x) + (h x-bar*)) / 2, where (h x-bar*) m = m x* h, so that
+    B V = V x* h.  With J_i, dJ_i = V_i x J_i the world columns of joint i and
+    Yc, Bc the sums over subtrees:
+        C[j, k] = J_j^T (Yc_k dJ_k + Bc_k J_k)         j ancestor of k (or k)
+        C[k, j] = (Yc_k J_k)^T dJ_j + J_k^T Bc_k J_j    j strict ancestor of k.
+    """
+    batch, (q, v) = model_arrays(model, q=q, v=v)
+    table = joints.joint_table(model)
+    nb = table.nbodies
+    parent_from_body, world_from_body = placements(table, q)
+    twists, _ = velocities(table, parent_from_body, v)
+    J = world_jacobian_rows(table, world_from_body)
+    world_inertias = _world_inertias(table, world_from_body)
+    dJ, B = [None] * nb, [None] * nb
+    for i in range(nb):
+        V = spatial.act_motion(world_from_body[i], twists[i])
+        dJ[i] = spatial.motion_cross(V[..., None, :], J[i])
+        Y6 = spatial.inertia10_to_matrix(world_inertias[i])
+        h = spatial.inertia_apply(world_inertias[i], V)
+        B[i] = 0.5 * (np.matmul(spatial.ad_star_matrix(V), Y6) - np.matmul(Y6, spatial.ad_matrix(V))
+                      + _force_cross_matrix(h))
+    Yc = _composite(table, world_inertias)
+    Bc = _composite(table, B)
+    if nb:
+        J_all, dJ_all = np.concatenate(J, axis=-2), np.concatenate(dJ, axis=-2)
+    C = np.zeros(batch + (table.nv, table.nv))
+    for i in range(nb):
+        cols = table.v_slices[i]
+        support = table.support[i]
+        JB = np.matmul(J[i], np.swapaxes(Bc[i], -1, -2))        # rows: Bc J_k
+        F = spatial.inertia_apply(Yc[i][..., None, :], dJ[i]) + JB  # rows: Yc dJ_k + Bc J_k
+        C[..., support, cols] = np.matmul(J_all[..., support, :], np.swapaxes(F, -1, -2))
+        ancestors = support[:support.shape[0] - table.nv_of[i]]
+        if ancestors.shape[0]:
+            Ag = spatial.inertia_apply(Yc[i][..., None, :], J[i])   # rows: Yc J_k
+            JtB = np.matmul(J[i], Bc[i])                           # rows: J_k^T Bc
+            C[..., cols, ancestors] = (np.matmul(Ag, np.swapaxes(dJ_all[..., ancestors, :], -1, -2))
+                                       + np.matmul(JtB, np.swapaxes(J_all[..., ancestors, :], -1, -2)))
+    return C
+
+
+# ------------------------------------------------------------------------------------------
+# Energies and momentum
+# ------------------------------------------------------------------------------------------
+def kinetic_energy(model, q, v):
+    """T = 1/2 sum_i v_i . (Y_i v_i) (...,)."""
+    batch, (q, v) = model_arrays(model, q=q, v=v)
+    table = joints.joint_table(model)
+    parent_from_body, _ = placements(table, q, world=False)
+    twists, _ = velocities(table, parent_from_body, v)
+    energy = np.zeros(batch)
+    for i in range(table.nbodies):
+        energy = energy + np.sum(twists[i] * spatial.inertia_apply(table.inertias[i], twists[i]), axis=-1)
+    return _scalar(0.5 * energy)
+
+
+def potential_energy(model, q):
+    """U = -sum_i m_i g . c_i (...,), c_i the world center of mass of body i
+    (Pinocchio's computePotentialEnergy; zero at the world origin)."""
+    batch, (q,) = model_arrays(model, q=q)
+    table = joints.joint_table(model)
+    _, world_from_body = placements(table, q)
+    moment = np.zeros(batch + (3,))
+    for m_c in first_moments(table, world_from_body):
+        moment = moment + m_c
+    return _scalar(-np.matmul(moment, model.gravity))
+
+
+def centroidal_momentum(model, q, v):
+    """[linear; angular about the center of mass] momentum, world axes, (..., 6)."""
+    batch, (q, v) = model_arrays(model, q=q, v=v)
+    table = joints.joint_table(model)
+    parent_from_body, world_from_body = placements(table, q)
+    twists, _ = velocities(table, parent_from_body, v)
+    momentum = np.zeros(batch + (6,))  # about the world origin
+    for i in range(table.nbodies):
+        momentum = momentum + spatial.act_force(world_from_body[i],
+                                                spatial.inertia_apply(table.inertias[i], twists[i]))
+    com = center_of_mass_of(table, world_from_body, batch)
+    # the same momentum about the com: moved with a pure translation to it
+    return spatial.inv_act_force(translation(com), momentum)

@@ -1,0 +1,609 @@
+# cython: language_level=3
+"""Compiled dynamics: RNEA (gravity, nonlinear effects), CRBA, ABA, Coriolis
+matrix, energies and centroidal momentum.
+
+Each algorithm is a ``k_*`` kernel for one sample (a forward pass over bodies
+0..n-1 and a backward pass n-1..0 on C arrays) plus a thin ``def`` wrapper that
+hands it to the shared driver ``_model.run`` (argument checks, output, batch loop).
+Body-frame quantities throughout, with the parent_from_body transform X_i of
+each body: motions go down the tree with inv_act_motion(X_i, .), forces up with
+act_force(X_i, .), both cheaper than their dense 6x6 forms.
+"""
+cimport cython
+from libc.string cimport memset, memcpy
+
+from rbd_c._kernels cimport (se3_compose, act_motion, inv_act_motion, act_force, motion_cross,
+                             force_cross, inertia_apply, inertia_cross_term, inertia_act)
+from rbd_c._model cimport (CModel, Call, CompiledModel, compiled, fill_call, run, kernel_t,
+                           joint_placement, joint_motion, joint_motion_add, joint_force, joint_column,
+                           K_REV, K_PRISM, rbd_sel)
+from rbd_c._passes cimport (add6, sub6, dot6, set_bottom_row, world_placements, body_velocities,
+                            first_moment)
+from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_col,
+                                 sym6_rank1_sub, sym6_sub_products, sym6_act_add, spd_inverse)
+
+# Variants of the RNEA kernel.
+cdef enum:
+    RNEA_FULL = 0       # q, v, a (fext)
+    RNEA_GRAVITY = 1    # q only: v = a = 0
+    RNEA_NLE = 2        # q, v: a = 0
+
+
+cdef inline void _gravity_accel(const Call* c, double* a0) noexcept nogil:
+    """The world's spatial acceleration that stands for gravity: [-g; 0]."""
+    a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]
+    a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
+
+
+cdef inline void _inertia_column(const double* Y, int k, double* out) noexcept nogil:
+    """out = Y e_k for the 10-number inertia [m, h, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]
+    (Y = [[m I, -[h]x], [[h]x, I]]): a unit motion along axis k."""
+    cdef double m = Y[0], hx = Y[1], hy = Y[2], hz = Y[3]
+    if k == 0:
+        out[0] = m; out[1] = 0.0; out[2] = 0.0; out[3] = 0.0; out[4] = hz; out[5] = -hy
+    elif k == 1:
+        out[0] = 0.0; out[1] = m; out[2] = 0.0; out[3] = -hz; out[4] = 0.0; out[5] = hx
+    elif k == 2:
+        out[0] = 0.0; out[1] = 0.0; out[2] = m; out[3] = hy; out[4] = -hx; out[5] = 0.0
+    elif k == 3:
+        out[0] = 0.0; out[1] = -hz; out[2] = hy; out[3] = Y[4]; out[4] = Y[5]; out[5] = Y[6]
+    elif k == 4:
+        out[0] = hz; out[1] = 0.0; out[2] = -hx; out[3] = Y[5]; out[4] = Y[7]; out[5] = Y[8]
+    else:
+        out[0] = -hy; out[1] = hx; out[2] = 0.0; out[3] = Y[6]; out[4] = Y[8]; out[5] = Y[9]
+
+
+cdef inline void _inertia_times_S(const CModel* m, int i, const double* Y, int col, double* out) noexcept nogil:
+    """out = Y S_i[:, col] without forming S."""
+    cdef double s[6]
+    cdef int k = m.kinds[i]
+    if k == K_REV or k == K_PRISM:
+        joint_column(m, i, col, s)
+        inertia_apply(Y, s, out)
+    else:
+        _inertia_column(Y, rbd_sel[k][col], out)
+
+
+# ==========================================================================================
+# RNEA
+# ==========================================================================================
+@cython.cdivision(True)
+cdef int k_rnea(const Call* c, const double** ins, double* tau, double* work) noexcept nogil:
+    """tau = M(q) a + C(q, v) v + g(q) - sum J^T fext, by the recursive Newton-Euler
+    algorithm; v or a NULL stand for zero (gravity, nonlinear effects)."""
+    cdef const CModel* m = c.m
+    cdef const double* q = ins[0]
+    cdef const double* v = ins[1]
+    cdef const double* a = ins[2]
+    cdef const double* fext = ins[3]
+    cdef int nb = m.nb, i, p
+    cdef double* X = work
+    cdef double* V = work + 16 * nb
+    cdef double* A = V + 6 * nb
+    cdef double* F = A + 6 * nb
+    cdef double a0[6]
+    cdef double vJ[6]
+    cdef double t[6]
+    cdef double* xi
+    cdef double* vi
+    cdef double* ai
+    cdef double* fi
+    cdef const double* Y
+    _gravity_accel(c, a0)
+    for i in range(nb):
+        xi = X + 16 * i
+        vi = V + 6 * i
+        ai = A + 6 * i
+        fi = F + 6 * i
+        Y = m.inertias + 10 * i
+        p = m.parents[i]
+        joint_placement(m, i, q + m.q_idx[i], xi)
+        inv_act_motion(xi, A + 6 * p if p >= 0 else a0, ai)
+        if a != NULL:
+            joint_motion_add(m, i, a + m.v_idx[i], ai)
+        if v != NULL:
+            joint_motion(m, i, v + m.v_idx[i], vJ)
+            if p >= 0:
+                inv_act_motion(xi, V + 6 * p, vi)
+                add6(vi, vJ)
+                motion_cross(vi, vJ, t)  # the joint's velocity-product acceleration
+                add6(ai, t)
+            else:
+                memcpy(vi, vJ, 6 * sizeof(double))
+            inertia_apply(Y, ai, fi)
+            inertia_cross_term(Y, vi, t)
+            add6(fi, t)
+        else:
+            inertia_apply(Y, ai, fi)
+        if fext != NULL:
+            sub6(fi, fext + 6 * i)
+    for i in range(nb - 1, -1, -1):
+        fi = F + 6 * i
+        joint_force(m, i, fi, tau + m.v_idx[i])
+        p = m.parents[i]
+        if p >= 0:
+            act_force(X + 16 * i, fi, t)
+            add6(F + 6 * p, t)
+    return 0
+
+
+cdef inline Py_ssize_t _rnea_work(const CModel* m) noexcept:
+    return 34 * m.nb
+
+
+def rnea(model, q, v, a, fext=None):
+    """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - sum J_i^T fext_i (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[1]
+    dims[0] = cm.m.nv
+    return run(model, cm, &call, b"qvaf", ("q", "v", "a", "fext"), (q, v, a, fext), 1, dims,
+               k_rnea, _rnea_work(&cm.m), 40 * cm.m.nb)
+
+
+def gravity(model, q):
+    """Generalized gravity g(q) (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[1]
+    dims[0] = cm.m.nv
+    return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_rnea_gravity, _rnea_work(&cm.m), 25 * cm.m.nb)
+
+
+def nonlinear_effects(model, q, v):
+    """C(q, v) v + g(q) (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[1]
+    dims[0] = cm.m.nv
+    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_rnea_nle, _rnea_work(&cm.m), 40 * cm.m.nb)
+
+
+cdef int k_rnea_gravity(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    cdef const double* args[4]
+    args[0] = ins[0]; args[1] = NULL; args[2] = NULL; args[3] = NULL
+    return k_rnea(c, args, out, work)
+
+
+cdef int k_rnea_nle(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    cdef const double* args[4]
+    args[0] = ins[0]; args[1] = ins[1]; args[2] = NULL; args[3] = NULL
+    return k_rnea(c, args, out, work)
+
+
+# ==========================================================================================
+# CRBA
+# ==========================================================================================
+cdef int k_crba(const Call* c, const double** ins, double* M, double* work) noexcept nogil:
+    """Joint-space mass matrix by the composite-rigid-body algorithm: for each body,
+    F = Y_c S (its composite inertia times its motion subspace) gives the diagonal
+    block S^T F, then F travels up the ancestors (act_force) for the blocks above it."""
+    cdef const CModel* m = c.m
+    cdef const double* q = ins[0]
+    cdef int nb = m.nb, nv = m.nv, i, j, p, k, col, r, vi, vj, nvj
+    cdef double* X = work
+    cdef double* Yc = work + 16 * nb
+    cdef double* F = Yc + 10 * nb       # 6 x 6, column-major (one column per dof of i)
+    cdef double t[10]
+    cdef double* fcol
+    cdef double val
+    memset(M, 0, nv * nv * sizeof(double))
+    for i in range(nb):
+        joint_placement(m, i, q + m.q_idx[i], X + 16 * i)
+        memcpy(Yc + 10 * i, m.inertias + 10 * i, 10 * sizeof(double))
+    for i in range(nb - 1, -1, -1):
+        k = m.nvj[i]
+        vi = m.v_idx[i]
+        for col in range(k):
+            _inertia_times_S(m, i, Yc + 10 * i, col, F + 6 * col)
+            joint_force(m, i, F + 6 * col, t)
+            for r in range(k):
+                M[(vi + r) * nv + vi + col] = t[r]
+        j = i
+        while m.parents[j] >= 0:
+            for col in range(k):
+                fcol = F + 6 * col
+                act_force(X + 16 * j, fcol, fcol)
+            j = m.parents[j]
+            vj = m.v_idx[j]
+            nvj = m.nvj[j]
+            for col in range(k):
+                joint_force(m, j, F + 6 * col, t)
+                for r in range(nvj):
+                    M[(vj + r) * nv + vi + col] = t[r]
+                    M[(vi + col) * nv + vj + r] = t[r]
+        p = m.parents[i]
+        if p >= 0:
+            inertia_act(X + 16 * i, Yc + 10 * i, t)
+            for r in range(10):
+                Yc[10 * p + r] += t[r]
+    return 0
+
+
+def crba(model, q):
+    """Joint-space mass matrix M(q), full and symmetric (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[2]
+    dims[0] = cm.m.nv
+    dims[1] = cm.m.nv
+    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_crba, 26 * cm.m.nb + 36,
+               30 * cm.m.nb + 15 * cm.m.nv * cm.m.max_depth)
+
+
+# ==========================================================================================
+# ABA
+# ==========================================================================================
+cdef enum:
+    ABA_PER_BODY = 61   # X 16, v 6, c 6, IA 21, pA 6, a 6
+
+
+@cython.cdivision(True)
+cdef int k_aba(const Call* c, const double** ins, double* qdd, double* work) noexcept nogil:
+    """Forward dynamics by the articulated-body algorithm (Featherstone), body frames,
+    articulated inertias stored as 21-number symmetric matrices."""
+    cdef const CModel* m = c.m
+    cdef const double* q = ins[0]
+    cdef const double* v = ins[1]
+    cdef const double* tau = ins[2]
+    cdef const double* fext = ins[3]
+    cdef int nb = m.nb, i, p, k, col, r, l, kind, vi
+    cdef double* U = work + ABA_PER_BODY * nb      # 6 x nv, column-major by dof
+    cdef double* Dinv = U + 6 * m.nv               # nv_i x nv_i per body
+    cdef double* B
+    cdef double* xi
+    cdef double* vel
+    cdef double* ci
+    cdef double* IA
+    cdef double* pA
+    cdef double* acc
+    cdef double* Ui
+    cdef double* Di
+    cdef double vJ[6]
+    cdef double t[6]
+    cdef double pa[6]
+    cdef double Ia[21]
+    cdef double W[36]
+    cdef double D[36]
+    cdef double L[36]
+    cdef double a0[6]
+    cdef double s[6]
+    cdef double acc_s
+
+    # ---- forward: placements, velocities, bias terms, rigid inertias ------------------
+    for i in range(nb):
+        B = work + ABA_PER_BODY * i
+        xi = B
+        vel = B + 16
+        ci = B + 22
+        IA = B + 28
+        pA = B + 49
+        p = m.parents[i]
+        joint_placement(m, i, q + m.q_idx[i], xi)
+        joint_motion(m, i, v + m.v_idx[i], vJ)
+        if p >= 0:
+            inv_act_motion(xi, work + ABA_PER_BODY * p + 16, vel)
+            add6(vel, vJ)
+            motion_cross(vel, vJ, ci)
+        else:
+            memcpy(vel, vJ, 6 * sizeof(double))
+            memset(ci, 0, 6 * sizeof(double))
+        sym6_from_inertia(m.inertias + 10 * i, IA)
+        inertia_cross_term(m.inertias + 10 * i, vel, pA)
+        if fext != NULL:
+            sub6(pA, fext + 6 * i)
+
+    # ---- backward: articulated inertias and bias forces --------------------------------
+    for i in range(nb - 1, -1, -1):
+        B = work + ABA_PER_BODY * i
+        xi = B
+        ci = B + 22
+        IA = B + 28
+        pA = B + 49
+        p = m.parents[i]
+        k = m.nvj[i]
+        kind = m.kinds[i]
+        vi = m.v_idx[i]
+        Ui = U + 6 * vi
+        Di = Dinv + m.d2_idx[i]
+        for col in range(k):
+            if kind == K_REV or kind == K_PRISM:
+                joint_column(m, i, col, s)
+                sym6_matvec(IA, s, Ui + 6 * col)
+            else:
+                sym6_col(IA, rbd_sel[kind][col], Ui + 6 * col)
+        joint_force(m, i, pA, t)
+        for r in range(k):
+            qdd[vi + r] = tau[vi + r] - t[r]          # u_i, turned into qdd in the last pass
+        if k == 1:
+            joint_force(m, i, Ui, t)
+            Di[0] = 1.0 / t[0]
+        else:
+            for col in range(k):
+                joint_force(m, i, Ui + 6 * col, t)
+                for r in range(k):
+                    D[k * r + col] = t[r]
+            spd_inverse(D, k, Di, L)
+        if p < 0:
+            continue
+        memcpy(Ia, IA, 21 * sizeof(double))
+        memcpy(pa, pA, 6 * sizeof(double))
+        if k == 1:
+            sym6_rank1_sub(Ia, Ui, Di[0])
+            sym6_matvec_add(Ia, ci, pa)
+            acc_s = Di[0] * qdd[vi]
+            for r in range(6):
+                pa[r] += Ui[r] * acc_s
+        else:
+            # W = U D^-1 (6 x k column-major)
+            for col in range(k):
+                for r in range(6):
+                    acc_s = 0.0
+                    for l in range(k):
+                        acc_s += Ui[6 * l + r] * Di[k * l + col]
+                    W[6 * col + r] = acc_s
+            sym6_sub_products(Ia, W, Ui, k)
+            sym6_matvec_add(Ia, ci, pa)
+            for col in range(k):
+                for r in range(6):
+                    pa[r] += W[6 * col + r] * qdd[vi + col]
+        B = work + ABA_PER_BODY * p
+        sym6_act_add(xi, Ia, B + 28)
+        act_force(xi, pa, t)
+        add6(B + 49, t)
+
+    # ---- forward: accelerations and joint accelerations --------------------------------
+    _gravity_accel(c, a0)
+    for i in range(nb):
+        B = work + ABA_PER_BODY * i
+        xi = B
+        ci = B + 22
+        acc = B + 55
+        p = m.parents[i]
+        k = m.nvj[i]
+        vi = m.v_idx[i]
+        Ui = U + 6 * vi
+        Di = Dinv + m.d2_idx[i]
+        inv_act_motion(xi, work + ABA_PER_BODY * p + 55 if p >= 0 else a0, acc)
+        add6(acc, ci)
+        for r in range(k):
+            t[r] = qdd[vi + r] - dot6(Ui + 6 * r, acc)
+        for r in range(k):
+            acc_s = 0.0
+            for l in range(k):
+                acc_s += Di[k * r + l] * t[l]
+            qdd[vi + r] = acc_s
+        joint_motion_add(m, i, qdd + vi, acc)
+    return 0
+
+
+def aba(model, q, v, tau, fext=None):
+    """Forward dynamics: the joint accelerations produced by tau and fext (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[1]
+    dims[0] = cm.m.nv
+    return run(model, cm, &call, b"qvvf", ("q", "v", "tau", "fext"), (q, v, tau, fext), 1, dims, k_aba,
+               ABA_PER_BODY * cm.m.nb + 6 * cm.m.nv + cm.m.nd2, 90 * cm.m.nb)
+
+
+# ==========================================================================================
+# Coriolis matrix
+# ==========================================================================================
+cdef enum:
+    COR_PER_BODY = 74   # oM 16, v (local) 6, ov 6, oYc 10, Bc 36
+
+
+cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) noexcept nogil:
+    """The Christoffel-consistent Coriolis matrix C = sum_i J_i^T (Y_i dJ_i + B_i J_i) in
+    world coordinates (Y_i, J_i the body's world inertia and Jacobian, and
+    B_i = (v_i x* Y_i - Y_i v_i x + (Y_i v_i) xbar) / 2), grouped over subtrees:
+    C[j, k] = S_j . (Yc_b dS_k + Bc_b S_k) with b the deeper of the two joints' bodies."""
+    cdef const CModel* m = c.m
+    cdef const double* q = ins[0]
+    cdef const double* v = ins[1]
+    cdef int nb = m.nb, nv = m.nv, i, p, k, kk, col, r, b, jj, l, d, cs, jk
+    cdef double* S = work + COR_PER_BODY * nb      # world S columns, 6 per dof
+    cdef double* dS = S + 6 * nv                    # their time derivatives
+    cdef double* Bb
+    cdef double* oM
+    cdef double* vl
+    cdef double* ov
+    cdef double* oY
+    cdef double* Bc
+    cdef double Xl[16]
+    cdef double vJ[6]
+    cdef double e[6]
+    cdef double h[6]
+    cdef double y[6]
+    cdef double t1[6]
+    cdef double t2[6]
+    cdef double t3[6]
+    cdef double F[6]
+    cdef double G1[6]
+    cdef double G2[6]
+    cdef double s[6]
+    memset(C, 0, nv * nv * sizeof(double))
+    for i in range(nb):
+        Bb = work + COR_PER_BODY * i
+        oM = Bb
+        vl = Bb + 16
+        ov = Bb + 22
+        oY = Bb + 28
+        Bc = Bb + 38
+        p = m.parents[i]
+        joint_placement(m, i, q + m.q_idx[i], Xl)
+        joint_motion(m, i, v + m.v_idx[i], vJ)
+        if p >= 0:
+            se3_compose(work + COR_PER_BODY * p, Xl, oM)
+            inv_act_motion(Xl, work + COR_PER_BODY * p + 16, vl)
+            add6(vl, vJ)
+        else:
+            memcpy(oM, Xl, 12 * sizeof(double))
+            memcpy(vl, vJ, 6 * sizeof(double))
+        oM[12] = 0.0; oM[13] = 0.0; oM[14] = 0.0; oM[15] = 1.0
+        act_motion(oM, vl, ov)
+        inertia_act(oM, m.inertias + 10 * i, oY)
+        # B_i column by column: B e = (v x* (Y e) - Y (v x e) + e x* (Y v)) / 2
+        inertia_apply(oY, ov, h)
+        for col in range(6):
+            memset(e, 0, 6 * sizeof(double))
+            e[col] = 1.0
+            _inertia_column(oY, col, y)
+            force_cross(ov, y, t1)
+            motion_cross(ov, e, t3)
+            inertia_apply(oY, t3, t2)
+            force_cross(e, h, t3)
+            for r in range(6):
+                Bc[6 * r + col] = 0.5 * (t1[r] - t2[r] + t3[r])
+        for col in range(m.nvj[i]):
+            kk = m.v_idx[i] + col
+            joint_column(m, i, col, s)
+            act_motion(oM, s, S + 6 * kk)
+            motion_cross(ov, S + 6 * kk, dS + 6 * kk)
+    for i in range(nb - 1, -1, -1):
+        Bb = work + COR_PER_BODY * i
+        oY = Bb + 28
+        Bc = Bb + 38
+        d = m.depth[i]
+        cs = m.chain_start[i]
+        for col in range(m.nvj[i]):
+            jk = m.v_idx[i] + col
+            # column jk against the joints of i and its ancestors
+            inertia_apply(oY, dS + 6 * jk, F)
+            for r in range(6):
+                F[r] += (Bc[6 * r] * S[6 * jk] + Bc[6 * r + 1] * S[6 * jk + 1] + Bc[6 * r + 2] * S[6 * jk + 2]
+                         + Bc[6 * r + 3] * S[6 * jk + 3] + Bc[6 * r + 4] * S[6 * jk + 4]
+                         + Bc[6 * r + 5] * S[6 * jk + 5])
+            # row jk against the joints of the strict ancestors
+            inertia_apply(oY, S + 6 * jk, G1)
+            for r in range(6):
+                G2[r] = (Bc[r] * S[6 * jk] + Bc[6 + r] * S[6 * jk + 1] + Bc[12 + r] * S[6 * jk + 2]
+                         + Bc[18 + r] * S[6 * jk + 3] + Bc[24 + r] * S[6 * jk + 4] + Bc[30 + r] * S[6 * jk + 5])
+            for l in range(d):
+                b = m.chains[cs + l]
+                for kk in range(m.nvj[b]):
+                    jj = m.v_idx[b] + kk
+                    C[jj * nv + jk] = dot6(S + 6 * jj, F)
+                    if b != i:
+                        C[jk * nv + jj] = dot6(G1, dS + 6 * jj) + dot6(G2, S + 6 * jj)
+        p = m.parents[i]
+        if p >= 0:
+            Bb = work + COR_PER_BODY * p
+            for r in range(10):
+                Bb[28 + r] += oY[r]
+            for r in range(36):
+                Bb[38 + r] += Bc[r]
+    return 0
+
+
+def coriolis_matrix(model, q, v):
+    """Coriolis matrix C(q, v): C v + g = nonlinear effects, Mdot - 2C skew (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[2]
+    dims[0] = cm.m.nv
+    dims[1] = cm.m.nv
+    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 2, dims, k_coriolis,
+               COR_PER_BODY * cm.m.nb + 12 * cm.m.nv, 250 * cm.m.nb + 20 * cm.m.nv * cm.m.max_depth)
+
+
+# ==========================================================================================
+# Energies and momentum
+# ==========================================================================================
+cdef int k_kinetic(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    cdef const CModel* m = c.m
+    cdef double* X = work
+    cdef double* V = work + 16 * m.nb
+    cdef double f[6]
+    cdef double e = 0.0
+    cdef int i
+    body_velocities(m, ins[0], ins[1], X, V)
+    for i in range(m.nb):
+        inertia_apply(m.inertias + 10 * i, V + 6 * i, f)
+        e += dot6(f, V + 6 * i)
+    out[0] = 0.5 * e
+    return 0
+
+
+def kinetic_energy(model, q, v):
+    """Kinetic energy 1/2 v^T M(q) v (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 0, NULL, k_kinetic, 22 * cm.m.nb, 25 * cm.m.nb)
+
+
+cdef int k_potential(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    cdef const CModel* m = c.m
+    cdef double h[3]
+    cdef double e = 0.0
+    cdef int i
+    world_placements(m, ins[0], work)
+    for i in range(m.nb):
+        first_moment(m, i, work + 16 * i, h)
+        e -= c.g[0] * h[0] + c.g[1] * h[1] + c.g[2] * h[2]
+    out[0] = e
+    return 0
+
+
+def potential_energy(model, q):
+    """Gravitational potential energy -m g . com (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    return run(model, cm, &call, b"q", ("q",), (q,), 0, NULL, k_potential, 16 * cm.m.nb, 20 * cm.m.nb)
+
+
+cdef int k_centroidal(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    """Momentum of every body summed at the world origin, then moved to the center of mass."""
+    cdef const CModel* m = c.m
+    cdef double* X = work
+    cdef double* V = work + 16 * m.nb
+    cdef double* oM = V + 6 * m.nb
+    cdef double f[6]
+    cdef double t[6]
+    cdef double h[3]
+    cdef double hc[3]
+    cdef double tot[6]
+    cdef double mass = m.total_mass
+    cdef int i, p
+    memset(tot, 0, 6 * sizeof(double))
+    hc[0] = 0.0; hc[1] = 0.0; hc[2] = 0.0
+    body_velocities(m, ins[0], ins[1], X, V)
+    for i in range(m.nb):
+        p = m.parents[i]
+        if p >= 0:
+            se3_compose(oM + 16 * p, X + 16 * i, oM + 16 * i)
+        else:
+            memcpy(oM + 16 * i, X + 16 * i, 12 * sizeof(double))
+        oM[16 * i + 12] = 0.0; oM[16 * i + 13] = 0.0; oM[16 * i + 14] = 0.0; oM[16 * i + 15] = 1.0
+        inertia_apply(m.inertias + 10 * i, V + 6 * i, f)
+        act_force(oM + 16 * i, f, t)
+        add6(tot, t)
+        first_moment(m, i, oM + 16 * i, h)
+        hc[0] += h[0]; hc[1] += h[1]; hc[2] += h[2]
+    # com = hc / mass; angular momentum about the com: n - com x f
+    if mass > 0.0:
+        hc[0] /= mass; hc[1] /= mass; hc[2] /= mass
+    out[0] = tot[0]; out[1] = tot[1]; out[2] = tot[2]
+    out[3] = tot[3] - (hc[1] * tot[2] - hc[2] * tot[1])
+    out[4] = tot[4] - (hc[2] * tot[0] - hc[0] * tot[2])
+    out[5] = tot[5] - (hc[0] * tot[1] - hc[1] * tot[0])
+    return 0
+
+
+def centroidal_momentum(model, q, v):
+    """Linear and angular momentum about the center of mass, world axes (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[1]
+    dims[0] = 6
+    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_centroidal, 38 * cm.m.nb, 40 * cm.m.nb)

@@ -1,0 +1,562 @@
+# cython: language_level=3
+"""Spatial-algebra kernels on raw ``double*`` storage, shared by every rbd_c module.
+
+Storage layouts (fixed; the algorithm modules and the model arrays rely on them):
+
+* TRANSFORM: the 4x4 homogeneous matrix aMb itself, ROW-MAJOR, 16 doubles:
+  ``R[i][j] = M[4*i + j]``, ``t[i] = M[4*i + 3]`` (p_a = R p_b + t).  This is the
+  layout of the public API and of the model arrays, so user and model arrays
+  reach the kernels without repacking.  The bottom row is WRITTEN (0 0 0 1) by
+  the kernels that produce a transform but NEVER READ.
+* MOTION (twist, acceleration) and FORCE (wrench): 6 doubles, linear first,
+  ``[v; w]`` and ``[f; tau]``.
+* INERTIA: 10 doubles ``[m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]``; h = m c
+  is the first moment of mass and I the rotational inertia about the FRAME
+  ORIGIN, in frame axes.  Its 6x6 matrix is ``[[m 1, -[h]x], [[h]x, I]]``.
+* A symmetric 3x3 ("sym3") is the 6 numbers ``[xx, xy, xz, yy, yz, zz]``.
+
+Every kernel reads all its inputs into local doubles before it writes, so
+``out`` MAY ALIAS any input (e.g. ``act_force(X, f, f)``).  No kernel allocates,
+touches Python objects or raises; all are ``inline noexcept nogil``.
+
+Kernels
+    cross3(a, b, out)                 out = a x b
+    rotate3(M, x, out)                out = R x
+    rotate3_t(M, x, out)              out = R^T x
+    sym3_rotate(M, S, out)            out = R S R^T          (sym3)
+    sym3_rotate_t(M, S, out)          out = R^T S R          (sym3)
+    se3_compose(A, B, out)            out = A B
+    se3_inverse(M, out)               out = M^-1
+    se3_act_point(M, p, out)          out = R p + t
+    se3_exp(twist, out)               out = exp(twist^)
+    se3_log(M, out)                   out = log(M)^v, angle in [0, pi]
+    so3_exp(w, out)                   the rotation block of out = exp([w]x)
+    so3_log(M, out)                   rotation vector of R, angle in [0, pi]
+    act_motion(M, m, out)             Ad_M m
+    inv_act_motion(M, m, out)         Ad_M^-1 m
+    act_force(M, f, out)              Ad_M^-T f
+    inv_act_force(M, f, out)          Ad_M^T f
+    motion_cross(m1, m2, out)         m1 x m2 (ad_m1 m2)
+    force_cross(m, f, out)            m x* f (= -ad_m^T f)
+    inertia_apply(Y, m, out)          Y m
+    inertia_cross_term(Y, m, out)     m x* (Y m)
+    inertia_act(M, Y, out)            the inertia Y given in b, expressed in a (M = aMb)
+    inertia_inv_act(M, Y, out)        the inverse of inertia_act
+    inertia_add(acc, Y)               acc += Y
+    inertia_from_mass_com(mass, com, Ic, out)   Ic: 3x3 row-major, about the com
+    inertia_to_mass_com(Y, out)       out = [mass, com(3), I_com (9, row-major)]
+    Dense 6x6 row-major matrices (for the Python wrappers, not for algorithms):
+    adjoint_matrix(M, out), ad_matrix(m, out), ad_star_matrix(m, out), inertia_matrix(Y, out)
+"""
+from libc.math cimport sin, cos, sqrt, atan2
+
+# Below this rotation angle the trigonometric coefficients are evaluated by
+# their Taylor series (the closed forms are 0/0 at 0); the first neglected term
+# is below 1e-21.
+cdef extern from *:
+    """
+    #define RBD_SMALL_ANGLE 1e-3
+    """
+    const double RBD_SMALL_ANGLE
+
+
+# ------------------------------------------------------------------------------------------
+# 3-vectors and rotations
+# ------------------------------------------------------------------------------------------
+cdef inline void cross3(const double* a, const double* b, double* out) noexcept nogil:
+    """out = a x b."""
+    cdef double x = a[1] * b[2] - a[2] * b[1]
+    cdef double y = a[2] * b[0] - a[0] * b[2]
+    cdef double z = a[0] * b[1] - a[1] * b[0]
+    out[0] = x; out[1] = y; out[2] = z
+
+
+cdef inline void rotate3(const double* M, const double* x, double* out) noexcept nogil:
+    """out = R x (R the rotation block of the transform M)."""
+    cdef double x0 = x[0], x1 = x[1], x2 = x[2]
+    out[0] = M[0] * x0 + M[1] * x1 + M[2] * x2
+    out[1] = M[4] * x0 + M[5] * x1 + M[6] * x2
+    out[2] = M[8] * x0 + M[9] * x1 + M[10] * x2
+
+
+cdef inline void rotate3_t(const double* M, const double* x, double* out) noexcept nogil:
+    """out = R^T x."""
+    cdef double x0 = x[0], x1 = x[1], x2 = x[2]
+    out[0] = M[0] * x0 + M[4] * x1 + M[8] * x2
+    out[1] = M[1] * x0 + M[5] * x1 + M[9] * x2
+    out[2] = M[2] * x0 + M[6] * x1 + M[10] * x2
+
+
+cdef inline void sym3_rotate(const double* M, const double* S, double* out) noexcept nogil:
+    """out = R S R^T for the sym3 S (6 numbers)."""
+    cdef double sxx = S[0], sxy = S[1], sxz = S[2], syy = S[3], syz = S[4], szz = S[5]
+    # T = R S, row by row
+    cdef double t00 = M[0] * sxx + M[1] * sxy + M[2] * sxz
+    cdef double t01 = M[0] * sxy + M[1] * syy + M[2] * syz
+    cdef double t02 = M[0] * sxz + M[1] * syz + M[2] * szz
+    cdef double t10 = M[4] * sxx + M[5] * sxy + M[6] * sxz
+    cdef double t11 = M[4] * sxy + M[5] * syy + M[6] * syz
+    cdef double t12 = M[4] * sxz + M[5] * syz + M[6] * szz
+    cdef double t20 = M[8] * sxx + M[9] * sxy + M[10] * sxz
+    cdef double t21 = M[8] * sxy + M[9] * syy + M[10] * syz
+    cdef double t22 = M[8] * sxz + M[9] * syz + M[10] * szz
+    # (T R^T)_ij = T_i . R_j (upper triangle)
+    out[0] = t00 * M[0] + t01 * M[1] + t02 * M[2]
+    out[1] = t00 * M[4] + t01 * M[5] + t02 * M[6]
+    out[2] = t00 * M[8] + t01 * M[9] + t02 * M[10]
+    out[3] = t10 * M[4] + t11 * M[5] + t12 * M[6]
+    out[4] = t10 * M[8] + t11 * M[9] + t12 * M[10]
+    out[5] = t20 * M[8] + t21 * M[9] + t22 * M[10]
+
+
+cdef inline void sym3_rotate_t(const double* M, const double* S, double* out) noexcept nogil:
+    """out = R^T S R for the sym3 S."""
+    cdef double sxx = S[0], sxy = S[1], sxz = S[2], syy = S[3], syz = S[4], szz = S[5]
+    # T = R^T S: row i of R^T is column i of R (M[i], M[4 + i], M[8 + i])
+    cdef double t00 = M[0] * sxx + M[4] * sxy + M[8] * sxz
+    cdef double t01 = M[0] * sxy + M[4] * syy + M[8] * syz
+    cdef double t02 = M[0] * sxz + M[4] * syz + M[8] * szz
+    cdef double t10 = M[1] * sxx + M[5] * sxy + M[9] * sxz
+    cdef double t11 = M[1] * sxy + M[5] * syy + M[9] * syz
+    cdef double t12 = M[1] * sxz + M[5] * syz + M[9] * szz
+    cdef double t20 = M[2] * sxx + M[6] * sxy + M[10] * sxz
+    cdef double t21 = M[2] * sxy + M[6] * syy + M[10] * syz
+    cdef double t22 = M[2] * sxz + M[6] * syz + M[10] * szz
+    # (T R)_ij = T_i . (column j of R)
+    out[0] = t00 * M[0] + t01 * M[4] + t02 * M[8]
+    out[1] = t00 * M[1] + t01 * M[5] + t02 * M[9]
+    out[2] = t00 * M[2] + t01 * M[6] + t02 * M[10]
+    out[3] = t10 * M[1] + t11 * M[5] + t12 * M[9]
+    out[4] = t10 * M[2] + t11 * M[6] + t12 * M[10]
+    out[5] = t20 * M[2] + t21 * M[6] + t22 * M[10]
+
+
+# ------------------------------------------------------------------------------------------
+# SE(3)
+# ------------------------------------------------------------------------------------------
+cdef inline void se3_compose(const double* A, const double* B, double* out) noexcept nogil:
+    """out = A B = [[Ra Rb, ta + Ra tb], [0, 1]]."""
+    cdef double r00 = A[0] * B[0] + A[1] * B[4] + A[2] * B[8]
+    cdef double r01 = A[0] * B[1] + A[1] * B[5] + A[2] * B[9]
+    cdef double r02 = A[0] * B[2] + A[1] * B[6] + A[2] * B[10]
+    cdef double r10 = A[4] * B[0] + A[5] * B[4] + A[6] * B[8]
+    cdef double r11 = A[4] * B[1] + A[5] * B[5] + A[6] * B[9]
+    cdef double r12 = A[4] * B[2] + A[5] * B[6] + A[6] * B[10]
+    cdef double r20 = A[8] * B[0] + A[9] * B[4] + A[10] * B[8]
+    cdef double r21 = A[8] * B[1] + A[9] * B[5] + A[10] * B[9]
+    cdef double r22 = A[8] * B[2] + A[9] * B[6] + A[10] * B[10]
+    cdef double p0 = A[3] + A[0] * B[3] + A[1] * B[7] + A[2] * B[11]
+    cdef double p1 = A[7] + A[4] * B[3] + A[5] * B[7] + A[6] * B[11]
+    cdef double p2 = A[11] + A[8] * B[3] + A[9] * B[7] + A[10] * B[11]
+    out[0] = r00; out[1] = r01; out[2] = r02; out[3] = p0
+    out[4] = r10; out[5] = r11; out[6] = r12; out[7] = p1
+    out[8] = r20; out[9] = r21; out[10] = r22; out[11] = p2
+    out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
+
+
+cdef inline void se3_inverse(const double* M, double* out) noexcept nogil:
+    """out = M^-1 = [[R^T, -R^T t], [0, 1]]."""
+    cdef double r00 = M[0], r01 = M[1], r02 = M[2]
+    cdef double r10 = M[4], r11 = M[5], r12 = M[6]
+    cdef double r20 = M[8], r21 = M[9], r22 = M[10]
+    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
+    out[0] = r00; out[1] = r10; out[2] = r20; out[3] = -(r00 * t0 + r10 * t1 + r20 * t2)
+    out[4] = r01; out[5] = r11; out[6] = r21; out[7] = -(r01 * t0 + r11 * t1 + r21 * t2)
+    out[8] = r02; out[9] = r12; out[10] = r22; out[11] = -(r02 * t0 + r12 * t1 + r22 * t2)
+    out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
+
+
+cdef inline void se3_act_point(const double* M, const double* p, double* out) noexcept nogil:
+    """out = R p + t."""
+    cdef double x = p[0], y = p[1], z = p[2]
+    out[0] = M[0] * x + M[1] * y + M[2] * z + M[3]
+    out[1] = M[4] * x + M[5] * y + M[6] * z + M[7]
+    out[2] = M[8] * x + M[9] * y + M[10] * z + M[11]
+
+
+cdef inline void _exp_coefficients(double theta, double* a, double* b, double* c) noexcept nogil:
+    """a = sin(t)/t, b = (1 - cos t)/t^2, c = (t - sin t)/t^3, accurate for every t >= 0."""
+    cdef double t2 = theta * theta, s, h
+    if theta < RBD_SMALL_ANGLE:
+        a[0] = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0)
+        b[0] = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0)
+        c[0] = 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0)
+    else:
+        s = sin(theta)
+        h = sin(0.5 * theta) / (0.5 * theta)  # (1 - cos t)/t^2 = sinc(t/2)^2 / 2: no cancellation
+        a[0] = s / theta
+        b[0] = 0.5 * h * h
+        c[0] = (theta - s) / (t2 * theta)
+
+
+cdef inline void so3_exp(const double* w, double* out) noexcept nogil:
+    """The rotation block of the transform ``out`` (its R part only) = exp([w]x)
+    = 1 + a [w]x + b [w]x^2, with [w]x^2 = w w^T - |w|^2 1."""
+    cdef double wx = w[0], wy = w[1], wz = w[2]
+    cdef double t2 = wx * wx + wy * wy + wz * wz
+    cdef double a, b, c
+    _exp_coefficients(sqrt(t2), &a, &b, &c)
+    out[0] = 1.0 + b * (wx * wx - t2)
+    out[5] = 1.0 + b * (wy * wy - t2)
+    out[10] = 1.0 + b * (wz * wz - t2)
+    out[1] = b * wx * wy - a * wz
+    out[4] = b * wx * wy + a * wz
+    out[2] = b * wx * wz + a * wy
+    out[8] = b * wx * wz - a * wy
+    out[6] = b * wy * wz - a * wx
+    out[9] = b * wy * wz + a * wx
+
+
+cdef inline void se3_exp(const double* twist, double* out) noexcept nogil:
+    """out = exp([v; w]^): R = exp([w]x), t = J_l(w) v = v + b w x v + c w x (w x v)."""
+    cdef double v0 = twist[0], v1 = twist[1], v2 = twist[2]
+    cdef double wx = twist[3], wy = twist[4], wz = twist[5]
+    cdef double t2 = wx * wx + wy * wy + wz * wz
+    cdef double a, b, c
+    _exp_coefficients(sqrt(t2), &a, &b, &c)
+    cdef double u0 = wy * v2 - wz * v1, u1 = wz * v0 - wx * v2, u2 = wx * v1 - wy * v0  # w x v
+    cdef double q0 = wy * u2 - wz * u1, q1 = wz * u0 - wx * u2, q2 = wx * u1 - wy * u0  # w x (w x v)
+    out[0] = 1.0 + b * (wx * wx - t2)
+    out[5] = 1.0 + b * (wy * wy - t2)
+    out[10] = 1.0 + b * (wz * wz - t2)
+    out[1] = b * wx * wy - a * wz
+    out[4] = b * wx * wy + a * wz
+    out[2] = b * wx * wz + a * wy
+    out[8] = b * wx * wz - a * wy
+    out[6] = b * wy * wz - a * wx
+    out[9] = b * wy * wz + a * wx
+    out[3] = v0 + b * u0 + c * q0
+    out[7] = v1 + b * u1 + c * q1
+    out[11] = v2 + b * u2 + c * q2
+    out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
+
+
+cdef inline double so3_log(const double* M, double* out) noexcept nogil:
+    """out = the rotation vector of R (angle in [0, pi]); returns the angle.
+
+    The angle is atan2(sin, cos), accurate at 0 and pi (acos is not).  Away from
+    pi, w = t/sin(t) * s with s = vee(R - R^T)/2 = sin(t) axis.  Near pi, s
+    vanishes: the axis comes from the symmetric part
+    (R + R^T)/2 - cos(t) 1 = (1 - cos t) axis axis^T (its largest column), its
+    sign from s."""
+    cdef double sx = 0.5 * (M[9] - M[6])
+    cdef double sy = 0.5 * (M[2] - M[8])
+    cdef double sz = 0.5 * (M[4] - M[1])
+    cdef double c = 0.5 * (M[0] + M[5] + M[10] - 1.0)
+    cdef double s = sqrt(sx * sx + sy * sy + sz * sz)
+    cdef double theta = atan2(s, c), k, ax, ay, az, bxx, byy, bzz, n
+    if c >= -0.5:
+        if theta < RBD_SMALL_ANGLE:
+            k = 1.0 + theta * theta / 6.0
+        else:
+            k = theta / s
+        out[0] = k * sx; out[1] = k * sy; out[2] = k * sz
+        return theta
+    bxx = M[0] - c
+    byy = M[5] - c
+    bzz = M[10] - c
+    if bxx >= byy and bxx >= bzz:
+        ax = bxx; ay = 0.5 * (M[1] + M[4]); az = 0.5 * (M[2] + M[8])
+    elif byy >= bzz:
+        ax = 0.5 * (M[1] + M[4]); ay = byy; az = 0.5 * (M[6] + M[9])
+    else:
+        ax = 0.5 * (M[2] + M[8]); ay = 0.5 * (M[6] + M[9]); az = bzz
+    n = sqrt(ax * ax + ay * ay + az * az)  # > 0: the largest diagonal entry is >= (1 - cos t)/3
+    k = theta / n
+    if ax * sx + ay * sy + az * sz < 0.0:
+        k = -k
+    out[0] = k * ax; out[1] = k * ay; out[2] = k * az
+    return theta
+
+
+cdef inline void se3_log(const double* M, double* out) noexcept nogil:
+    """out = [v; w] with exp([v; w]^) = M, angle in [0, pi]:
+    w = log(R), v = J_l(w)^-1 t = t - w x t / 2 + d w x (w x t),
+    d = (1 - (t/2) cot(t/2)) / t^2 (cot written cos/sin: accurate up to pi)."""
+    cdef double w[3]
+    cdef double theta = so3_log(M, w), d, h
+    cdef double p0 = M[3], p1 = M[7], p2 = M[11]
+    if theta < RBD_SMALL_ANGLE:
+        d = 1.0 / 12.0 + theta * theta / 720.0
+    else:
+        h = 0.5 * theta
+        d = (1.0 - h * cos(h) / sin(h)) / (theta * theta)
+    cdef double u0 = w[1] * p2 - w[2] * p1, u1 = w[2] * p0 - w[0] * p2, u2 = w[0] * p1 - w[1] * p0
+    cdef double q0 = w[1] * u2 - w[2] * u1, q1 = w[2] * u0 - w[0] * u2, q2 = w[0] * u1 - w[1] * u0
+    out[0] = p0 - 0.5 * u0 + d * q0
+    out[1] = p1 - 0.5 * u1 + d * q1
+    out[2] = p2 - 0.5 * u2 + d * q2
+    out[3] = w[0]; out[4] = w[1]; out[5] = w[2]
+
+
+# ------------------------------------------------------------------------------------------
+# Motions and forces (24 multiplications per transform)
+# ------------------------------------------------------------------------------------------
+cdef inline void act_motion(const double* M, const double* m, double* out) noexcept nogil:
+    """out = Ad_M m = [R v + t x (R w); R w]."""
+    cdef double v0 = m[0], v1 = m[1], v2 = m[2], w0 = m[3], w1 = m[4], w2 = m[5]
+    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
+    cdef double a0 = M[0] * w0 + M[1] * w1 + M[2] * w2
+    cdef double a1 = M[4] * w0 + M[5] * w1 + M[6] * w2
+    cdef double a2 = M[8] * w0 + M[9] * w1 + M[10] * w2
+    out[0] = M[0] * v0 + M[1] * v1 + M[2] * v2 + t1 * a2 - t2 * a1
+    out[1] = M[4] * v0 + M[5] * v1 + M[6] * v2 + t2 * a0 - t0 * a2
+    out[2] = M[8] * v0 + M[9] * v1 + M[10] * v2 + t0 * a1 - t1 * a0
+    out[3] = a0; out[4] = a1; out[5] = a2
+
+
+cdef inline void inv_act_motion(const double* M, const double* m, double* out) noexcept nogil:
+    """out = Ad_M^-1 m = [R^T (v - t x w); R^T w]."""
+    cdef double w0 = m[3], w1 = m[4], w2 = m[5]
+    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
+    cdef double u0 = m[0] - (t1 * w2 - t2 * w1)
+    cdef double u1 = m[1] - (t2 * w0 - t0 * w2)
+    cdef double u2 = m[2] - (t0 * w1 - t1 * w0)
+    out[0] = M[0] * u0 + M[4] * u1 + M[8] * u2
+    out[1] = M[1] * u0 + M[5] * u1 + M[9] * u2
+    out[2] = M[2] * u0 + M[6] * u1 + M[10] * u2
+    out[3] = M[0] * w0 + M[4] * w1 + M[8] * w2
+    out[4] = M[1] * w0 + M[5] * w1 + M[9] * w2
+    out[5] = M[2] * w0 + M[6] * w1 + M[10] * w2
+
+
+cdef inline void act_force(const double* M, const double* f, double* out) noexcept nogil:
+    """out = Ad_M^-T f = [R f; R tau + t x (R f)]."""
+    cdef double f0 = f[0], f1 = f[1], f2 = f[2], n0 = f[3], n1 = f[4], n2 = f[5]
+    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
+    cdef double a0 = M[0] * f0 + M[1] * f1 + M[2] * f2
+    cdef double a1 = M[4] * f0 + M[5] * f1 + M[6] * f2
+    cdef double a2 = M[8] * f0 + M[9] * f1 + M[10] * f2
+    out[3] = M[0] * n0 + M[1] * n1 + M[2] * n2 + t1 * a2 - t2 * a1
+    out[4] = M[4] * n0 + M[5] * n1 + M[6] * n2 + t2 * a0 - t0 * a2
+    out[5] = M[8] * n0 + M[9] * n1 + M[10] * n2 + t0 * a1 - t1 * a0
+    out[0] = a0; out[1] = a1; out[2] = a2
+
+
+cdef inline void inv_act_force(const double* M, const double* f, double* out) noexcept nogil:
+    """out = Ad_M^T f = [R^T f; R^T (tau - t x f)]."""
+    cdef double f0 = f[0], f1 = f[1], f2 = f[2]
+    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
+    cdef double u0 = f[3] - (t1 * f2 - t2 * f1)
+    cdef double u1 = f[4] - (t2 * f0 - t0 * f2)
+    cdef double u2 = f[5] - (t0 * f1 - t1 * f0)
+    out[0] = M[0] * f0 + M[4] * f1 + M[8] * f2
+    out[1] = M[1] * f0 + M[5] * f1 + M[9] * f2
+    out[2] = M[2] * f0 + M[6] * f1 + M[10] * f2
+    out[3] = M[0] * u0 + M[4] * u1 + M[8] * u2
+    out[4] = M[1] * u0 + M[5] * u1 + M[9] * u2
+    out[5] = M[2] * u0 + M[6] * u1 + M[10] * u2
+
+
+cdef inline void motion_cross(const double* m1, const double* m2, double* out) noexcept nogil:
+    """out = m1 x m2 = ad_m1 m2 = [v1 x w2 + w1 x v2; w1 x w2]."""
+    cdef double v0 = m1[0], v1 = m1[1], v2 = m1[2], w0 = m1[3], w1 = m1[4], w2 = m1[5]
+    cdef double x0 = m2[0], x1 = m2[1], x2 = m2[2], y0 = m2[3], y1 = m2[4], y2 = m2[5]
+    out[0] = v1 * y2 - v2 * y1 + w1 * x2 - w2 * x1
+    out[1] = v2 * y0 - v0 * y2 + w2 * x0 - w0 * x2
+    out[2] = v0 * y1 - v1 * y0 + w0 * x1 - w1 * x0
+    out[3] = w1 * y2 - w2 * y1
+    out[4] = w2 * y0 - w0 * y2
+    out[5] = w0 * y1 - w1 * y0
+
+
+cdef inline void force_cross(const double* m, const double* f, double* out) noexcept nogil:
+    """out = m x* f = -ad_m^T f = [w x f; w x tau + v x f]."""
+    cdef double v0 = m[0], v1 = m[1], v2 = m[2], w0 = m[3], w1 = m[4], w2 = m[5]
+    cdef double f0 = f[0], f1 = f[1], f2 = f[2], n0 = f[3], n1 = f[4], n2 = f[5]
+    out[0] = w1 * f2 - w2 * f1
+    out[1] = w2 * f0 - w0 * f2
+    out[2] = w0 * f1 - w1 * f0
+    out[3] = w1 * n2 - w2 * n1 + v1 * f2 - v2 * f1
+    out[4] = w2 * n0 - w0 * n2 + v2 * f0 - v0 * f2
+    out[5] = w0 * n1 - w1 * n0 + v0 * f1 - v1 * f0
+
+
+# ------------------------------------------------------------------------------------------
+# Inertia (10 numbers [m, h, Ixx, Ixy, Ixz, Iyy, Iyz, Izz], I about the origin)
+# ------------------------------------------------------------------------------------------
+cdef inline void inertia_apply(const double* Y, const double* m, double* out) noexcept nogil:
+    """out = Y m = [m v - h x w; h x v + I w]."""
+    cdef double v0 = m[0], v1 = m[1], v2 = m[2], w0 = m[3], w1 = m[4], w2 = m[5]
+    cdef double mass = Y[0], h0 = Y[1], h1 = Y[2], h2 = Y[3]
+    out[0] = mass * v0 - (h1 * w2 - h2 * w1)
+    out[1] = mass * v1 - (h2 * w0 - h0 * w2)
+    out[2] = mass * v2 - (h0 * w1 - h1 * w0)
+    out[3] = h1 * v2 - h2 * v1 + Y[4] * w0 + Y[5] * w1 + Y[6] * w2
+    out[4] = h2 * v0 - h0 * v2 + Y[5] * w0 + Y[7] * w1 + Y[8] * w2
+    out[5] = h0 * v1 - h1 * v0 + Y[6] * w0 + Y[8] * w1 + Y[9] * w2
+
+
+cdef inline void inertia_cross_term(const double* Y, const double* m, double* out) noexcept nogil:
+    """out = m x* (Y m) with five cross products: beta = h x w, f = m v - beta,
+    n = h x v + I w; out = [w x f; w x n - v x beta]  (v x f = -v x beta)."""
+    cdef double v0 = m[0], v1 = m[1], v2 = m[2], w0 = m[3], w1 = m[4], w2 = m[5]
+    cdef double mass = Y[0], h0 = Y[1], h1 = Y[2], h2 = Y[3]
+    cdef double b0 = h1 * w2 - h2 * w1, b1 = h2 * w0 - h0 * w2, b2 = h0 * w1 - h1 * w0
+    cdef double f0 = mass * v0 - b0, f1 = mass * v1 - b1, f2 = mass * v2 - b2
+    cdef double n0 = h1 * v2 - h2 * v1 + Y[4] * w0 + Y[5] * w1 + Y[6] * w2
+    cdef double n1 = h2 * v0 - h0 * v2 + Y[5] * w0 + Y[7] * w1 + Y[8] * w2
+    cdef double n2 = h0 * v1 - h1 * v0 + Y[6] * w0 + Y[8] * w1 + Y[9] * w2
+    out[0] = w1 * f2 - w2 * f1
+    out[1] = w2 * f0 - w0 * f2
+    out[2] = w0 * f1 - w1 * f0
+    out[3] = w1 * n2 - w2 * n1 - (v1 * b2 - v2 * b1)
+    out[4] = w2 * n0 - w0 * n2 - (v2 * b0 - v0 * b2)
+    out[5] = w0 * n1 - w1 * n0 - (v0 * b1 - v1 * b0)
+
+
+cdef inline void _translation_term(double mass, double p0, double p1, double p2,
+                                   double h0, double h1, double h2, double* out) noexcept nogil:
+    """out (sym3) = m (|p|^2 1 - p p^T) + 2 (p.h) 1 - h p^T - p h^T: what the
+    inertia about an origin gains when every point r of a body of mass m and
+    first moment h becomes p + r (parallel axes)."""
+    cdef double diag = mass * (p0 * p0 + p1 * p1 + p2 * p2) + 2.0 * (p0 * h0 + p1 * h1 + p2 * h2)
+    cdef double k0 = mass * p0 + h0, k1 = mass * p1 + h1, k2 = mass * p2 + h2  # m p + h
+    out[0] = diag - p0 * k0 - h0 * p0
+    out[1] = -p0 * k1 - h0 * p1
+    out[2] = -p0 * k2 - h0 * p2
+    out[3] = diag - p1 * k1 - h1 * p1
+    out[4] = -p1 * k2 - h1 * p2
+    out[5] = diag - p2 * k2 - h2 * p2
+
+
+cdef inline void inertia_act(const double* M, const double* Y, double* out) noexcept nogil:
+    """out = the inertia Y (given in frame b) expressed in frame a, M = aMb:
+    m' = m, h' = m t + R h, I' = R I R^T + translation_term(m, t, R h)."""
+    cdef double mass = Y[0], t0 = M[3], t1 = M[7], t2 = M[11]
+    cdef double rh[3]
+    cdef double I[6]
+    cdef double C[6]
+    rotate3(M, Y + 1, rh)
+    sym3_rotate(M, Y + 4, I)
+    _translation_term(mass, t0, t1, t2, rh[0], rh[1], rh[2], C)
+    out[0] = mass
+    out[1] = mass * t0 + rh[0]
+    out[2] = mass * t1 + rh[1]
+    out[3] = mass * t2 + rh[2]
+    out[4] = I[0] + C[0]; out[5] = I[1] + C[1]; out[6] = I[2] + C[2]
+    out[7] = I[3] + C[3]; out[8] = I[4] + C[4]; out[9] = I[5] + C[5]
+
+
+cdef inline void inertia_inv_act(const double* M, const double* Y, double* out) noexcept nogil:
+    """out = the inertia Y (given in frame a) expressed in frame b, M = aMb (the
+    inverse of inertia_act): with g = h - m t (first moment about b's origin,
+    a's axes), h' = R^T g and I' = R^T (I - translation_term(m, t, g)) R."""
+    cdef double mass = Y[0], t0 = M[3], t1 = M[7], t2 = M[11]
+    cdef double g[3]
+    cdef double S[6]
+    cdef double C[6]
+    g[0] = Y[1] - mass * t0
+    g[1] = Y[2] - mass * t1
+    g[2] = Y[3] - mass * t2
+    _translation_term(mass, t0, t1, t2, g[0], g[1], g[2], C)
+    S[0] = Y[4] - C[0]; S[1] = Y[5] - C[1]; S[2] = Y[6] - C[2]
+    S[3] = Y[7] - C[3]; S[4] = Y[8] - C[4]; S[5] = Y[9] - C[5]
+    out[0] = mass
+    rotate3_t(M, g, out + 1)
+    sym3_rotate_t(M, S, out + 4)
+
+
+cdef inline void inertia_add(double* acc, const double* Y) noexcept nogil:
+    """acc += Y (inertias about the same origin in the same axes add)."""
+    acc[0] += Y[0]; acc[1] += Y[1]; acc[2] += Y[2]; acc[3] += Y[3]; acc[4] += Y[4]
+    acc[5] += Y[5]; acc[6] += Y[6]; acc[7] += Y[7]; acc[8] += Y[8]; acc[9] += Y[9]
+
+
+cdef inline void inertia_from_mass_com(double mass, const double* com, const double* Ic,
+                                       double* out) noexcept nogil:
+    """out = [m, m c, I_origin] from the mass, the com c and the 3x3 row-major
+    inertia Ic about the com (its symmetric part):
+    I_origin = Ic + m (|c|^2 1 - c c^T)."""
+    cdef double c0 = com[0], c1 = com[1], c2 = com[2]
+    cdef double cc = c0 * c0 + c1 * c1 + c2 * c2
+    cdef double ixx = Ic[0], iyy = Ic[4], izz = Ic[8]
+    cdef double ixy = 0.5 * (Ic[1] + Ic[3]), ixz = 0.5 * (Ic[2] + Ic[6]), iyz = 0.5 * (Ic[5] + Ic[7])
+    out[0] = mass
+    out[1] = mass * c0; out[2] = mass * c1; out[3] = mass * c2
+    out[4] = ixx + mass * (cc - c0 * c0)
+    out[5] = ixy - mass * c0 * c1
+    out[6] = ixz - mass * c0 * c2
+    out[7] = iyy + mass * (cc - c1 * c1)
+    out[8] = iyz - mass * c1 * c2
+    out[9] = izz + mass * (cc - c2 * c2)
+
+
+cdef inline void inertia_to_mass_com(const double* Y, double* out) noexcept nogil:
+    """out = [mass, com (3), I_com (3x3 row-major)]; a massless inertia has com 0:
+    I_com = I_origin - (|h|^2 1 - h h^T) / m."""
+    cdef double mass = Y[0], h0 = Y[1], h1 = Y[2], h2 = Y[3]
+    # divide by m (never multiply by 1/m, which overflows for a subnormal mass)
+    cdef double d = mass if mass > 0.0 else 1.0, keep = 1.0 if mass > 0.0 else 0.0
+    cdef double hh = h0 * h0 + h1 * h1 + h2 * h2
+    cdef double xx = Y[4] - keep * ((hh - h0 * h0) / d), yy = Y[7] - keep * ((hh - h1 * h1) / d)
+    cdef double zz = Y[9] - keep * ((hh - h2 * h2) / d)
+    cdef double xy = Y[5] + keep * (h0 * h1 / d), xz = Y[6] + keep * (h0 * h2 / d)
+    cdef double yz = Y[8] + keep * (h1 * h2 / d)
+    out[0] = mass
+    out[1] = keep * (h0 / d); out[2] = keep * (h1 / d); out[3] = keep * (h2 / d)
+    out[4] = xx; out[5] = xy; out[6] = xz
+    out[7] = xy; out[8] = yy; out[9] = yz
+    out[10] = xz; out[11] = yz; out[12] = zz
+
+
+# ------------------------------------------------------------------------------------------
+# Dense 6x6 matrices, row-major (for users and tests; algorithms use the kernels above)
+# ------------------------------------------------------------------------------------------
+cdef inline void _put3(double* out, int row, int col, double a00, double a01, double a02,
+                       double a10, double a11, double a12, double a20, double a21,
+                       double a22) noexcept nogil:
+    """Write a 3x3 block at (row, col) of the 6x6 row-major ``out``."""
+    cdef double* o = out + 6 * row + col
+    o[0] = a00; o[1] = a01; o[2] = a02
+    o[6] = a10; o[7] = a11; o[8] = a12
+    o[12] = a20; o[13] = a21; o[14] = a22
+
+
+cdef inline void _zero36(double* out) noexcept nogil:
+    cdef int i
+    for i in range(36):
+        out[i] = 0.0
+
+
+cdef inline void adjoint_matrix(const double* M, double* out) noexcept nogil:
+    """out = Ad_M = [[R, [t]x R], [0, R]]."""
+    cdef double r00 = M[0], r01 = M[1], r02 = M[2], r10 = M[4], r11 = M[5], r12 = M[6]
+    cdef double r20 = M[8], r21 = M[9], r22 = M[10], t0 = M[3], t1 = M[7], t2 = M[11]
+    _zero36(out)
+    _put3(out, 0, 0, r00, r01, r02, r10, r11, r12, r20, r21, r22)
+    _put3(out, 3, 3, r00, r01, r02, r10, r11, r12, r20, r21, r22)
+    # [t]x R, column j = t x R_j
+    _put3(out, 0, 3,
+          t1 * r20 - t2 * r10, t1 * r21 - t2 * r11, t1 * r22 - t2 * r12,
+          t2 * r00 - t0 * r20, t2 * r01 - t0 * r21, t2 * r02 - t0 * r22,
+          t0 * r10 - t1 * r00, t0 * r11 - t1 * r01, t0 * r12 - t1 * r02)
+
+
+cdef inline void ad_matrix(const double* m, double* out) noexcept nogil:
+    """out = ad_m = [[[w]x, [v]x], [0, [w]x]]."""
+    cdef double v0 = m[0], v1 = m[1], v2 = m[2], w0 = m[3], w1 = m[4], w2 = m[5]
+    _zero36(out)
+    _put3(out, 0, 0, 0.0, -w2, w1, w2, 0.0, -w0, -w1, w0, 0.0)
+    _put3(out, 3, 3, 0.0, -w2, w1, w2, 0.0, -w0, -w1, w0, 0.0)
+    _put3(out, 0, 3, 0.0, -v2, v1, v2, 0.0, -v0, -v1, v0, 0.0)
+
+
+cdef inline void ad_star_matrix(const double* m, double* out) noexcept nogil:
+    """out = the matrix of force_cross(m, .) = -ad_m^T = [[[w]x, 0], [[v]x, [w]x]]."""
+    cdef double v0 = m[0], v1 = m[1], v2 = m[2], w0 = m[3], w1 = m[4], w2 = m[5]
+    _zero36(out)
+    _put3(out, 0, 0, 0.0, -w2, w1, w2, 0.0, -w0, -w1, w0, 0.0)
+    _put3(out, 3, 3, 0.0, -w2, w1, w2, 0.0, -w0, -w1, w0, 0.0)
+    _put3(out, 3, 0, 0.0, -v2, v1, v2, 0.0, -v0, -v1, v0, 0.0)
+
+
+cdef inline void inertia_matrix(const double* Y, double* out) noexcept nogil:
+    """out = [[m 1, -[h]x], [[h]x, I_origin]]."""
+    cdef double mass = Y[0], h0 = Y[1], h1 = Y[2], h2 = Y[3]
+    cdef double ixx = Y[4], ixy = Y[5], ixz = Y[6], iyy = Y[7], iyz = Y[8], izz = Y[9]
+    _zero36(out)
+    _put3(out, 0, 0, mass, 0.0, 0.0, 0.0, mass, 0.0, 0.0, 0.0, mass)
+    _put3(out, 0, 3, 0.0, h2, -h1, -h2, 0.0, h0, h1, -h0, 0.0)
+    _put3(out, 3, 0, 0.0, -h2, h1, h2, 0.0, -h0, -h1, h0, 0.0)
+    _put3(out, 3, 3, ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz)

@@ -1,0 +1,373 @@
+# cython: language_level=3
+"""Compiled kinematics: placements, frame velocities/accelerations, frame Jacobians
+and their time derivatives, center of mass and its Jacobian.
+
+Frame quantities only walk the chain root .. the frame's body.  Jacobian
+columns are built in world coordinates (Ad_{world_from_body} S) and then
+expressed in the requested reference: "world" as is, "local" with
+inv_act_motion(world_from_frame, .), "local_world_aligned" by moving the origin
+to the frame's origin (v + w x p).
+"""
+cimport cython
+from libc.string cimport memset, memcpy
+
+from rbd_c._kernels cimport se3_compose, act_motion, inv_act_motion, motion_cross
+from rbd_c._model cimport (CModel, Call, CompiledModel, compiled, fill_call, run, resolve_frame,
+                           resolve_reference, joint_column, REF_LOCAL, REF_WORLD, REF_LWA)
+from rbd_c._passes cimport world_placements, chain_pass, add6, sub6, set_bottom_row, first_moment
+
+
+cdef inline void _frame_world(const Call* c, const double* oMb, double* oMf) noexcept nogil:
+    """world_from_frame from world_from_body (oMb unused when the frame is on the world)."""
+    cdef const double* bMf = c.m.frame_placements + 16 * c.frame
+    if c.body >= 0:
+        se3_compose(oMb, bMf, oMf)
+    else:
+        memcpy(oMf, bMf, 12 * sizeof(double))
+    set_bottom_row(oMf)
+
+
+cdef inline void _rotate6(const double* M, const double* x, double* out) noexcept nogil:
+    """out = [R x_lin; R x_ang] with R the rotation of M."""
+    cdef int r
+    for r in range(3):
+        out[r] = M[4 * r] * x[0] + M[4 * r + 1] * x[1] + M[4 * r + 2] * x[2]
+        out[3 + r] = M[4 * r] * x[3] + M[4 * r + 1] * x[4] + M[4 * r + 2] * x[5]
+
+
+cdef inline void _shift_to(const double* p, const double* w, double* out) noexcept nogil:
+    """A world twist (origin at the world origin) seen at the point p: [v + w x p; w]."""
+    out[0] = w[0] + w[4] * p[2] - w[5] * p[1]
+    out[1] = w[1] + w[5] * p[0] - w[3] * p[2]
+    out[2] = w[2] + w[3] * p[1] - w[4] * p[0]
+    out[3] = w[3]; out[4] = w[4]; out[5] = w[5]
+
+
+cdef inline void _shift_lwa(const double* oMf, const double* w, double* out) noexcept nogil:
+    """_shift_to the origin of the world_from_frame placement oMf."""
+    cdef double p[3]
+    p[0] = oMf[3]; p[1] = oMf[7]; p[2] = oMf[11]
+    _shift_to(p, w, out)
+
+
+cdef inline int m_depth(const Call* c) noexcept nogil:
+    return c.m.depth[c.body]
+
+
+cdef inline int _frame_work(const CModel* m) noexcept:
+    return 28 * m.max_depth + 64
+
+
+# ---- placements ----------------------------------------------------------------------------
+cdef int k_fk(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    world_placements(c.m, ins[0], out)
+    return 0
+
+
+def forward_kinematics(model, q):
+    """World placement (4x4) of every body frame (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[3]
+    dims[0] = cm.m.nb
+    dims[1] = 4
+    dims[2] = 4
+    return run(model, cm, &call, b"q", ("q",), (q,), 3, dims, k_fk, 1, 25 * cm.m.nb)
+
+
+cdef int k_frame_placement(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    cdef int d = 0
+    if c.body >= 0:
+        d = chain_pass(c.m, c.body, ins[0], NULL, NULL, work, NULL, NULL)
+    _frame_world(c, work + 16 * (d - 1), out)
+    return 0
+
+
+def frame_placement(model, q, frame):
+    """World placement (4x4) of a frame (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    resolve_frame(&call, cm, model, frame)
+    cdef Py_ssize_t dims[2]
+    dims[0] = 4
+    dims[1] = 4
+    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_frame_placement, _frame_work(&cm.m),
+               25 * cm.m.max_depth)
+
+
+# ---- frame velocity / acceleration -----------------------------------------------------------
+cdef inline void _express(const Call* c, const double* oMb, const double* x_body, double* out) noexcept nogil:
+    """A body-frame motion (twist or spatial acceleration) of the frame's body, expressed
+    for the frame in the call's reference."""
+    cdef double oMf[16]
+    cdef double t[6]
+    if c.ref == REF_WORLD:
+        act_motion(oMb, x_body, out)
+    else:
+        inv_act_motion(c.m.frame_placements + 16 * c.frame, x_body, t)
+        if c.ref == REF_LOCAL:
+            memcpy(out, t, 6 * sizeof(double))
+        else:
+            _frame_world(c, oMb, oMf)
+            _rotate6(oMf, t, out)
+
+
+cdef int k_frame_velocity(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    cdef int d
+    if c.body < 0:
+        memset(out, 0, 6 * sizeof(double))
+        return 0
+    d = m_depth(c)
+    cdef double* oM = work
+    cdef double* V = work + 16 * d
+    chain_pass(c.m, c.body, ins[0], ins[1], NULL, oM, V, NULL)
+    _express(c, oM + 16 * (d - 1), V + 6 * (d - 1), out)
+    return 0
+
+
+def frame_velocity(model, q, v, frame, reference="local"):
+    """Twist of a frame in the given reference (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    resolve_frame(&call, cm, model, frame)
+    resolve_reference(&call, reference)
+    cdef Py_ssize_t dims[1]
+    dims[0] = 6
+    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_frame_velocity, _frame_work(&cm.m),
+               30 * cm.m.max_depth)
+
+
+cdef int k_frame_acceleration(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    cdef int d
+    cdef double vf[6]
+    cdef double t[6]
+    cdef double oMf[16]
+    if c.body < 0:
+        memset(out, 0, 6 * sizeof(double))
+        return 0
+    d = m_depth(c)
+    cdef double* oM = work
+    cdef double* V = work + 16 * d
+    cdef double* A = V + 6 * d
+    chain_pass(c.m, c.body, ins[0], ins[1], ins[2], oM, V, A)
+    _express(c, oM + 16 * (d - 1), A + 6 * (d - 1), out)
+    if c.ref == REF_LWA:
+        # d/dt of the mixed twist [R v; R w]: R (a_lin + w x v) for the linear part
+        # (the angular part gains R (w x w) = 0).
+        inv_act_motion(c.m.frame_placements + 16 * c.frame, V + 6 * (d - 1), vf)
+        t[0] = vf[4] * vf[2] - vf[5] * vf[1]
+        t[1] = vf[5] * vf[0] - vf[3] * vf[2]
+        t[2] = vf[3] * vf[1] - vf[4] * vf[0]
+        _frame_world(c, oM + 16 * (d - 1), oMf)
+        out[0] += oMf[0] * t[0] + oMf[1] * t[1] + oMf[2] * t[2]
+        out[1] += oMf[4] * t[0] + oMf[5] * t[1] + oMf[6] * t[2]
+        out[2] += oMf[8] * t[0] + oMf[9] * t[1] + oMf[10] * t[2]
+    return 0
+
+
+def frame_acceleration(model, q, v, a, frame, reference="local"):
+    """Spatial acceleration of a frame: the derivative of its twist in the given reference (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    resolve_frame(&call, cm, model, frame)
+    resolve_reference(&call, reference)
+    cdef Py_ssize_t dims[1]
+    dims[0] = 6
+    return run(model, cm, &call, b"qvv", ("q", "v", "a"), (q, v, a), 1, dims, k_frame_acceleration,
+               _frame_work(&cm.m), 40 * cm.m.max_depth)
+
+
+# ---- frame Jacobian and its time derivative ----------------------------------------------------
+cdef int k_frame_jacobian(const Call* c, const double** ins, double* J, double* work) noexcept nogil:
+    cdef const CModel* m = c.m
+    cdef int nv = m.nv, d, l, i, col, r, jc, cs
+    cdef double oMf[16]
+    cdef double s[6]
+    cdef double w[6]
+    cdef double t[6]
+    memset(J, 0, 6 * nv * sizeof(double))
+    if c.body < 0:
+        return 0
+    cdef double* oM = work
+    d = chain_pass(m, c.body, ins[0], NULL, NULL, oM, NULL, NULL)
+    _frame_world(c, oM + 16 * (d - 1), oMf)
+    cs = m.chain_start[c.body]
+    for l in range(d):
+        i = m.chains[cs + l]
+        for col in range(m.nvj[i]):
+            jc = m.v_idx[i] + col
+            joint_column(m, i, col, s)
+            act_motion(oM + 16 * l, s, w)
+            if c.ref == REF_WORLD:
+                memcpy(t, w, 6 * sizeof(double))
+            elif c.ref == REF_LOCAL:
+                inv_act_motion(oMf, w, t)
+            else:
+                _shift_lwa(oMf, w, t)
+            for r in range(6):
+                J[r * nv + jc] = t[r]
+    return 0
+
+
+def frame_jacobian(model, q, frame, reference="local"):
+    """Geometric Jacobian (6, nv) of a frame in the given reference (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    resolve_frame(&call, cm, model, frame)
+    resolve_reference(&call, reference)
+    cdef Py_ssize_t dims[2]
+    dims[0] = 6
+    dims[1] = cm.m.nv
+    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_frame_jacobian, _frame_work(&cm.m),
+               40 * cm.m.max_depth + cm.m.nv)
+
+
+cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, double* work) noexcept nogil:
+    cdef const CModel* m = c.m
+    cdef int nv = m.nv, d, l, i, col, r, jc, cs
+    cdef double oMf[16]
+    cdef double s[6]
+    cdef double w[6]
+    cdef double dw[6]
+    cdef double ov[6]
+    cdef double t[6]
+    cdef double u[6]
+    cdef double vf[6]
+    cdef double pdot[3]
+    memset(dJ, 0, 6 * nv * sizeof(double))
+    memset(vf, 0, 6 * sizeof(double))
+    pdot[0] = 0.0; pdot[1] = 0.0; pdot[2] = 0.0
+    if c.body < 0:
+        return 0
+    d = m_depth(c)
+    cdef double* oM = work
+    cdef double* V = work + 16 * d
+    chain_pass(m, c.body, ins[0], ins[1], NULL, oM, V, NULL)
+    _frame_world(c, oM + 16 * (d - 1), oMf)
+    if c.ref == REF_LOCAL:
+        inv_act_motion(m.frame_placements + 16 * c.frame, V + 6 * (d - 1), vf)
+    elif c.ref == REF_LWA:
+        # velocity of the frame origin in world coordinates
+        act_motion(oM + 16 * (d - 1), V + 6 * (d - 1), ov)
+        _shift_lwa(oMf, ov, t)
+        pdot[0] = t[0]; pdot[1] = t[1]; pdot[2] = t[2]
+    cs = m.chain_start[c.body]
+    for l in range(d):
+        i = m.chains[cs + l]
+        act_motion(oM + 16 * l, V + 6 * l, ov)     # world twist of the joint's body
+        for col in range(m.nvj[i]):
+            jc = m.v_idx[i] + col
+            joint_column(m, i, col, s)
+            act_motion(oM + 16 * l, s, w)           # world Jacobian column
+            motion_cross(ov, w, dw)                 # its time derivative
+            if c.ref == REF_WORLD:
+                memcpy(t, dw, 6 * sizeof(double))
+            elif c.ref == REF_LOCAL:
+                # d/dt (fX0 w) = fX0 dw - v_f x (fX0 w)
+                inv_act_motion(oMf, dw, t)
+                inv_act_motion(oMf, w, u)
+                motion_cross(vf, u, s)
+                sub6(t, s)
+            else:
+                # d/dt [w_v + w_w x p; w_w] = [dw_v + dw_w x p + w_w x pdot; dw_w]
+                _shift_lwa(oMf, dw, t)
+                t[0] += w[4] * pdot[2] - w[5] * pdot[1]
+                t[1] += w[5] * pdot[0] - w[3] * pdot[2]
+                t[2] += w[3] * pdot[1] - w[4] * pdot[0]
+            for r in range(6):
+                dJ[r * nv + jc] = t[r]
+    return 0
+
+
+def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
+    """Time derivative (6, nv) of the frame Jacobian in the given reference (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    cdef Call call
+    fill_call(&call, cm, model)
+    resolve_frame(&call, cm, model, frame)
+    resolve_reference(&call, reference)
+    cdef Py_ssize_t dims[2]
+    dims[0] = 6
+    dims[1] = cm.m.nv
+    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 2, dims, k_frame_jacobian_dot, _frame_work(&cm.m),
+               60 * cm.m.max_depth + cm.m.nv)
+
+
+# ---- center of mass ---------------------------------------------------------------------------
+@cython.cdivision(True)
+cdef int k_com(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+    cdef const CModel* m = c.m
+    cdef double h[3]
+    cdef int i
+    out[0] = 0.0; out[1] = 0.0; out[2] = 0.0
+    world_placements(m, ins[0], work)
+    for i in range(m.nb):
+        first_moment(m, i, work + 16 * i, h)
+        out[0] += h[0]; out[1] += h[1]; out[2] += h[2]
+    out[0] /= m.total_mass; out[1] /= m.total_mass; out[2] /= m.total_mass
+    return 0
+
+
+def center_of_mass(model, q):
+    """Center of mass of the robot, world frame (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    _check_mass(cm)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[1]
+    dims[0] = 3
+    return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_com, 16 * cm.m.nb, 25 * cm.m.nb)
+
+
+@cython.cdivision(True)
+cdef int k_com_jacobian(const Call* c, const double** ins, double* J, double* work) noexcept nogil:
+    """Column of a joint = (m_sub v + w x h_sub) / m_total, with (v, w) its world motion
+    and m_sub, h_sub the mass and first moment of the subtree it moves."""
+    cdef const CModel* m = c.m
+    cdef int nb = m.nb, nv = m.nv, i, p, col, jc, r
+    cdef double* oM = work
+    cdef double* H = work + 16 * nb     # per body: subtree mass, first moment (4)
+    cdef double s[6]
+    cdef double w[6]
+    cdef double inv_mass = 1.0 / m.total_mass
+    world_placements(m, ins[0], oM)
+    for i in range(nb):
+        H[4 * i] = m.inertias[10 * i]
+        first_moment(m, i, oM + 16 * i, H + 4 * i + 1)
+    for i in range(nb - 1, -1, -1):
+        p = m.parents[i]
+        if p >= 0:
+            for r in range(4):
+                H[4 * p + r] += H[4 * i + r]
+    for i in range(nb):
+        for col in range(m.nvj[i]):
+            jc = m.v_idx[i] + col
+            joint_column(m, i, col, s)
+            act_motion(oM + 16 * i, s, w)
+            J[jc] = (H[4 * i] * w[0] + w[4] * H[4 * i + 3] - w[5] * H[4 * i + 2]) * inv_mass
+            J[nv + jc] = (H[4 * i] * w[1] + w[5] * H[4 * i + 1] - w[3] * H[4 * i + 3]) * inv_mass
+            J[2 * nv + jc] = (H[4 * i] * w[2] + w[3] * H[4 * i + 2] - w[4] * H[4 * i + 1]) * inv_mass
+    return 0
+
+
+def com_jacobian(model, q):
+    """Jacobian (3, nv) of the center of mass, world frame (compiled)."""
+    cdef CompiledModel cm = compiled(model)
+    _check_mass(cm)
+    cdef Call call
+    fill_call(&call, cm, model)
+    cdef Py_ssize_t dims[2]
+    dims[0] = 3
+    dims[1] = cm.m.nv
+    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_com_jacobian, 20 * cm.m.nb, 40 * cm.m.nb)
+
+
+cdef int _check_mass(CompiledModel cm) except -1:
+    if not cm.m.total_mass > 0.0:
+        raise ValueError("the model has no mass: its center of mass is undefined")
+    return 0

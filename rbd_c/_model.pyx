@@ -1,0 +1,442 @@
+# cython: language_level=3
+"""Compiled model view (cached on the Model), argument driver and thread count.
+
+The driver ``run`` is shared by every algorithm.  A single call with exact-shape
+float64 C-contiguous ndarrays takes the fast path: plain integer shape checks,
+no conversion, the output is the only allocation, the kernel's scratch is on
+the C stack (or malloc'ed per call for big models), so concurrent calls from
+several Python threads never share memory.  Anything else (lists, other
+dtypes, non-contiguous arrays, broadcasting, bad input) goes through
+``rbd._checks.model_arrays``, the validation the reference uses, so errors are
+the same.  Finiteness is checked inside the C loop; a NaN or inf re-runs the
+shared validation to raise the reference's error.
+
+Batches run as one loop with the GIL released, split over OpenMP threads, each
+thread with its own scratch; memory is inputs + outputs + one scratch per thread.
+"""
+cimport cython
+cimport numpy as cnp
+from cython.parallel cimport prange, parallel, threadid
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+
+import numpy as np
+
+cnp.import_array()
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int rbd_omp_max_threads(void) { return omp_get_max_threads(); }
+    static int rbd_have_openmp(void) { return 1; }
+    #else
+    static int rbd_omp_max_threads(void) { return 1; }
+    static int rbd_have_openmp(void) { return 0; }
+    #endif
+    """
+    int rbd_omp_max_threads() noexcept nogil
+    int rbd_have_openmp() noexcept nogil
+
+
+# Per-sample work below which a batch is not worth waking the thread team for,
+# and at which a single call releases the GIL (in units of ``cost``).
+cdef enum:
+    PARALLEL_WORK = 4000
+    STACK_DOUBLES = 2048
+    MAX_INPUTS = 8
+    MAX_DIMS = 64
+
+cdef int _num_threads = max(1, rbd_omp_max_threads())
+cdef object _model_arrays = None
+
+
+def set_num_threads(n):
+    """Number of OpenMP threads batched calls use (default: all cores, or OMP_NUM_THREADS)."""
+    global _num_threads
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError("n must be an int, got %r" % (type(n).__name__,))
+    if n < 1:
+        raise ValueError("n must be >= 1, got %d" % n)
+    _num_threads = int(n)
+
+
+def get_num_threads():
+    """Number of OpenMP threads batched calls use."""
+    return _num_threads
+
+
+def have_openmp():
+    """True when rbd_c was compiled with OpenMP (otherwise batches run serially)."""
+    return bool(rbd_have_openmp())
+
+
+cdef int current_threads() noexcept nogil:
+    return _num_threads
+
+
+def _none():
+    return None
+
+
+cdef class CompiledModel:
+    """The flat arrays of one Model as C arrays (built once, cached as model._compiled)."""
+
+    def __reduce__(self):
+        # Never pickled: an unpickled model rebuilds its view on first use.
+        return (_none, ())
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __repr__(self):
+        return "<rbd_c CompiledModel nbodies=%d nq=%d nv=%d>" % (self.m.nb, self.m.nq, self.m.nv)
+
+
+cdef inline int* _ints(list owner, values):
+    arr = np.ascontiguousarray(np.asarray(values).reshape(-1), dtype=np.intc)
+    if arr.size == 0:
+        arr = np.zeros(1, dtype=np.intc)
+    owner.append(arr)
+    return <int*>cnp.PyArray_DATA(arr)
+
+
+cdef inline double* _doubles(list owner, values):
+    arr = np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape(-1))
+    if arr.size == 0:
+        arr = np.zeros(1)
+    owner.append(arr)
+    return <double*>cnp.PyArray_DATA(arr)
+
+
+cdef CompiledModel _build(object model):
+    try:
+        parents = np.asarray(model.parents, dtype=np.intp).reshape(-1)
+        kinds = np.asarray(model.joint_kinds, dtype=np.intc).reshape(-1)
+        nq_j = np.asarray(model.joint_nq, dtype=np.intp).reshape(-1)
+        nv_j = np.asarray(model.joint_nv, dtype=np.intp).reshape(-1)
+        q_idx = np.asarray(model.q_idx, dtype=np.intp).reshape(-1)
+        v_idx = np.asarray(model.v_idx, dtype=np.intp).reshape(-1)
+        axes = np.asarray(model.joint_axes, dtype=np.float64).reshape(-1, 3)
+        placements = np.asarray(model.joint_placements, dtype=np.float64).reshape(-1, 4, 4)
+        inertias = np.asarray(model.inertias, dtype=np.float64).reshape(-1, 10)
+        frame_parents = np.asarray(model.frame_parents, dtype=np.intp).reshape(-1)
+        frame_placements = np.asarray(model.frame_placements, dtype=np.float64).reshape(-1, 4, 4)
+        nq, nv = int(model.nq), int(model.nv)
+    except AttributeError as exc:
+        raise TypeError("model must be an rbd.Model, got %r (%s)" % (type(model).__name__, exc)) from None
+    nb = parents.shape[0]
+    if not (kinds.shape[0] == nb == axes.shape[0] == placements.shape[0] == inertias.shape[0]
+            == nq_j.shape[0] == nv_j.shape[0] == q_idx.shape[0] == v_idx.shape[0]):
+        raise ValueError("model arrays have inconsistent lengths")
+    if nb and (np.any(parents >= np.arange(nb)) or np.any(parents < -1)):
+        raise ValueError("model bodies must be ordered parents first (parents[i] < i)")
+    if np.any((kinds < 0) | (kinds > 7)):
+        raise ValueError("model has an unknown joint kind")
+    if frame_parents.shape[0] != frame_placements.shape[0] or np.any(frame_parents >= nb) or np.any(frame_parents < -1):
+        raise ValueError("model frames are inconsistent")
+
+    par = [int(x) for x in parents]
+    depth = [0] * nb
+    subtree_end = list(range(1, nb + 1))
+    for i in range(nb):
+        depth[i] = 1 + (depth[par[i]] if par[i] >= 0 else 0)
+    for i in reversed(range(nb)):
+        if par[i] >= 0:
+            subtree_end[par[i]] = max(subtree_end[par[i]], subtree_end[i])
+    chain_start = [0] * nb
+    chains = []
+    for i in range(nb):
+        chain_start[i] = len(chains)
+        path, j = [], i
+        while j >= 0:
+            path.append(j)
+            j = par[j]
+        chains.extend(reversed(path))
+    d2 = nv_j * nv_j
+    d2_idx = np.cumsum(d2) - d2
+
+    cdef CompiledModel cm = CompiledModel.__new__(CompiledModel)
+    cdef list owner = []
+    cm.m.nb = nb
+    cm.m.nq = nq
+    cm.m.nv = nv
+    cm.m.nframes = frame_parents.shape[0]
+    cm.m.nd2 = int(d2.sum())
+    cm.m.max_depth = max(depth) if nb else 0
+    cm.m.parents = _ints(owner, parents)
+    cm.m.kinds = _ints(owner, kinds)
+    cm.m.q_idx = _ints(owner, q_idx)
+    cm.m.v_idx = _ints(owner, v_idx)
+    cm.m.nqj = _ints(owner, nq_j)
+    cm.m.nvj = _ints(owner, nv_j)
+    cm.m.d2_idx = _ints(owner, d2_idx)
+    cm.m.subtree_end = _ints(owner, subtree_end)
+    cm.m.depth = _ints(owner, depth)
+    cm.m.chain_start = _ints(owner, chain_start)
+    cm.m.chains = _ints(owner, chains)
+    cm.m.axes = _doubles(owner, axes)
+    cm.m.placements = _doubles(owner, placements)
+    cm.m.inertias = _doubles(owner, inertias)
+    cm.m.frame_parents = _ints(owner, frame_parents)
+    cm.m.frame_placements = _doubles(owner, frame_placements)
+    cm.m.total_mass = float(inertias[:, 0].sum()) if nb else 0.0
+    cm.owner = tuple(owner)
+    return cm
+
+
+cdef CompiledModel compiled(object model):
+    """The cached compiled view of ``model`` (built on first use)."""
+    try:
+        cm = model._compiled
+    except AttributeError:
+        cm = None
+    if type(cm) is CompiledModel:
+        return <CompiledModel>cm
+    cm = _build(model)
+    try:
+        model._compiled = cm
+    except AttributeError:  # e.g. a model with __slots__: rebuild each call
+        pass
+    return <CompiledModel>cm
+
+
+cdef int fill_call(Call* call, CompiledModel cm, object model) except -1:
+    call.m = &cm.m
+    call.frame = -1
+    call.body = -1
+    call.ref = REF_LOCAL
+    call.flag = 0
+    g = model._gravity
+    cdef cnp.ndarray ga
+    cdef const double* gp
+    if (cnp.PyArray_CheckExact(g) and cnp.PyArray_TYPE(<cnp.ndarray>g) == cnp.NPY_DOUBLE
+            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>g) and cnp.PyArray_SIZE(<cnp.ndarray>g) == 3):
+        ga = <cnp.ndarray>g
+    else:
+        ga = np.ascontiguousarray(model.gravity, dtype=np.float64).reshape(3)
+    gp = <const double*>cnp.PyArray_DATA(ga)
+    call.g[0] = gp[0]
+    call.g[1] = gp[1]
+    call.g[2] = gp[2]
+    return 0
+
+
+cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1:
+    cdef Py_ssize_t fid
+    if type(frame) is int and 0 <= frame < cm.m.nframes:
+        fid = frame
+    else:
+        fid = model.frame_id(frame)
+    call.frame = <int>fid
+    call.body = cm.m.frame_parents[fid]
+    return 0
+
+
+cdef int resolve_reference(Call* call, object reference) except -1:
+    if not isinstance(reference, str):
+        raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %r" % (reference,))
+    if reference == "local":
+        call.ref = REF_LOCAL
+    elif reference == "world":
+        call.ref = REF_WORLD
+    elif reference == "local_world_aligned":
+        call.ref = REF_LWA
+    else:
+        raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %r" % (reference,))
+    return 0
+
+
+cdef inline Py_ssize_t _trailing(const CModel* m, char code, Py_ssize_t* dims) noexcept:
+    """Per-sample shape of an input from its spec code; returns its ndim."""
+    if code == b'q':
+        dims[0] = m.nq
+        return 1
+    if code == b'f':
+        dims[0] = m.nb
+        dims[1] = 6
+        return 2
+    dims[0] = m.nv
+    return 1
+
+
+cdef object _validate(object model, tuple names, tuple values):
+    """The shared validation (rbd._checks.model_arrays): raises the reference's errors."""
+    global _model_arrays
+    if _model_arrays is None:
+        # Imported lazily: rbd imports rbd_c while it initialises.
+        from rbd._checks import model_arrays
+        _model_arrays = model_arrays
+    kwargs = {}
+    for k in range(len(names)):
+        kwargs[names[k]] = values[k]
+    return _model_arrays(model, **kwargs)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** base, const Py_ssize_t* size,
+                     bint check, Py_ssize_t s, double* out, Py_ssize_t out_size, double* work) noexcept nogil:
+    """Run sample s: returns a bit per non-finite input (bit k for input k)."""
+    cdef const double* ins[MAX_INPUTS]
+    cdef int k, bad = 0
+    for k in range(nin):
+        if base[k] == NULL:
+            ins[k] = NULL
+        else:
+            ins[k] = base[k] + s * size[k]
+            if check and nonfinite(ins[k], size[k]) != 0.0:
+                bad |= 1 << k
+    kern(call, ins, out + s * out_size, work)
+    return bad
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tuple names, tuple values,
+                int out_nd, Py_ssize_t* out_dims, kernel_t kern, Py_ssize_t work_doubles, int cost):
+    cdef const CModel* m = &cm.m
+    cdef int nin = len(values)
+    cdef const double* base[MAX_INPUTS]
+    cdef Py_ssize_t size[MAX_INPUTS]
+    cdef Py_ssize_t tdims[2]
+    cdef cnp.npy_intp dims[MAX_DIMS]
+    cdef cnp.npy_intp* adims
+    cdef int k, j, nt, tnd, nbatch = -1, bad = 0, andim
+    cdef bint fast = True, check = True
+    cdef cnp.ndarray arr
+    cdef object x
+    cdef object keep = None
+    cdef Py_ssize_t N = 1, s, out_size = 1, wpad
+    cdef double stackbuf[STACK_DOUBLES]
+    cdef double* work = NULL
+    cdef double* outp
+    cdef int* flags
+
+    # ---- fast path: exact-shape float64 C-contiguous ndarrays ------------------------
+    for k in range(nin):
+        x = values[k]
+        if x is None:
+            base[k] = NULL
+            size[k] = 0
+            continue
+        if not cnp.PyArray_CheckExact(x):
+            fast = False
+            break
+        arr = <cnp.ndarray>x
+        if cnp.PyArray_TYPE(arr) != cnp.NPY_DOUBLE or not cnp.PyArray_ISCARRAY_RO(arr):
+            fast = False
+            break
+        tnd = <int>_trailing(m, spec[k], tdims)
+        andim = cnp.PyArray_NDIM(arr)
+        adims = cnp.PyArray_DIMS(arr)
+        if andim < tnd or andim - tnd + out_nd > MAX_DIMS:
+            fast = False
+            break
+        if adims[andim - 1] != tdims[tnd - 1] or (tnd == 2 and adims[andim - 2] != tdims[0]):
+            fast = False
+            break
+        if nbatch < 0:
+            nbatch = andim - tnd
+            for j in range(nbatch):
+                dims[j] = adims[j]
+        elif andim - tnd != nbatch:
+            fast = False
+            break
+        else:
+            for j in range(nbatch):
+                if dims[j] != adims[j]:
+                    fast = False
+                    break
+            if not fast:
+                break
+        base[k] = <const double*>cnp.PyArray_DATA(arr)
+        size[k] = tdims[0] * (tdims[1] if tnd == 2 else 1)
+
+    # ---- slow path: the shared validation, conversion and broadcasting ---------------
+    if not fast:
+        batch, arrays = _validate(model, names, values)
+        keep = arrays
+        check = False
+        nbatch = len(batch)
+        if nbatch + out_nd > MAX_DIMS:
+            raise ValueError("too many batch dimensions")
+        for j in range(nbatch):
+            dims[j] = batch[j]
+        for k in range(nin):
+            x = arrays[k]
+            if x is None:
+                base[k] = NULL
+                size[k] = 0
+            else:
+                arr = <cnp.ndarray>x
+                base[k] = <const double*>cnp.PyArray_DATA(arr)
+                tnd = <int>_trailing(m, spec[k], tdims)
+                size[k] = tdims[0] * (tdims[1] if tnd == 2 else 1)
+    if nbatch < 0:
+        nbatch = 0
+
+    for j in range(nbatch):
+        N *= dims[j]
+    for j in range(out_nd):
+        dims[nbatch + j] = out_dims[j]
+        out_size *= out_dims[j]
+    out = cnp.PyArray_EMPTY(nbatch + out_nd, dims, cnp.NPY_DOUBLE, 0)
+    outp = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
+    if N == 0:
+        return out
+
+    if work_doubles < 1:
+        work_doubles = 1
+    nt = current_threads()
+    if nt > N:
+        nt = <int>N
+    if N == 1 or nt <= 1 or N * cost < PARALLEL_WORK:
+        # ---- one thread: scratch on the stack when it fits --------------------------
+        if work_doubles <= STACK_DOUBLES:
+            work = stackbuf
+        else:
+            work = <double*>malloc(work_doubles * sizeof(double))
+            if work == NULL:
+                raise MemoryError()
+        try:
+            if N * cost < PARALLEL_WORK:
+                for s in range(N):
+                    bad |= _one(call, kern, nin, base, size, check, s, outp, out_size, work)
+            else:
+                with nogil:
+                    for s in range(N):
+                        bad |= _one(call, kern, nin, base, size, check, s, outp, out_size, work)
+        finally:
+            if work != stackbuf:
+                free(work)
+    else:
+        # ---- OpenMP: one scratch and one flag word per thread -----------------------
+        wpad = (work_doubles + 7) & ~(<Py_ssize_t>7)
+        work = <double*>malloc(nt * wpad * sizeof(double))
+        flags = <int*>malloc(nt * 16 * sizeof(int))
+        if work == NULL or flags == NULL:
+            free(work)
+            free(flags)
+            raise MemoryError()
+        memset(flags, 0, nt * 16 * sizeof(int))
+        with nogil, parallel(num_threads=nt):
+            for s in prange(N, schedule='static'):
+                flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, s, outp, out_size,
+                                               work + threadid() * wpad)
+        for j in range(nt):
+            bad |= flags[16 * j]
+        free(work)
+        free(flags)
+
+    if bad:
+        _validate(model, names, values)  # raises the reference's error for the NaN/inf
+        for k in range(nin):
+            if bad & (1 << k):
+                raise ValueError("%s must contain only finite numbers (found NaN or inf)" % names[k])
+    if nbatch == 0 and out_nd == 0:
+        return outp[0]
+    return out

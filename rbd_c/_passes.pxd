@@ -1,0 +1,94 @@
+# cython: language_level=3
+"""Forward passes shared by the kinematics and dynamics kernels (inline, nogil)."""
+from libc.string cimport memcpy, memset
+
+from rbd_c._kernels cimport se3_compose, inv_act_motion, motion_cross
+from rbd_c._model cimport CModel, joint_placement, joint_motion, joint_motion_add
+
+
+cdef inline void add6(double* x, const double* y) noexcept nogil:
+    x[0] += y[0]; x[1] += y[1]; x[2] += y[2]; x[3] += y[3]; x[4] += y[4]; x[5] += y[5]
+
+
+cdef inline void sub6(double* x, const double* y) noexcept nogil:
+    x[0] -= y[0]; x[1] -= y[1]; x[2] -= y[2]; x[3] -= y[3]; x[4] -= y[4]; x[5] -= y[5]
+
+
+cdef inline double dot6(const double* x, const double* y) noexcept nogil:
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
+
+
+cdef inline void set_bottom_row(double* M) noexcept nogil:
+    M[12] = 0.0; M[13] = 0.0; M[14] = 0.0; M[15] = 1.0
+
+
+cdef inline void world_placements(const CModel* m, const double* q, double* oM) noexcept nogil:
+    """World_from_body placements (4x4, bottom row set) of every body."""
+    cdef int i, p
+    cdef double Xl[16]
+    for i in range(m.nb):
+        p = m.parents[i]
+        if p >= 0:
+            joint_placement(m, i, q + m.q_idx[i], Xl)
+            se3_compose(oM + 16 * p, Xl, oM + 16 * i)
+        else:
+            joint_placement(m, i, q + m.q_idx[i], oM + 16 * i)
+        set_bottom_row(oM + 16 * i)
+
+
+cdef inline void body_velocities(const CModel* m, const double* q, const double* v, double* X,
+                                 double* V) noexcept nogil:
+    """Parent_from_body placements X and body-frame twists V of every body."""
+    cdef int i, p
+    cdef double vJ[6]
+    for i in range(m.nb):
+        p = m.parents[i]
+        joint_placement(m, i, q + m.q_idx[i], X + 16 * i)
+        joint_motion(m, i, v + m.v_idx[i], vJ)
+        if p >= 0:
+            inv_act_motion(X + 16 * i, V + 6 * p, V + 6 * i)
+            add6(V + 6 * i, vJ)
+        else:
+            memcpy(V + 6 * i, vJ, 6 * sizeof(double))
+
+
+cdef inline int chain_pass(const CModel* m, int body, const double* q, const double* v, const double* a,
+                           double* oM, double* V, double* A) noexcept nogil:
+    """Walk the chain root .. body (d bodies, returned): world placements oM[16 l] and,
+    when v (a) is given, body-frame twists V[6 l] (accelerations A[6 l], without gravity)."""
+    cdef int d = m.depth[body], cs = m.chain_start[body], l, i
+    cdef double Xl[16]
+    cdef double vJ[6]
+    cdef double t[6]
+    for l in range(d):
+        i = m.chains[cs + l]
+        joint_placement(m, i, q + m.q_idx[i], Xl)
+        if l > 0:
+            se3_compose(oM + 16 * (l - 1), Xl, oM + 16 * l)
+        else:
+            memcpy(oM, Xl, 12 * sizeof(double))
+        set_bottom_row(oM + 16 * l)
+        if v != NULL:
+            joint_motion(m, i, v + m.v_idx[i], vJ)
+            if l > 0:
+                inv_act_motion(Xl, V + 6 * (l - 1), V + 6 * l)
+                add6(V + 6 * l, vJ)
+            else:
+                memcpy(V, vJ, 6 * sizeof(double))
+            if a != NULL:
+                if l > 0:
+                    inv_act_motion(Xl, A + 6 * (l - 1), A + 6 * l)
+                    motion_cross(V + 6 * l, vJ, t)
+                    add6(A + 6 * l, t)
+                else:
+                    memset(A, 0, 6 * sizeof(double))
+                joint_motion_add(m, i, a + m.v_idx[i], A + 6 * l)
+    return d
+
+
+cdef inline void first_moment(const CModel* m, int i, const double* oM, double* h) noexcept nogil:
+    """World first moment of mass (m c) of body i from its world placement oM: m p + R h_body."""
+    cdef const double* Y = m.inertias + 10 * i
+    h[0] = Y[0] * oM[3] + oM[0] * Y[1] + oM[1] * Y[2] + oM[2] * Y[3]
+    h[1] = Y[0] * oM[7] + oM[4] * Y[1] + oM[5] * Y[2] + oM[6] * Y[3]
+    h[2] = Y[0] * oM[11] + oM[8] * Y[1] + oM[9] * Y[2] + oM[10] * Y[3]

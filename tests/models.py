@@ -1,0 +1,94 @@
+"""Random kinematic trees for the tests: every joint kind, fixed links, branches.
+
+``random_model(seed)`` builds, with ``rbd.ModelBuilder``, a tree whose first
+joints go once through every joint type (revolute about x, y, z and about a
+random axis, continuous, prismatic, spherical, planar, fixed, floating) and
+whose other joints are drawn at random; each new link hangs from a random
+earlier link, so the tree branches.  Links have random masses, centers of mass
+and physically valid rotational inertias; joint origins are random poses;
+some revolute and prismatic joints get finite limits.  A few tool frames are
+added on random links.  ``floating_base=True`` puts a free flyer at the root.
+"""
+import numpy as np
+
+import rbd
+
+# (URDF-style type, axis): None means a random unit axis.
+JOINT_TYPES = (
+    ("revolute", (1.0, 0.0, 0.0)),
+    ("revolute", (0.0, 1.0, 0.0)),
+    ("revolute", (0.0, 0.0, 1.0)),
+    ("revolute", None),
+    ("continuous", None),
+    ("prismatic", None),
+    ("spherical", (0.0, 0.0, 1.0)),
+    ("planar", (0.0, 0.0, 1.0)),
+    ("fixed", (0.0, 0.0, 1.0)),
+    ("floating", (0.0, 0.0, 1.0)),
+)
+
+
+def random_rotation(rng):
+    """A uniformly random rotation matrix (QR of a Gaussian matrix, sign-fixed)."""
+    Q, R = np.linalg.qr(rng.normal(size=(3, 3)))
+    Q = Q * np.sign(np.diag(R))
+    if np.linalg.det(Q) < 0:
+        Q[:, 0] = -Q[:, 0]
+    return Q
+
+
+def random_pose(rng, scale=0.4):
+    pose = np.eye(4)
+    pose[:3, :3] = random_rotation(rng)
+    pose[:3, 3] = rng.normal(scale=scale, size=3)
+    return pose
+
+
+def random_inertia(rng):
+    """(mass, com, rotational inertia about the com) of a plausible body."""
+    mass = rng.uniform(0.3, 3.0)
+    com = rng.normal(scale=0.15, size=3)
+    principal = np.sort(rng.uniform(0.02, 0.3, size=3))
+    principal[2] = min(principal[2], 0.99 * (principal[0] + principal[1]))  # triangle inequality
+    axes = random_rotation(rng)
+    return mass, com, axes @ np.diag(principal) @ axes.T
+
+
+def random_model(seed, nlinks=12, floating_base=True, nframes=3):
+    rng = np.random.default_rng(seed)
+    builder = rbd.ModelBuilder("random_tree_%d" % seed)
+    mass, com, inertia = random_inertia(rng)
+    builder.add_link("link0", mass=mass, com=com, inertia=inertia)
+    links = ["link0"]
+    kinds = list(range(len(JOINT_TYPES)))
+    kinds += list(rng.integers(0, len(JOINT_TYPES), size=max(0, nlinks - 1 - len(kinds))))
+    for n, k in enumerate(kinds[: nlinks - 1], start=1):
+        joint_type, axis = JOINT_TYPES[k]
+        if axis is None:
+            axis = rng.normal(size=3)
+            axis /= np.linalg.norm(axis)
+        name = "link%d" % n
+        mass, com, inertia = random_inertia(rng)
+        builder.add_link(name, mass=mass, com=com, inertia=inertia)
+        limits = {}
+        if joint_type in ("revolute", "prismatic") and rng.uniform() < 0.5:
+            lower = rng.uniform(-2.0, 0.0)
+            limits = dict(lower=lower, upper=lower + rng.uniform(0.1, 2.0))
+        parent = links[int(rng.integers(0, len(links)))]
+        builder.add_joint("joint%d" % n, joint_type, parent=parent, child=name,
+                          origin=random_pose(rng), axis=axis, **limits)
+        links.append(name)
+    for n in range(nframes):
+        builder.add_frame("tool%d" % n, links[int(rng.integers(0, len(links)))], origin=random_pose(rng))
+    return builder.build(floating_base=floating_base)
+
+
+def random_state(model, rng, batch=()):
+    """A valid random (q, v, a, tau, fext) with leading ``batch`` dimensions."""
+    q = rbd.random_configuration(model, rng) if batch == () else np.stack(
+        [rbd.random_configuration(model, rng) for _ in range(int(np.prod(batch)))]).reshape(batch + (model.nq,))
+    v = rng.normal(size=batch + (model.nv,))
+    a = rng.normal(size=batch + (model.nv,))
+    tau = rng.normal(scale=5.0, size=batch + (model.nv,))
+    fext = rng.normal(scale=2.0, size=batch + (model.nbodies, 6))
+    return q, v, a, tau, fext

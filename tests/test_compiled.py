@@ -1,0 +1,425 @@
+"""The compiled backend (rbd_c) against the NumPy reference (rbd.reference).
+
+Every algorithm of ``rbd.ALGORITHMS`` is called on both, directly (not through
+``rbd.set_backend``), on the sample robots and on random trees that cover
+every joint kind; single samples and batches must agree to 1e-10.  Then the
+things only the compiled path has: threads (Python threads and OpenMP), the
+fast argument path versus the general one, bad input giving the reference's
+errors, and inputs left untouched.
+"""
+import threading
+
+import numpy as np
+import pytest
+
+import rbd
+from rbd import reference as ref
+
+from conftest import HAVE_COMPILED
+from models import random_model
+
+if not HAVE_COMPILED:
+    pytest.skip("rbd_c is not built", allow_module_level=True)
+
+import rbd_c  # noqa: E402
+
+TOL = 1e-10
+REFERENCES = ("local", "world", "local_world_aligned")
+
+
+# ------------------------------------------------------------------------------------------
+# Models
+# ------------------------------------------------------------------------------------------
+MODEL_IDS = ["arm7", "quadruped", "tree0", "tree1-fixed-base", "tree2"]
+
+
+@pytest.fixture(scope="module", params=MODEL_IDS)
+def model(request):
+    name = request.param
+    if name == "tree0":
+        return random_model(0)
+    if name == "tree1-fixed-base":
+        return random_model(1, nlinks=12, floating_base=False)
+    if name == "tree2":
+        return random_model(2, nlinks=20)
+    return rbd.sample_model(name)
+
+
+def random_state(model, rng, batch=()):
+    """Valid q (unit quaternions), v, a, tau and fext with leading ``batch`` dimensions."""
+    v0 = rng.normal(size=batch + (model.nv,))
+    q = ref.integrate(model, np.broadcast_to(ref.neutral(model), batch + (model.nq,)), 2.0 * v0)
+    v = rng.normal(size=batch + (model.nv,))
+    a = rng.normal(size=batch + (model.nv,))
+    tau = rng.normal(size=batch + (model.nv,))
+    fext = rng.normal(size=batch + (model.nbodies, 6))
+    return q, v, a, tau, fext
+
+
+def _calls(model, q, v, a, tau, fext, frames):
+    """(name, args, kwargs) for every algorithm on the given state."""
+    calls = [
+        ("integrate", (q, v), {}),
+        ("difference", (q, ref.integrate(model, q, 0.3 * v)), {}),
+        ("normalize", (q,), {}),
+        ("forward_kinematics", (q,), {}),
+        ("center_of_mass", (q,), {}),
+        ("com_jacobian", (q,), {}),
+        ("rnea", (q, v, a), {}),
+        ("rnea", (q, v, a), {"fext": fext}),
+        ("gravity", (q,), {}),
+        ("nonlinear_effects", (q, v), {}),
+        ("crba", (q,), {}),
+        ("aba", (q, v, tau), {}),
+        ("aba", (q, v, tau), {"fext": fext}),
+        ("coriolis_matrix", (q, v), {}),
+        ("kinetic_energy", (q, v), {}),
+        ("potential_energy", (q,), {}),
+        ("centroidal_momentum", (q, v), {}),
+    ]
+    for frame in frames:
+        calls.append(("frame_placement", (q, frame), {}))
+        for reference in REFERENCES:
+            calls += [
+                ("frame_velocity", (q, v, frame), {"reference": reference}),
+                ("frame_acceleration", (q, v, a, frame), {"reference": reference}),
+                ("frame_jacobian", (q, frame), {"reference": reference}),
+                ("frame_jacobian_time_derivative", (q, v, frame), {"reference": reference}),
+            ]
+    return calls
+
+
+def _frames(model):
+    """A few frames: the first, the last, one in the middle (by name and by index)."""
+    n = model.nframes
+    return sorted({0, n // 2, n - 1}) + [model.frame_names[-1]]
+
+
+def assert_same(name, args, kwargs, model):
+    expected = getattr(ref, name)(model, *args, **kwargs)
+    got = getattr(rbd_c, name)(model, *args, **kwargs)
+    expected, got = np.asarray(expected), np.asarray(got)
+    assert got.shape == expected.shape, name
+    assert got.dtype == np.float64, name
+    np.testing.assert_allclose(got, expected, rtol=0, atol=TOL * max(1.0, np.abs(expected).max(initial=0)),
+                               err_msg="%s%s" % (name, "" if not kwargs else " %s" % kwargs))
+
+
+# ------------------------------------------------------------------------------------------
+# Agreement with the reference
+# ------------------------------------------------------------------------------------------
+def test_exports_every_algorithm():
+    missing = [name for name in rbd.ALGORITHMS if not callable(getattr(rbd_c, name, None))]
+    assert not missing
+    assert callable(rbd_c.set_num_threads) and callable(rbd_c.get_num_threads)
+
+
+def test_neutral(model):
+    assert_same("neutral", (), {}, model)
+
+
+def test_single_samples_agree(model):
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        q, v, a, tau, fext = random_state(model, rng)
+        for name, args, kwargs in _calls(model, q, v, a, tau, fext, _frames(model)):
+            assert_same(name, args, kwargs, model)
+
+
+@pytest.mark.parametrize("batch", [(7,), (2, 3)], ids=["N7", "2x3"])
+def test_batches_agree(model, batch):
+    rng = np.random.default_rng(11)
+    q, v, a, tau, fext = random_state(model, rng, batch)
+    for name, args, kwargs in _calls(model, q, v, a, tau, fext, _frames(model)[:1]):
+        assert_same(name, args, kwargs, model)
+        # and each sample of the batch equals the single call on it
+        got = getattr(rbd_c, name)(model, *args, **kwargs)
+        for idx in np.ndindex(*batch):
+            single_args = tuple(x[idx] if isinstance(x, np.ndarray) else x for x in args)
+            single_kwargs = {k: (x[idx] if isinstance(x, np.ndarray) else x) for k, x in kwargs.items()}
+            np.testing.assert_array_equal(got[idx], getattr(rbd_c, name)(model, *single_args, **single_kwargs))
+
+
+def test_scalar_outputs_are_floats(model):
+    q, v, *_ = random_state(model, np.random.default_rng(3))
+    assert isinstance(rbd_c.kinetic_energy(model, q, v), float)
+    assert isinstance(rbd_c.potential_energy(model, q), float)
+
+
+def test_random_configuration(model):
+    q1 = rbd_c.random_configuration(model, np.random.default_rng(5))
+    q2 = rbd_c.random_configuration(model, np.random.default_rng(5))
+    np.testing.assert_array_equal(q1, q2)
+    assert q1.shape == (model.nq,)
+    np.testing.assert_allclose(rbd_c.normalize(model, q1), q1, atol=1e-12)  # unit quaternions
+    finite_lo, finite_hi = np.isfinite(model.lower_limits), np.isfinite(model.upper_limits)
+    assert np.all(q1[finite_lo] >= model.lower_limits[finite_lo])
+    assert np.all(q1[finite_hi] <= model.upper_limits[finite_hi])
+    assert rbd_c.random_configuration(model).shape == (model.nq,)  # rng=None
+
+
+def test_identities(model):
+    """Backend-independent checks of the compiled algorithms against each other."""
+    rng = np.random.default_rng(21)
+    q, v, a, tau, fext = random_state(model, rng)
+    M = rbd_c.crba(model, q)
+    tau = rbd_c.rnea(model, q, v, a, fext)
+    np.testing.assert_allclose(rbd_c.aba(model, q, v, tau, fext), a, atol=1e-8)
+    nle = rbd_c.nonlinear_effects(model, q, v)
+    np.testing.assert_allclose(M @ a + nle, rbd_c.rnea(model, q, v, a), atol=1e-9)
+    np.testing.assert_allclose(rbd_c.coriolis_matrix(model, q, v) @ v + rbd_c.gravity(model, q), nle, atol=1e-9)
+    np.testing.assert_allclose(rbd_c.kinetic_energy(model, q, v), 0.5 * v @ M @ v, rtol=1e-10)
+
+
+# ------------------------------------------------------------------------------------------
+# Threads
+# ------------------------------------------------------------------------------------------
+def test_python_threads_get_their_own_results():
+    model = random_model(3, nlinks=16)
+    rng = np.random.default_rng(0)
+    states = [random_state(model, rng) for _ in range(8)]
+    expected = [(rbd_c.rnea(model, q, v, a, fext), rbd_c.crba(model, q), rbd_c.aba(model, q, v, tau))
+                for q, v, a, tau, fext in states]
+    errors = []
+
+    def hammer(k):
+        try:
+            for n in range(300):
+                i = (k + n) % len(states)
+                q, v, a, tau, fext = states[i]
+                got = (rbd_c.rnea(model, q, v, a, fext), rbd_c.crba(model, q), rbd_c.aba(model, q, v, tau))
+                for g, e in zip(got, expected[i]):
+                    if not np.array_equal(g, e):
+                        errors.append((k, n))
+                        return
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=hammer, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_python_threads_with_batches():
+    model = random_model(4)
+    rng = np.random.default_rng(1)
+    batches = [random_state(model, rng, (300,)) for _ in range(4)]
+    expected = [rbd_c.rnea(model, q, v, a) for q, v, a, _, _ in batches]
+    results = [None] * len(batches)
+
+    def work(k):
+        q, v, a, _, _ = batches[k]
+        results[k] = [rbd_c.rnea(model, q, v, a) for _ in range(5)]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(batches))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(len(batches)):
+        for r in results[k]:
+            np.testing.assert_array_equal(r, expected[k])
+
+
+def test_thread_count_does_not_change_results():
+    model = random_model(5)
+    rng = np.random.default_rng(2)
+    q, v, a, tau, fext = random_state(model, rng, (2000,))
+    previous = rbd_c.get_num_threads()
+    try:
+        out = {}
+        for n in (1, 2, 3):
+            rbd_c.set_num_threads(n)
+            assert rbd_c.get_num_threads() == n
+            out[n] = (rbd_c.rnea(model, q, v, a, fext), rbd_c.aba(model, q, v, tau), rbd_c.crba(model, q),
+                      rbd_c.frame_jacobian(model, q, 0, reference="world"))
+        for n in (2, 3):
+            for x, y in zip(out[1], out[n]):
+                np.testing.assert_array_equal(x, y)
+    finally:
+        rbd_c.set_num_threads(previous)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+def test_set_num_threads_rejects(bad):
+    with pytest.raises((ValueError, TypeError)):
+        rbd_c.set_num_threads(bad)
+
+
+# ------------------------------------------------------------------------------------------
+# Argument handling: fast path, general path, errors
+# ------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def arm():
+    return random_model(6, nlinks=9)
+
+
+def _same_error(fname, model, args, kwargs=None, argname=None):
+    """Both backends raise the same exception type, naming the argument."""
+    kwargs = kwargs or {}
+    with pytest.raises(Exception) as ref_err:
+        getattr(ref, fname)(model, *args, **kwargs)
+    with pytest.raises(Exception) as c_err:
+        getattr(rbd_c, fname)(model, *args, **kwargs)
+    assert type(c_err.value) is type(ref_err.value), (c_err.value, ref_err.value)
+    assert isinstance(c_err.value, (ValueError, TypeError))
+    if argname is not None:
+        assert argname in str(c_err.value)
+        assert str(c_err.value) == str(ref_err.value)
+
+
+def test_wrong_lengths(arm):
+    q, v, a, tau, fext = random_state(arm, np.random.default_rng(0))
+    _same_error("rnea", arm, (q[:-1], v, a), argname="q")
+    _same_error("rnea", arm, (q, np.append(v, 0.0), a), argname="v")
+    _same_error("rnea", arm, (q, v, a[:-1]), argname="a")
+    _same_error("rnea", arm, (q, v, a), {"fext": fext[:-1]}, argname="fext")
+    _same_error("aba", arm, (q, v, tau[:2]), argname="tau")
+    _same_error("crba", arm, (q.reshape(1, -1)[:, :-1],), argname="q")
+    _same_error("difference", arm, (q, q[:-1]), argname="q1")
+    _same_error("crba", arm, (np.float64(1.0),), argname="q")
+
+
+def test_wrong_dtypes(arm):
+    q, v, a, *_ = random_state(arm, np.random.default_rng(0))
+    _same_error("rnea", arm, (np.array(["x"] * arm.nq), v, a), argname="q")
+    _same_error("rnea", arm, (q, [None] * arm.nv, a), argname="v")
+    _same_error("crba", arm, ("abc",), argname="q")
+    # complex input: whatever the reference does (error or warning + cast), rbd_c does the same
+    qc = q.astype(complex) + 1j
+    try:
+        with np.errstate(all="ignore"), pytest.warns(Warning):
+            expected = ref.crba(arm, qc)
+    except (TypeError, ValueError):
+        _same_error("crba", arm, (qc,), argname="q")
+    else:
+        with pytest.warns(Warning):
+            np.testing.assert_allclose(rbd_c.crba(arm, qc), expected, atol=TOL)
+
+
+def test_non_finite(arm):
+    q, v, a, tau, fext = random_state(arm, np.random.default_rng(0))
+    for bad in (np.nan, np.inf, -np.inf):
+        qb = q.copy()
+        qb[1] = bad
+        _same_error("rnea", arm, (qb, v, a), argname="q")
+        ab = a.copy()
+        ab[-1] = bad
+        _same_error("rnea", arm, (q, v, ab), argname="a")
+        fb = fext.copy()
+        fb[0, 3] = bad
+        _same_error("aba", arm, (q, v, tau), {"fext": fb}, argname="fext")
+    # inside a batch (on the parallel path too)
+    Q, V, A, *_ = random_state(arm, np.random.default_rng(1), (500,))
+    V[377, 2] = np.nan
+    _same_error("rnea", arm, (Q, V, A), argname="v")
+    _same_error("frame_jacobian", arm, (np.full(arm.nq, np.nan), 0), argname="q")
+
+
+def test_empty_batches(arm):
+    q0 = np.zeros((0, arm.nq))
+    v0 = np.zeros((0, arm.nv))
+    assert rbd_c.rnea(arm, q0, v0, v0).shape == (0, arm.nv)
+    assert rbd_c.crba(arm, q0).shape == (0, arm.nv, arm.nv)
+    assert rbd_c.forward_kinematics(arm, np.zeros((2, 0, arm.nq))).shape == (2, 0, arm.nbodies, 4, 4)
+    assert rbd_c.kinetic_energy(arm, q0, v0).shape == (0,)
+    assert rbd_c.frame_jacobian(arm, q0, 0).shape == (0, 6, arm.nv)
+    for name, args in [("rnea", (q0, v0, v0)), ("crba", (q0,)), ("kinetic_energy", (q0, v0))]:
+        assert np.asarray(getattr(ref, name)(arm, *args)).shape == getattr(rbd_c, name)(arm, *args).shape
+
+
+def test_general_inputs_give_correct_results(arm):
+    """Lists, ints, float32, Fortran order, non-contiguous slices, read-only and
+    byte-swapped arrays and broadcasting all take the general path and agree."""
+    rng = np.random.default_rng(4)
+    Q, V, A, _, F = random_state(arm, rng, (6,))
+    q, v, a = Q[0], V[0], A[0]
+    expected = ref.rnea(arm, q, v, a)
+    wide = np.zeros((arm.nq, 3))
+    wide[:, 1] = q
+    np.testing.assert_allclose(rbd_c.rnea(arm, wide[:, 1], v, a), expected, atol=TOL)        # strided
+    np.testing.assert_allclose(rbd_c.rnea(arm, list(q), list(v), list(a)), expected, atol=TOL)
+    np.testing.assert_allclose(rbd_c.rnea(arm, q.astype(np.float32), v, a),
+                               ref.rnea(arm, q.astype(np.float32), v, a), atol=TOL)
+    np.testing.assert_allclose(rbd_c.rnea(arm, q.astype(">f8"), v, a), expected, atol=TOL)   # byte-swapped
+    ro = q.copy()
+    ro.setflags(write=False)
+    np.testing.assert_allclose(rbd_c.rnea(arm, ro, v, a), expected, atol=TOL)
+    q_int = ref.neutral(arm).astype(int)  # integer dtype (a valid configuration)
+    np.testing.assert_allclose(rbd_c.rnea(arm, q_int, v, a), ref.rnea(arm, q_int.astype(float), v, a), atol=TOL)
+    # batches: every other sample, Fortran order, broadcasting a single v / fext
+    np.testing.assert_allclose(rbd_c.rnea(arm, Q[::2], V[::2], A[::2]), ref.rnea(arm, Q[::2], V[::2], A[::2]), atol=TOL)
+    np.testing.assert_allclose(rbd_c.crba(arm, np.asfortranarray(Q)), ref.crba(arm, Q), atol=TOL)
+    np.testing.assert_allclose(rbd_c.rnea(arm, Q, v, A, fext=F[0]), ref.rnea(arm, Q, v, A, fext=F[0]), atol=TOL)
+    np.testing.assert_allclose(rbd_c.rnea(arm, q, V, a), ref.rnea(arm, q, V, a), atol=TOL)
+    _same_error("rnea", arm, (Q, V[:5], A))  # batch mismatch
+
+
+def test_bad_frames_and_references(arm):
+    q, v, *_ = random_state(arm, np.random.default_rng(0))
+    _same_error("frame_placement", arm, (q, "no such frame"))
+    _same_error("frame_placement", arm, (q, arm.nframes + 3))
+    _same_error("frame_jacobian", arm, (q, 0), {"reference": "nowhere"})
+    _same_error("frame_velocity", arm, (q, v, 0), {"reference": 3})
+    np.testing.assert_allclose(rbd_c.frame_placement(arm, q, -1), ref.frame_placement(arm, q, -1), atol=TOL)
+    np.testing.assert_allclose(rbd_c.frame_placement(arm, q, np.int64(1)), ref.frame_placement(arm, q, 1), atol=TOL)
+
+
+def test_inputs_not_modified(arm):
+    rng = np.random.default_rng(9)
+    for batch in ((), (5,)):
+        state = random_state(arm, rng, batch)
+        copies = [x.copy() for x in state]
+        q, v, a, tau, fext = state
+        for name, args, kwargs in _calls(arm, q, v, a, tau, fext, [0]):
+            getattr(rbd_c, name)(arm, *args, **kwargs)
+        for x, c in zip(state, copies):
+            np.testing.assert_array_equal(x, c)
+
+
+def test_gravity_change_is_seen():
+    model = random_model(8, nlinks=6)
+    q, *_ = random_state(model, np.random.default_rng(0))
+    g0 = rbd_c.gravity(model, q)
+    old = model.gravity.copy()
+    try:
+        model.gravity = [0.0, 0.0, -2 * 9.81]
+        np.testing.assert_allclose(rbd_c.gravity(model, q), ref.gravity(model, q), atol=TOL)
+        np.testing.assert_allclose(rbd_c.gravity(model, q), 2 * g0, atol=1e-9)
+    finally:
+        model.gravity = old
+
+
+def test_copied_and_pickled_models_still_work():
+    import copy
+    import pickle
+
+    model = random_model(10, nlinks=6)
+    q, *_ = random_state(model, np.random.default_rng(0))
+    expected = rbd_c.crba(model, q)  # builds and caches the compiled view
+    for other in (copy.copy(model), copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        np.testing.assert_array_equal(rbd_c.crba(other, q), expected)
+
+
+def test_not_a_model():
+    with pytest.raises((TypeError, AttributeError)):
+        rbd_c.rnea(object(), np.zeros(1), np.zeros(1), np.zeros(1))
+
+
+def test_large_model_uses_heap_scratch():
+    """A long chain whose scratch does not fit the per-call stack buffer."""
+    b = rbd.ModelBuilder("chain")
+    b.add_link("l0", mass=1.0, inertia=np.eye(3) * 0.1)
+    for i in range(1, 120):
+        b.add_link("l%d" % i, mass=1.0, com=[0.0, 0.0, 0.1], inertia=np.eye(3) * 0.1)
+        b.add_joint("j%d" % i, "revolute", "l%d" % (i - 1), "l%d" % i,
+                    origin=np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.2], [0, 0, 0, 1.0]]),
+                    axis=[0.0, 1.0, 0.0] if i % 2 else [1.0, 0.0, 0.0])
+    model = b.build()
+    q, v, a, tau, fext = random_state(model, np.random.default_rng(0))
+    for name, args, kwargs in [("rnea", (q, v, a), {}), ("aba", (q, v, tau), {}), ("crba", (q,), {}),
+                               ("coriolis_matrix", (q, v), {})]:
+        assert_same(name, args, kwargs, model)
