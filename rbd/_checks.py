@@ -60,6 +60,18 @@ def model_arrays(model, **named):
     Returns ``(batch_shape, arrays)`` with ``arrays`` in the order given (None
     kept as None), each C-contiguous float64 of shape ``batch_shape + trailing``.
     """
+    # Fast path for the common single call: float64 vectors of exactly the right shape.
+    single = []
+    for name, value in named.items():
+        if value is not None:
+            if (type(value) is not np.ndarray or value.dtype != np.float64 or not value.flags.c_contiguous
+                    or value.shape != trailing_shape(model, name)):
+                break
+            if not np.isfinite(value).all():
+                break  # the general path below raises the error naming it
+        single.append(value)
+    else:
+        return (), single
     checked = []
     for name, value in named.items():
         if value is None:

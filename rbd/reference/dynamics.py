@@ -10,7 +10,8 @@ import numpy as np
 from .. import spatial
 from .._checks import model_arrays
 from . import joints
-from .kinematics import (accelerations, center_of_mass_of, first_moments, placements, translation,
+from .inverse_dynamics import inverse_dynamics
+from .kinematics import (center_of_mass_of, first_moments, placements, translation,
                          velocities, world_jacobian_rows)
 
 
@@ -29,47 +30,21 @@ def _scalar(x):
 # ------------------------------------------------------------------------------------------
 # Inverse dynamics
 # ------------------------------------------------------------------------------------------
-def _rnea(model, table, q, v, a, fext, batch, with_gravity=True):
-    """tau = M a + C v + g - sum J_i^T fext_i; v, a, fext may be None (zero)."""
-    parent_from_body, _ = placements(table, q, world=False)
-    twists = velocities(table, parent_from_body, v) if v is not None else None
-    world_acc = _world_acceleration(model) if with_gravity else None
-    body_acc = accelerations(table, parent_from_body, twists, a, world_acc)
-    forces = [None] * table.nbodies
-    for i in range(table.nbodies):
-        f = spatial.inertia_apply(table.inertias[i], body_acc[i])
-        if twists is not None:
-            f = f + spatial.inertia_cross_term(table.inertias[i], twists[0][i])
-        if fext is not None:
-            f = f - fext[..., i, :]
-        forces[i] = f
-    tau = np.empty(batch + (table.nv,))
-    for i in reversed(range(table.nbodies)):
-        tau[..., table.v_slices[i]] = np.matmul(forces[i], table.subspaces[i].T)
-        p = table.parents[i]
-        if p >= 0:
-            forces[p] = forces[p] + spatial.act_force(parent_from_body[i], forces[i])
-    return tau
-
-
 def rnea(model, q, v, a, fext=None):
     """Inverse dynamics: the joint forces tau (..., nv) that give accelerations a.
 
     ``fext`` (..., nbodies, 6): wrench [f; tau] on each body, in its frame."""
-    batch, (q, v, a, fext) = model_arrays(model, q=q, v=v, a=a, fext=fext)
-    return _rnea(model, joints.joint_table(model), q, v, a, fext, batch)
+    return inverse_dynamics(model, q, v, a, fext)
 
 
 def gravity(model, q):
     """Generalized gravity g(q) = rnea(q, 0, 0), shape (..., nv)."""
-    batch, (q,) = model_arrays(model, q=q)
-    return _rnea(model, joints.joint_table(model), q, None, None, None, batch)
+    return inverse_dynamics(model, q, None, None, None)
 
 
 def nonlinear_effects(model, q, v):
     """C(q, v) v + g(q) = rnea(q, v, 0), shape (..., nv)."""
-    batch, (q, v) = model_arrays(model, q=q, v=v)
-    return _rnea(model, joints.joint_table(model), q, v, None, None, batch)
+    return inverse_dynamics(model, q, v, None, None)
 
 
 # ------------------------------------------------------------------------------------------
