@@ -50,6 +50,18 @@ def trailing_shape(model, name):
     return (model.nv,)  # v, a, tau, dq, ...
 
 
+def check_quaternions(model, name, q):
+    """Raise ValueError naming ``name`` if a joint quaternion of ``q`` is (near) zero:
+    non-unit quaternions are read as their direction, a zero one has none."""
+    idx = model.quaternion_q_idx
+    if idx.size:
+        blocks = q[..., idx[:, None] + np.arange(4)]
+        norms = np.sqrt(np.sum(blocks * blocks, axis=-1))
+        if np.any(norms < 1e-12):
+            k = int(idx[np.argmax(np.any((norms < 1e-12).reshape(-1, idx.size), axis=0))])
+            raise ValueError("%s[%d:%d] is the quaternion of a joint and must not be zero" % (name, k, k + 4))
+
+
 def model_arrays(model, **named):
     """Validate the state arguments of an algorithm and broadcast their batch
     dimensions together.
@@ -71,6 +83,9 @@ def model_arrays(model, **named):
                 break  # the general path below raises the error naming it
         single.append(value)
     else:
+        for name, value in named.items():
+            if name.startswith("q") and value is not None:
+                check_quaternions(model, name, value)
         return (), single
     checked = []
     for name, value in named.items():
@@ -78,7 +93,10 @@ def model_arrays(model, **named):
             checked.append((name, None, 0))
             continue
         shape = trailing_shape(model, name)
-        checked.append((name, as_array(value, name, shape), len(shape)))
+        arr = as_array(value, name, shape)
+        if name.startswith("q"):
+            check_quaternions(model, name, arr)
+        checked.append((name, arr, len(shape)))
     batch = batch_shape([c for c in checked if c[1] is not None])
     out = []
     for name, arr, k in checked:

@@ -127,6 +127,10 @@ class Model:
         self.effort_limits = _frozen(effort_limits, np.float64)
         self.gravity = gravity
 
+        # Where each unit quaternion (spherical, free-flyer) starts in q.
+        self.quaternion_q_idx = _frozen([self.q_idx[i] + (3 if k == JointKind.FREE else 0)
+                                         for i, k in enumerate(self.joint_kinds)
+                                         if k in (JointKind.SPHERICAL, JointKind.FREE)], np.intp)
         self._joint_index = {n: i for i, n in enumerate(self.joint_names)}
         self._frame_index = {n: i for i, n in enumerate(self.frame_names)}
         # children[i]: the bodies whose parent is i, in order (-1: the world's).

@@ -276,6 +276,17 @@ cdef inline void joint_column(const CModel* m, int i, int col, double* out) noex
         out[rbd_sel[k][col]] = 1.0
 
 
+cdef inline bint zero_quaternion(const CModel* m, const double* q) noexcept nogil:
+    """True if a joint quaternion of the configuration q is (near) zero: it has no direction."""
+    cdef int i, k
+    for i in range(m.nb):
+        if m.kinds[i] == K_SPH or m.kinds[i] == K_FREE:
+            k = m.q_idx[i] + (3 if m.kinds[i] == K_FREE else 0)
+            if q[k] * q[k] + q[k + 1] * q[k + 1] + q[k + 2] * q[k + 2] + q[k + 3] * q[k + 3] < 1e-24:
+                return True
+    return False
+
+
 cdef inline double nonfinite(const double* x, Py_ssize_t n) noexcept nogil:
     """NaN if any of the n numbers is NaN or infinite, else 0 (x * 0 is NaN only then)."""
     cdef double acc = 0.0

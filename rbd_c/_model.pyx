@@ -279,7 +279,7 @@ cdef object _validate(object model, tuple names, tuple values):
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** base, const Py_ssize_t* size,
-                     bint check, Py_ssize_t s, double* out, Py_ssize_t out_size, double* work) noexcept nogil:
+                     bint check, int qmask, Py_ssize_t s, double* out, Py_ssize_t out_size, double* work) noexcept nogil:
     """Run sample s: returns a bit per non-finite input (bit k for input k)."""
     cdef const double* ins[MAX_INPUTS]
     cdef int k, bad = 0
@@ -288,7 +288,8 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
             ins[k] = NULL
         else:
             ins[k] = base[k] + s * size[k]
-            if check and nonfinite(ins[k], size[k]) != 0.0:
+            if check and (nonfinite(ins[k], size[k]) != 0.0
+                          or (qmask & (1 << k) and zero_quaternion(call.m, ins[k]))):
                 bad |= 1 << k
     kern(call, ins, out + s * out_size, work)
     return bad
@@ -307,6 +308,7 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
     cdef cnp.npy_intp* adims
     cdef int k, j, nt, tnd, nbatch = -1, bad = 0, andim
     cdef bint fast = True, check = True
+    cdef int qmask = 0
     cdef cnp.ndarray arr
     cdef object x
     cdef object keep = None
@@ -315,6 +317,10 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
     cdef double* work = NULL
     cdef double* outp
     cdef int* flags
+
+    for k in range(nin):
+        if spec[k] == b'q':
+            qmask |= 1 << k  # configurations: their quaternions are checked too
 
     # ---- fast path: exact-shape float64 C-contiguous ndarrays ------------------------
     for k in range(nin):
@@ -405,11 +411,11 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
         try:
             if N * cost < PARALLEL_WORK:
                 for s in range(N):
-                    bad |= _one(call, kern, nin, base, size, check, s, outp, out_size, work)
+                    bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work)
             else:
                 with nogil:
                     for s in range(N):
-                        bad |= _one(call, kern, nin, base, size, check, s, outp, out_size, work)
+                        bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work)
         finally:
             if work != stackbuf:
                 free(work)
@@ -425,7 +431,7 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
         memset(flags, 0, nt * 16 * sizeof(int))
         with nogil, parallel(num_threads=nt):
             for s in prange(N, schedule='static'):
-                flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, s, outp, out_size,
+                flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size,
                                                work + threadid() * wpad)
         for j in range(nt):
             bad |= flags[16 * j]
