@@ -1,0 +1,46 @@
+"""The main job: ``python -m rbd [robot]`` loads a shipped robot and prints its
+tree, its mass matrix and one inverse-dynamics result."""
+import argparse
+
+import numpy as np
+
+import rbd
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m rbd", description=__doc__)
+    parser.add_argument("robot", nargs="?", default="arm7", help="a sample robot (%s) or a URDF path"
+                        % ", ".join(rbd.sample_model_names()))
+    parser.add_argument("--floating-base", action="store_true", help="for a URDF path: add a free flyer")
+    parser.add_argument("--backend", choices=("numpy", "cython"), help="force a backend")
+    args = parser.parse_args(argv)
+    if args.backend:
+        rbd.set_backend(args.backend)
+    if args.robot in rbd.sample_model_names():
+        model = rbd.sample_model(args.robot)
+    else:
+        model = rbd.load_urdf(args.robot, floating_base=args.floating_base)
+
+    print(model.tree_string())
+    print("backend: %s, nq = %d, nv = %d, frames = %d" % (rbd.backend, model.nq, model.nv, model.nframes))
+
+    # A fixed, reproducible state: a step away from the neutral configuration.
+    steps = np.linspace(-0.5, 0.5, model.nv)
+    q = rbd.integrate(model, rbd.neutral(model), steps)
+    v = np.cos(np.arange(model.nv))
+    a = np.sin(np.arange(model.nv))
+    with np.printoptions(precision=3, suppress=True, linewidth=150):
+        print("\nq =", q)
+        print("\nmass matrix M(q) (crba):")
+        print(rbd.crba(model, q))
+        print("\ninverse dynamics tau = rnea(q, v, a) with v = cos(k), a = sin(k):")
+        print(rbd.rnea(model, q, v, a))
+        print("\ngravity torques g(q):")
+        print(rbd.gravity(model, q))
+        tip = model.frame_names[-1]
+        print("\nworld placement of frame %r:" % tip)
+        print(rbd.frame_placement(model, q, tip))
+
+
+if __name__ == "__main__":
+    main()
