@@ -9,7 +9,7 @@ from ._spatial import *  # noqa: F401,F403  (ImportError here means "not built")
 # The algorithms (same names and signatures as rbd.reference), and the batch thread count.
 from ._model import set_num_threads, get_num_threads, have_openmp  # noqa: F401,E402
 from ._configuration import (  # noqa: F401,E402
-    neutral, random_configuration, integrate, difference, normalize,
+    neutral, integrate, difference, normalize,
 )
 from ._kinematics import (  # noqa: F401,E402
     forward_kinematics, frame_placement, frame_velocity, frame_acceleration, frame_jacobian,
@@ -19,3 +19,9 @@ from ._dynamics import (  # noqa: F401,E402
     rnea, gravity, nonlinear_effects, crba, aba, coriolis_matrix, kinetic_energy,
     potential_energy, centroidal_momentum,
 )
+
+
+def random_configuration(model, rng=None, batch=None):
+    """The reference's sampler (sampling is NumPy's: nothing to compile)."""
+    from rbd.reference import random_configuration as sample  # lazy: rbd imports rbd_c
+    return sample(model, rng, batch)

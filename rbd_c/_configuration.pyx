@@ -293,39 +293,3 @@ def normalize(model, q):
     cdef Py_ssize_t dims[1]
     dims[0] = cm.m.nq
     return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_normalize, 1, 5 * cm.m.nb)
-
-
-def random_configuration(model, rng=None):
-    """A random configuration: each coordinate uniform between its joint limits (with no
-    limits: [-pi, pi] for angles, [-1, 1] for lengths; with one: a range of that width
-    from it), quaternions uniform
-    over rotations (w >= 0).  ``rng`` is a numpy Generator, a seed or None.  Sampling is
-    NumPy's, so this one stays a small Python function."""
-    if not isinstance(rng, np.random.Generator):
-        rng = np.random.default_rng(rng)
-    cdef CompiledModel cm = compiled(model)
-    lower = np.asarray(model.lower_limits, dtype=np.float64).reshape(-1)
-    upper = np.asarray(model.upper_limits, dtype=np.float64).reshape(-1)
-    if lower.shape[0] != cm.m.nq or upper.shape[0] != cm.m.nq:
-        raise ValueError("model limits must have nq = %d entries" % cm.m.nq)
-    angular = np.zeros(cm.m.nq, dtype=bool)
-    quats = []
-    for i in range(cm.m.nb):
-        k, qi = cm.m.kinds[i], cm.m.q_idx[i]
-        if k <= K_REV:
-            angular[qi] = True
-        elif k == K_SPH:
-            quats.append(qi)
-        elif k == K_PLANAR:
-            angular[qi + 2] = True
-        elif k == K_FREE:
-            quats.append(qi + 3)
-    default = np.where(angular, np.pi, 1.0)
-    lo = np.where(np.isfinite(lower), lower, np.where(np.isfinite(upper), upper - 2 * default, -default))
-    hi = np.where(np.isfinite(upper), upper, np.where(np.isfinite(lower), lower + 2 * default, default))
-    q = rng.uniform(lo, hi)
-    for qi in quats:
-        u = rng.normal(size=4)
-        u /= np.linalg.norm(u)
-        q[qi:qi + 4] = u if u[0] >= 0 else -u
-    return q
