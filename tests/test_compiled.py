@@ -423,3 +423,22 @@ def test_large_model_uses_heap_scratch():
     for name, args, kwargs in [("rnea", (q, v, a), {}), ("aba", (q, v, tau), {}), ("crba", (q,), {}),
                                ("coriolis_matrix", (q, v), {})]:
         assert_same(name, args, kwargs, model)
+
+
+@pytest.mark.parametrize("name", ["rnea", "aba", "crba", "forward_kinematics"])
+def test_batches_need_no_memory_beyond_their_outputs(name):
+    """A batch runs sample by sample in C: the only large allocation is the result
+    (contiguous float64 inputs are read in place, never copied)."""
+    import tracemalloc
+
+    model = rbd.sample_model("arm7")
+    q, v, a, tau, _ = random_state(model, np.random.default_rng(0), (20000,))
+    args = {"rnea": (q, v, a), "aba": (q, v, tau), "crba": (q,), "forward_kinematics": (q,)}[name]
+    getattr(rbd_c, name)(model, *args)  # warm the per-model caches first
+    tracemalloc.start()
+    try:
+        out = getattr(rbd_c, name)(model, *args)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak <= out.nbytes + 64 * 1024, (peak, out.nbytes)
