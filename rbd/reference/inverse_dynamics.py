@@ -269,7 +269,8 @@ def inverse_dynamics(model, q, v, a, fext, with_gravity=True):
     # One row per component, samples along the row (contiguous rows: fast vector ops),
     # in blocks small enough that the rows stay in cache across the passes.
     n = int(np.prod(batch))
-    flat = [None if x is None else x.reshape((n, -1)) for x in (q, v, a, fext)]
+    widths = (model.nq, model.nv, model.nv, 6 * model.nbodies)
+    flat = [None if x is None else x.reshape((n, w)) for x, w in zip((q, v, a, fext), widths)]
     out = np.empty((n, model.nv))
     for start in range(0, n, _BLOCK):
         block = slice(start, start + _BLOCK)
