@@ -275,12 +275,15 @@ class ModelBuilder:
         prismatic, fixed, spherical, planar, floating (or free). ``origin`` is the
         4x4 pose of the joint frame in the parent link frame; ``axis`` is in the
         joint frame; ``lower``/``upper`` bound the joint's q coordinates."""
-        if kind not in _KIND_BY_NAME:
+        if not isinstance(name, str) or not name:
+            raise ValueError("joint name must be a non-empty string, got %r" % (name,))
+        if not isinstance(kind, str) or kind not in _KIND_BY_NAME:
             raise ValueError("joint %r has unknown type %r (expected one of %s)"
                              % (name, kind, ", ".join(sorted(_KIND_BY_NAME))))
         joint_kind = _KIND_BY_NAME[kind]
         origin = np.eye(4) if origin is None else as_array(origin, "origin of joint %r" % name, (4, 4),
                                                             allow_batch=False)
+        _check_rigid(origin, "origin of joint %r" % name)
         axis = as_array(axis, "axis of joint %r" % name, (3,), allow_batch=False)
         norm = np.linalg.norm(axis)
         if joint_kind in (JointKind.REVOLUTE, JointKind.PRISMATIC):
@@ -292,8 +295,8 @@ class ModelBuilder:
         if kind == "continuous":
             lower = upper = None
         nq = JOINT_DIMENSIONS[joint_kind][0] if joint_kind is not None else 0
-        lower = np.full(nq, -np.inf) if lower is None else np.broadcast_to(np.asarray(lower, float), (nq,)).copy()
-        upper = np.full(nq, np.inf) if upper is None else np.broadcast_to(np.asarray(upper, float), (nq,)).copy()
+        lower = _limits(lower, -np.inf, nq, "lower limit of joint %r" % name)
+        upper = _limits(upper, np.inf, nq, "upper limit of joint %r" % name)
         if np.any(lower > upper):
             raise ValueError("joint %r has lower limit > upper limit" % name)
         self._joints.append(_Joint(name, joint_kind, parent, child, origin, axis, lower, upper,
@@ -308,6 +311,10 @@ class ModelBuilder:
     def build(self, floating_base=False):
         """Order the tree depth-first, merge fixed joints and return a ``Model``."""
         root, children_of = self._check_tree()
+        if floating_base and any(j.name == "root_joint" for j in self._joints):
+            # Two joints of one name would make joint_idx_q("root_joint") ambiguous.
+            raise ValueError("floating_base=True adds a joint 'root_joint', but joint 'root_joint' "
+                             "is already defined")
         bodies = []  # one dict per moving body, in depth-first order
         frames = []  # (link name, body index, body_from_link), one per link
         placed = {}  # link name -> (body index, body_from_link)
@@ -395,7 +402,8 @@ class ModelBuilder:
             children_of[joint.parent].append(joint)
         roots = [name for name in self._links if name not in parent_joint]
         if not roots:
-            raise ValueError("the links form a cycle: no link is without a parent")
+            raise ValueError("the links form a cycle: no link is without a parent (cycle %s)"
+                             % " -> ".join(map(repr, _cycle_from(next(iter(self._links)), parent_joint))))
         if len(roots) > 1:
             raise ValueError("the model has several root links: %s" % ", ".join(map(repr, roots)))
         reached, stack = set(), [roots[0]]
@@ -407,6 +415,38 @@ class ModelBuilder:
             cycle = sorted(set(self._links) - reached)
             raise ValueError("the links %s form a cycle detached from the root %r" % (cycle, roots[0]))
         return roots[0], children_of
+
+
+def _cycle_from(link, parent_joint):
+    """The cycle reached by walking up from ``link`` (every link has a parent)."""
+    path = [link]
+    while parent_joint[path[-1]].parent not in path:
+        path.append(parent_joint[path[-1]].parent)
+    start = path.index(parent_joint[path[-1]].parent)
+    return path[start:][::-1]
+
+
+def _check_rigid(M, name):
+    """A joint origin must be a rigid transform: anything else silently skews
+    every placement and inertia downstream."""
+    R = M[:3, :3]
+    if (not np.array_equal(M[3], [0.0, 0.0, 0.0, 1.0]) or np.abs(R.T @ R - np.eye(3)).max() > 1e-6
+            or np.linalg.det(R) < 0):
+        raise ValueError("%s must be a rigid transform (rotation block orthonormal to 1e-6 with "
+                         "determinant +1, last row 0 0 0 1)" % name)
+
+
+def _limits(values, default, nq, name):
+    if values is None:
+        return np.full(nq, default)
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim == 0:
+        arr = np.full(nq, float(arr))
+    if arr.shape != (nq,):
+        raise ValueError("%s must be a number or %d numbers, got shape %s" % (name, nq, arr.shape))
+    if np.any(np.isnan(arr)):
+        raise ValueError("%s must not be NaN" % name)
+    return arr.copy()
 
 
 def _fast_kind(kind, axis):

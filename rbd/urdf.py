@@ -44,7 +44,7 @@ def load_urdf(source, floating_base=False):
             if joint.find("mimic") is not None:
                 mimics.append(joint.get("name"))
         if not robot.findall("link"):
-            raise URDFError("<robot> has no <link> elements")
+            raise URDFError("URDF: <robot> has no <link> elements")
         model = builder.build(floating_base=floating_base)
     except URDFError:
         raise
@@ -62,12 +62,12 @@ def load_urdf(source, floating_base=False):
 def _read(source):
     """The XML text of ``source``: a path, or the URDF itself when it starts with '<'."""
     if isinstance(source, bytes):
-        source = source.decode("utf-8")
-    if isinstance(source, str) and source.lstrip().startswith("<"):
-        return source
+        source = source.decode("utf-8-sig")
+    if isinstance(source, str) and source.lstrip("\ufeff \t\r\n").startswith("<"):
+        return source.lstrip("\ufeff")  # a byte-order mark would otherwise make it a "path"
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("source must be a URDF file path or an XML string, got %s" % type(source).__name__)
-    with open(source, encoding="utf-8") as f:  # FileNotFoundError names the path
+    with open(source, encoding="utf-8-sig") as f:  # FileNotFoundError names the path
         return f.read()
 
 
@@ -137,6 +137,12 @@ def _add_link(builder, link):
     mass_elem, inertia_elem = inertial.find("mass"), inertial.find("inertia")
     if mass_elem is None or inertia_elem is None:
         raise URDFError("URDF: <inertial> of %s needs both <mass> and <inertia>" % owner)
+    # No defaults here (as urdfdom): a forgotten attribute must not read as zero mass or inertia.
+    missing = [key for key in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz") if inertia_elem.get(key) is None]
+    if mass_elem.get("value") is None:
+        raise URDFError("URDF: <mass> of %s has no value attribute" % owner)
+    if missing:
+        raise URDFError("URDF: <inertia> of %s lacks %s" % (owner, ", ".join(missing)))
     mass = _floats(mass_elem, "value", 1, (0.0,), owner)[0]
     if mass < 0:
         raise URDFError("URDF: %s has a negative mass %g" % (owner, mass))
@@ -147,6 +153,8 @@ def _add_link(builder, link):
     R = frame[:3, :3]
     try:
         builder.add_link(name, mass=mass, com=frame[:3, 3], inertia=R @ inertia @ R.T)
+    except URDFError:
+        raise
     except ValueError as exc:
         raise URDFError("URDF: %s" % exc) from None
 
@@ -181,5 +189,7 @@ def _add_joint(builder, joint):
     try:
         builder.add_joint(name, kind, parent=links["parent"], child=links["child"],
                           origin=_origin(joint, owner), axis=axis, **limits)
+    except URDFError:  # already names the element (URDFError is a ValueError)
+        raise
     except ValueError as exc:
         raise URDFError("URDF: %s" % exc) from None
