@@ -19,7 +19,11 @@ def main(argv=None):
     if args.robot in rbd.sample_model_names():
         model = rbd.sample_model(args.robot)
     else:
-        model = rbd.load_urdf(args.robot, floating_base=args.floating_base)
+        try:
+            model = rbd.load_urdf(args.robot, floating_base=args.floating_base)
+        except (OSError, rbd.URDFError) as exc:
+            parser.error("%s\n(the sample robots are %s; anything else must be a URDF file)"
+                         % (exc, ", ".join(rbd.sample_model_names())))
 
     print(model.tree_string())
     print("backend: %s, nq = %d, nv = %d, frames = %d" % (rbd.backend, model.nq, model.nv, model.nframes))

@@ -234,8 +234,6 @@ def test_main_job_unknown_robot_fails():
     assert "hexapod" in result.stderr.strip().splitlines()[-1]
 
 
-@pytest.mark.xfail(strict=True, reason="rbd/__main__.py lets load_urdf's FileNotFoundError escape as a "
-                                       "traceback instead of naming the sample robots")
 def test_main_job_unknown_robot_error_is_a_message_not_a_traceback():
     result = run_main("hexapod")
     assert "Traceback" not in result.stderr
