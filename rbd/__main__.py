@@ -22,7 +22,7 @@ def main(argv=None):
         try:
             model = rbd.load_urdf(args.robot, floating_base=args.floating_base)
         except (OSError, rbd.URDFError) as exc:
-            parser.error("%s\n(the sample robots are %s; anything else must be a URDF file)"
+            parser.error("%s (the sample robots are %s; anything else must be a URDF file)"
                          % (exc, ", ".join(rbd.sample_model_names())))
 
     print(model.tree_string())
