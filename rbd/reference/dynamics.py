@@ -125,7 +125,9 @@ def aba(model, q, v, tau, fext=None):
         U[i] = np.matmul(Ia, S.T)                              # (..., 6, nv_i)
         D = np.matmul(S, U[i])                                 # (..., nv_i, nv_i)
         D_inv[i] = 1.0 / D if S.shape[0] == 1 else np.linalg.inv(D)
-        u[i] = tau[..., table.v_slices[i]] - np.matmul(bias[i], S.T)
+        # S^T bias as a sum, not matmul: NumPy's (6,) @ (6, n) and (N, 6) @ (6, n) round
+        # differently, and a batch must give exactly its per-sample results.
+        u[i] = tau[..., table.v_slices[i]] - np.sum(bias[i][..., None, :] * S, axis=-1)
         p = table.parents[i]
         if p >= 0:
             U_Dinv = np.matmul(U[i], D_inv[i])
