@@ -1,0 +1,669 @@
+"""rbd against its peers, side by side: ``python -m rbd.bench`` (or ``rbd-bench``).
+
+Times rbd's two backends against the rigid-body dynamics libraries installed
+on this machine -- Pinocchio, pybullet, Modern Robotics -- and prints a table
+of median times (µs) and ratios rbd / peer (below 1: rbd is faster).  A peer
+that is not installed is skipped with a note.
+
+* Every contender runs in this one process, on the same URDF and the same
+  states, converted once into the peer's layout before timing.
+* Rounds are interleaved: each round times every row, alternating which
+  contender of a pair goes first, so a noisy moment of the machine hits both
+  sides; the table reports medians over the rounds.
+* Every row is cross-checked: the last column is the largest difference
+  between the two answers (in rbd's layout), so the table never compares two
+  different computations.  The run fails (exit 1) when an answer differs.
+"""
+import argparse
+import gc
+import importlib
+import importlib.metadata
+import os
+import platform
+import statistics
+import sys
+import textwrap
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+import rbd
+from rbd import JointKind
+from rbd import reference as rbd_numpy
+
+try:
+    import rbd_c
+except ImportError:  # rbd runs on NumPy only: the compiled rows are skipped
+    rbd_c = None
+
+
+def _optional_import(name):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+# ------------------------------------------------------------------------------------------
+# Robots: rbd's samples, and example-robot-data's URDFs when it is installed
+# ------------------------------------------------------------------------------------------
+#: name -> (URDF path under example-robot-data's robots/ directory, floating base?)
+EXAMPLE_ROBOTS = {
+    "panda": ("panda_description/urdf/panda.urdf", False),
+    "talos": ("talos_data/robots/talos_full_v2.urdf", True),  # the full Talos: 44 joints + free flyer
+    "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
+    "solo12": ("solo_description/robots/solo12.urdf", True),
+}
+DEFAULT_ROBOTS = ("panda", "talos")
+
+
+def example_robot_data_dir():
+    """The ``robots/`` directory of the installed example-robot-data, or None.
+
+    Version 6 ships only data (under the cmeel prefix of site-packages); older
+    versions have an ``example_robot_data`` module; ROS installs put it under
+    an ament prefix.  Nothing here touches the network.
+    """
+    candidates = []
+    if os.environ.get("EXAMPLE_ROBOT_DATA_MODEL_DIR"):
+        candidates.append(Path(os.environ["EXAMPLE_ROBOT_DATA_MODEL_DIR"]))
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+        for file in dist.files or ():
+            if file.as_posix().endswith("share/example-robot-data/package.xml"):
+                candidates.append(Path(dist.locate_file(file)).parent / "robots")
+                break
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    try:
+        import example_robot_data  # older releases
+        candidates.append(Path(example_robot_data.getModelPath(EXAMPLE_ROBOTS["panda"][0]))
+                          / "example-robot-data" / "robots")
+    except Exception:  # absent or another layout: the other candidates remain
+        pass
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        if prefix:
+            candidates.append(Path(prefix) / "share" / "example-robot-data" / "robots")
+    for directory in candidates:
+        if (directory / EXAMPLE_ROBOTS["panda"][0]).is_file():
+            return directory
+    return None
+
+
+@dataclass
+class Robot:
+    name: str
+    urdf: str            # the file every library loads
+    floating_base: bool
+    model: rbd.Model
+
+
+def robot_names():
+    return sorted(set(rbd.sample_model_names()) | set(EXAMPLE_ROBOTS))
+
+
+def load_robot(name):
+    """A sample robot or an example-robot-data robot; None when its URDF is not installed."""
+    if name in rbd.sample_model_names():
+        model = rbd.sample_model(name)
+        floating_base = int(model.joint_kinds[0]) == JointKind.FREE
+        return Robot(name, rbd.sample_model_path(name), floating_base, model)
+    if name not in EXAMPLE_ROBOTS:
+        raise ValueError("unknown robot %r; known: %s" % (name, ", ".join(robot_names())))
+    directory = example_robot_data_dir()
+    if directory is None:
+        return None
+    relative_path, floating_base = EXAMPLE_ROBOTS[name]
+    path = directory / relative_path
+    if not path.is_file():
+        return None
+    with warnings.catch_warnings():  # e.g. Panda's <mimic> finger: loaded as an independent joint
+        warnings.simplefilter("ignore")
+        model = rbd.load_urdf(str(path), floating_base=floating_base)
+    return Robot(name, str(path), floating_base, model)
+
+
+def random_state(model, rng, batch=None):
+    """q, v, a (or tau): a random configuration and standard-normal velocities."""
+    shape = (model.nv,) if batch is None else (batch, model.nv)
+    q = rbd_numpy.random_configuration(model, rng, batch=batch)
+    return q, rng.standard_normal(shape), rng.standard_normal(shape)
+
+
+# ------------------------------------------------------------------------------------------
+# Peers' layouts: joints matched by name
+# ------------------------------------------------------------------------------------------
+class PinocchioTwin:
+    """The robot's URDF loaded by Pinocchio, and rbd's vectors in Pinocchio's layout.
+
+    Pinocchio may order joints differently (urdfdom sorts siblings), stores
+    quaternions ``[x, y, z, w]``, continuous joints as ``[cos, sin]`` and planar
+    ones as ``[x, y, cos, sin]``.  Every conversion takes leading batch dimensions.
+    """
+
+    def __init__(self, pin, robot):
+        self.pin = pin
+        extra = (pin.JointModelFreeFlyer(),) if robot.floating_base else ()
+        self.model = pin.buildModelFromUrdf(robot.urdf, *extra)
+        self.data = self.model.createData()
+        ours = robot.model
+        if self.model.nv != ours.nv:
+            raise ValueError("%s: nv is %d in rbd, %d in Pinocchio" % (robot.name, ours.nv, self.model.nv))
+        self.v_index = np.empty(ours.nv, dtype=np.intp)  # v_pin[..., v_index] = v_rbd
+        self._joints = []  # (rbd kind, rbd q slice, Pinocchio q slice)
+        for body, name in enumerate(ours.joint_names):
+            if not self.model.existJointName(name):
+                raise ValueError("%s: Pinocchio has no joint %r" % (robot.name, name))
+            joint = self.model.joints[self.model.getJointId(name)]
+            iv, iq = int(ours.v_idx[body]), int(ours.q_idx[body])
+            self.v_index[iv:iv + joint.nv] = np.arange(joint.idx_v, joint.idx_v + joint.nv)
+            self._joints.append((JointKind(int(ours.joint_kinds[body])),
+                                 slice(iq, iq + int(ours.joint_nq[body])),
+                                 slice(joint.idx_q, joint.idx_q + joint.nq)))
+
+    def q(self, q):
+        q = np.asarray(q, dtype=float)
+        out = np.empty(q.shape[:-1] + (self.model.nq,))
+        for kind, ours, theirs in self._joints:
+            x = q[..., ours]
+            if kind == JointKind.FREE:  # [p, w, x, y, z] -> [p, x, y, z, w]
+                out[..., theirs] = x[..., [0, 1, 2, 4, 5, 6, 3]]
+            elif kind == JointKind.SPHERICAL:
+                out[..., theirs] = x[..., [1, 2, 3, 0]]
+            elif kind == JointKind.PLANAR:
+                out[..., theirs] = np.stack([x[..., 0], x[..., 1], np.cos(x[..., 2]), np.sin(x[..., 2])], -1)
+            elif theirs.stop - theirs.start == 2:  # a continuous joint
+                out[..., theirs] = np.stack([np.cos(x[..., 0]), np.sin(x[..., 0])], -1)
+            else:
+                out[..., theirs] = x
+        return out
+
+    def v(self, v):
+        v = np.asarray(v, dtype=float)
+        out = np.empty_like(v)
+        out[..., self.v_index] = v
+        return out
+
+    def v_back(self, v_pin):
+        return np.asarray(v_pin)[..., self.v_index]
+
+    def mass_matrix_back(self, upper):
+        """Pinocchio's CRBA fills the upper triangle only: mirror it, then reorder."""
+        upper = np.triu(upper)
+        full = upper + np.triu(upper, 1).T
+        return full[np.ix_(self.v_index, self.v_index)]
+
+    def columns(self, x):
+        """(N, n) samples as Pinocchio's batches want them: (n, N), Fortran order (one sample per column)."""
+        return np.asfortranarray(x.T)
+
+
+class PybulletTwin:
+    """The robot's URDF in a DIRECT pybullet client (fixed base only: pybullet's
+    floating-base inverse dynamics uses another base-velocity convention)."""
+
+    def __init__(self, pybullet, robot):
+        self.pb = pybullet
+        self.client = pybullet.connect(pybullet.DIRECT)
+        self.body = pybullet.loadURDF(robot.urdf, useFixedBase=True, flags=pybullet.URDF_USE_INERTIA_FROM_FILE,
+                                      physicsClientId=self.client)
+        pybullet.setGravity(*robot.model.gravity, physicsClientId=self.client)
+        # pybullet's q and v list its movable joints in link order
+        names = []
+        for j in range(pybullet.getNumJoints(self.body, physicsClientId=self.client)):
+            info = pybullet.getJointInfo(self.body, j, physicsClientId=self.client)
+            if info[2] != pybullet.JOINT_FIXED:
+                names.append(info[1].decode())
+        ours = robot.model
+        if sorted(names) != sorted(ours.joint_names):
+            raise ValueError("%s: pybullet's joints %s differ from rbd's" % (robot.name, sorted(names)))
+        self.index = np.array([names.index(n) for n in ours.joint_names])  # x_pb[index] = x_rbd
+
+    def vector(self, x):
+        out = np.empty(len(self.index))
+        out[self.index] = x
+        return out.tolist()
+
+    def back(self, x):
+        return np.asarray(x)[..., self.index]
+
+    def matrix_back(self, m):
+        return np.asarray(m)[np.ix_(self.index, self.index)]
+
+
+# ------------------------------------------------------------------------------------------
+# Modern Robotics: its UR5, and the same robot built in rbd
+# ------------------------------------------------------------------------------------------
+def _pose(rotation, translation):
+    pose = np.eye(4)
+    pose[:3, :3] = rotation
+    pose[:3, 3] = translation
+    return pose
+
+
+def modern_robotics_ur5():
+    """The UR5 of Modern Robotics' examples (Lynch & Park): home poses M_{i-1,i} of
+    the link frames (each at its link's center of mass), spatial inertias G_i
+    (angular part first) and the joints' screw axes S_i in the space frame."""
+    mlist = [_pose(np.eye(3), [0, 0, 0.089159]),
+             _pose([[0, 0, 1], [0, 1, 0], [-1, 0, 0]], [0.28, 0.13585, 0]),
+             _pose(np.eye(3), [0, -0.1197, 0.395]),
+             _pose([[0, 0, 1], [0, 1, 0], [-1, 0, 0]], [0, 0, 0.14225]),
+             _pose(np.eye(3), [0, 0.093, 0]),
+             _pose(np.eye(3), [0, 0, 0.09465]),
+             _pose([[1, 0, 0], [0, 0, 1], [0, -1, 0]], [0, 0.0823, 0])]
+    glist = [np.diag([0.010267495893, 0.010267495893, 0.00666, 3.7, 3.7, 3.7]),
+             np.diag([0.22689067591, 0.22689067591, 0.0151074, 8.393, 8.393, 8.393]),
+             np.diag([0.049443313556, 0.049443313556, 0.004095, 2.275, 2.275, 2.275]),
+             np.diag([0.111172755531, 0.111172755531, 0.21942, 1.219, 1.219, 1.219]),
+             np.diag([0.111172755531, 0.111172755531, 0.21942, 1.219, 1.219, 1.219]),
+             np.diag([0.0171364731454, 0.0171364731454, 0.033822, 0.1879, 0.1879, 0.1879])]
+    slist = np.array([[0, 0, 1, 0, 0, 0],
+                      [0, 1, 0, -0.089159, 0, 0],
+                      [0, 1, 0, -0.089159, 0, 0.425],
+                      [0, 1, 0, -0.089159, 0, 0.81725],
+                      [0, 0, -1, -0.10915, 0.81725, 0],
+                      [0, 1, 0, 0.005491, 0, 0.81725]], dtype=float).T
+    return mlist, glist, slist
+
+
+def model_from_screws(mlist, glist, slist, name="ur5_modern_robotics"):
+    """The rbd model of an open chain given the Modern Robotics way.
+
+    rbd's joint frame i sits on screw axis S_i (at its point closest to the
+    space origin, omega x v for a unit omega) with the axes of link frame {i};
+    the link's center of mass, the origin of {i}, is then an offset in it.
+    """
+    builder = rbd.ModelBuilder(name)
+    builder.add_link("base")
+    parent = "base"
+    world_from_link = np.eye(4)
+    world_from_parent_joint = np.eye(4)
+    for i, (inertia, screw) in enumerate(zip(glist, slist.T), start=1):
+        world_from_link = world_from_link @ mlist[i - 1]
+        omega, v = screw[:3], screw[3:]
+        rotation = world_from_link[:3, :3]
+        world_from_joint = _pose(rotation, np.cross(omega, v))
+        builder.add_link("link%d" % i, mass=inertia[3, 3], com=rotation.T @ (world_from_link[:3, 3] - np.cross(omega, v)),
+                         inertia=inertia[:3, :3])
+        builder.add_joint("joint%d" % i, "revolute", parent=parent, child="link%d" % i,
+                          origin=np.linalg.solve(world_from_parent_joint, world_from_joint), axis=rotation.T @ omega)
+        parent, world_from_parent_joint = "link%d" % i, world_from_joint
+    builder.add_frame("end_effector", parent, origin=np.linalg.solve(world_from_parent_joint, world_from_link @ mlist[-1]))
+    return builder.build()
+
+
+# ------------------------------------------------------------------------------------------
+# Rows of the table, and the interleaved timing
+# ------------------------------------------------------------------------------------------
+@dataclass
+class Contender:
+    label: str                      # e.g. "rbd cython", "pin.rnea"
+    run: Callable[[], object]       # the timed operation; returns its answer
+    to_rbd: Callable = lambda x: x  # its answer in rbd's layout (not timed)
+
+
+@dataclass
+class Row:
+    case: str
+    robot: str
+    ours: Contender
+    peer: Contender
+    samples_per_call: int = 1  # times are reported per sample
+    ours_us: float = float("nan")
+    peer_us: float = float("nan")
+    max_difference: float = float("nan")
+    agrees: bool = True
+
+    @property
+    def ratio(self):
+        return self.ours_us / self.peer_us
+
+
+def cross_check(row):
+    """Largest |difference| of the two answers; they must agree to 1e-7 relative."""
+    ours = np.asarray(row.ours.to_rbd(row.ours.run()), dtype=float)
+    theirs = np.asarray(row.peer.to_rbd(row.peer.run()), dtype=float)
+    if ours.shape != theirs.shape:
+        row.agrees = False
+        return
+    row.max_difference = float(np.max(np.abs(ours - theirs)))
+    row.agrees = row.max_difference <= 1e-7 * (1.0 + float(np.max(np.abs(theirs))))
+
+
+def _seconds_per_call(function, number):
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # as timeit: a collection must not land in one contender's sample
+    try:
+        start = time.perf_counter()
+        for _ in range(number):
+            function()
+        return (time.perf_counter() - start) / number
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _calls_per_sample(function, min_seconds):
+    """How many calls make one timing sample last at least ``min_seconds``."""
+    number = 1
+    while True:
+        elapsed = _seconds_per_call(function, number) * number
+        if elapsed >= min_seconds:
+            return number
+        number *= max(2, min(10, int(min_seconds / max(elapsed, 1e-9)) + 1))
+
+
+def measure(rows, rounds, min_seconds, progress=None):
+    """Fill in each row's median µs per sample, the rounds interleaved across rows
+    and the order within a pair alternated."""
+    numbers = [(_calls_per_sample(r.ours.run, min_seconds), _calls_per_sample(r.peer.run, min_seconds))
+               for r in rows]
+    times = [([], []) for _ in rows]
+    for round_index in range(rounds):
+        for row, (n_ours, n_peer), (ours, theirs) in zip(rows, numbers, times):
+            pair = [(row.ours.run, n_ours, ours), (row.peer.run, n_peer, theirs)]
+            if round_index % 2:
+                pair.reverse()
+            for function, number, samples in pair:
+                samples.append(_seconds_per_call(function, number))
+        if progress:
+            progress("round %d/%d done" % (round_index + 1, rounds))
+    for row, (ours, theirs) in zip(rows, times):
+        row.ours_us = statistics.median(ours) * 1e6 / row.samples_per_call
+        row.peer_us = statistics.median(theirs) * 1e6 / row.samples_per_call
+
+
+# ------------------------------------------------------------------------------------------
+# The comparisons
+# ------------------------------------------------------------------------------------------
+def rbd_backends():
+    """(label, module) of rbd's backends present here, the compiled one first."""
+    backends = [("rbd cython", rbd_c)] if rbd_c is not None else []
+    return backends + [("rbd numpy", rbd_numpy)]
+
+
+def pinocchio_rows(pin, robot, rng):
+    """Single calls of RNEA, CRBA and ABA: each rbd backend against Pinocchio."""
+    twin = PinocchioTwin(pin, robot)
+    model = robot.model
+    q, v, a = random_state(model, rng)
+    q_pin, v_pin, a_pin = twin.q(q), twin.v(v), twin.v(a)
+    tau = rbd_numpy.rnea(model, q, v, a)  # so that ABA runs on a meaningful torque
+    tau_pin = twin.v(tau)
+    peers = {
+        "rnea": Contender("pin.rnea", lambda: pin.rnea(twin.model, twin.data, q_pin, v_pin, a_pin), twin.v_back),
+        "crba": Contender("pin.crba", lambda: pin.crba(twin.model, twin.data, q_pin), twin.mass_matrix_back),
+        "aba": Contender("pin.aba", lambda: pin.aba(twin.model, twin.data, q_pin, v_pin, tau_pin), twin.v_back),
+    }
+
+    def ours(impl):
+        return {"rnea": lambda: impl.rnea(model, q, v, a),
+                "crba": lambda: impl.crba(model, q),
+                "aba": lambda: impl.aba(model, q, v, tau)}
+
+    return [Row(case, robot.name, Contender(label, ours(impl)[case]), peers[case])
+            for case in ("rnea", "crba", "aba") for label, impl in rbd_backends()]
+
+
+def _with_threads(n, function):
+    """``function`` run with rbd_c's batches on ``n`` threads."""
+    def run():
+        previous = rbd_c.get_num_threads()
+        rbd_c.set_num_threads(n)
+        try:
+            return function()
+        finally:
+            rbd_c.set_num_threads(previous)
+    return run
+
+
+def batched_rows(pin, robot, rng, batch):
+    """RNEA on ``batch`` samples at once, per sample: rbd's NumPy batch against a
+    loop of Pinocchio's single calls, and rbd_c's parallel batch against
+    ``pin.rneaInParallel`` on the same numbers of threads."""
+    twin = PinocchioTwin(pin, robot)
+    model = robot.model
+    q, v, a = random_state(model, rng, batch=batch)
+    q_pin, v_pin, a_pin = (twin.columns(x) for x in (twin.q(q), twin.v(v), twin.v(a)))
+    tau_pin = np.zeros((model.nv, batch), order="F")
+    case = "batched rnea N=%d" % batch
+
+    def pin_loop():
+        for k in range(batch):
+            tau_pin[:, k] = pin.rnea(twin.model, twin.data, q_pin[:, k], v_pin[:, k], a_pin[:, k])
+        return tau_pin
+
+    def pin_parallel(threads):
+        pool = pin.ModelPool(twin.model, threads)  # one model/data pair per thread
+
+        def run():
+            pin.rneaInParallel(threads, pool, q_pin, v_pin, a_pin, tau_pin)
+            return tau_pin
+        return run
+
+    tau_back = lambda tau: twin.v_back(tau.T)  # noqa: E731
+    rows = [Row(case, robot.name, Contender("rbd numpy batch", lambda: rbd_numpy.rnea(model, q, v, a)),
+                Contender("pin.rnea loop", pin_loop, tau_back), samples_per_call=batch)]
+    if rbd_c is not None:
+        all_threads = os.cpu_count() or 1
+        for threads in sorted({1, all_threads}):
+            rows.append(Row(case, robot.name,
+                            Contender("rbd cython, %d thr" % threads, _with_threads(threads, lambda: rbd_c.rnea(model, q, v, a))),
+                            Contender("pin.rneaInParallel, %d thr" % threads, pin_parallel(threads), tau_back),
+                            samples_per_call=batch))
+    return rows
+
+
+def pybullet_rows(pybullet, robot, rng):
+    """RNEA and the mass matrix: rbd's compiled (else NumPy) backend against pybullet."""
+    twin = PybulletTwin(pybullet, robot)
+    model = robot.model
+    q, v, a = random_state(model, rng)
+    q_pb, v_pb, a_pb = twin.vector(q), twin.vector(v), twin.vector(a)
+    label, impl = rbd_backends()[0]
+    body, client = twin.body, twin.client
+    return [
+        Row("rnea", robot.name, Contender(label, lambda: impl.rnea(model, q, v, a)),
+            Contender("pybullet InverseDynamics",
+                      lambda: pybullet.calculateInverseDynamics(body, q_pb, v_pb, a_pb, physicsClientId=client),
+                      twin.back)),
+        Row("crba", robot.name, Contender(label, lambda: impl.crba(model, q)),
+            Contender("pybullet MassMatrix", lambda: pybullet.calculateMassMatrix(body, q_pb, physicsClientId=client),
+                      twin.matrix_back)),
+    ]
+
+
+def modern_robotics_rows(mr, rng):
+    """RNEA on Modern Robotics' own UR5: each rbd backend against ``InverseDynamics``
+    (the same robot, built in rbd from MR's parameters)."""
+    mlist, glist, slist = modern_robotics_ur5()
+    model = model_from_screws(mlist, glist, slist)
+    q, v, a = random_state(model, rng)
+    gravity, no_tip_wrench = np.array(model.gravity, dtype=float), np.zeros(6)
+    peer = Contender("mr.InverseDynamics",
+                     lambda: mr.InverseDynamics(q, v, a, gravity, no_tip_wrench, mlist, glist, slist))
+    return [Row("rnea", "ur5 (MR)", Contender(label, lambda impl=impl: impl.rnea(model, q, v, a)), peer)
+            for label, impl in reversed(rbd_backends())]  # NumPy first: the like-for-like row
+
+
+def build_rows(robot_names_, batch, notes, seed=0):
+    rng = np.random.default_rng(seed)
+    pin = _optional_import("pinocchio")
+    pybullet = _optional_import("pybullet")
+    mr = _optional_import("modern_robotics")
+    if rbd_c is None:
+        notes.append("rbd_c (the compiled backend) is not built: rbd's compiled rows are skipped")
+    if pin is None:
+        notes.append("Pinocchio is not installed (pip install pin): its rows are skipped")
+    if pybullet is None:
+        notes.append("pybullet is not installed (pip install pybullet): its rows are skipped")
+    if mr is None:
+        notes.append("Modern Robotics is not installed (pip install modern-robotics): its rows are skipped")
+    robots = []
+    for name in robot_names_:
+        robot = load_robot(name)
+        if robot is None:
+            notes.append("%s: example-robot-data is not installed (pip install example-robot-data): skipped" % name)
+        else:
+            robots.append(robot)
+    rows = []
+    if pin is not None:
+        for robot in robots:
+            rows += pinocchio_rows(pin, robot, rng)
+    if pybullet is not None:
+        for robot in robots:
+            if robot.floating_base:
+                notes.append("%s: pybullet is compared on fixed-base robots only" % robot.name)
+            else:
+                rows += pybullet_rows(pybullet, robot, rng)
+    if mr is not None:
+        rows += modern_robotics_rows(mr, rng)
+    if pin is not None:
+        for robot in robots:
+            rows += batched_rows(pin, robot, rng, batch)
+    return rows
+
+
+# ------------------------------------------------------------------------------------------
+# Output
+# ------------------------------------------------------------------------------------------
+def machine_description():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            cpu = next(line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    versions = ["Python %s" % platform.python_version(), "NumPy %s" % np.__version__, "rbd %s" % rbd.__version__]
+    for dist in ("pin", "pybullet", "modern-robotics"):
+        try:
+            versions.append("%s %s" % (dist, importlib.metadata.version(dist)))
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    openmp = rbd_c is not None and rbd_c.have_openmp()
+    return "%s, %d logical cores, %s; rbd_c OpenMP: %s" % (cpu, os.cpu_count() or 1, ", ".join(versions),
+                                                          "yes" if openmp else "no")
+
+
+HEADER = ("case", "robot", "rbd", "rbd µs", "peer", "peer µs", "rbd/peer", "max |Δ|")
+
+
+def _significant(x):
+    """Two decimals, or two significant digits for the small ratios."""
+    return "%.2f" % x if x >= 0.1 else "%.2g" % x
+
+
+def table_cells(row):
+    ratio = _significant(row.ratio) if row.agrees else "answers differ"
+    return (row.case, row.robot, row.ours.label, "%.2f" % row.ours_us, row.peer.label, "%.2f" % row.peer_us,
+            ratio, "%.1e" % row.max_difference)
+
+
+def format_table(rows, markdown=False):
+    cells = [HEADER] + [table_cells(r) for r in rows]
+    numeric = {3, 5, 6, 7}
+    if markdown:
+        lines = ["| " + " | ".join(HEADER) + " |",
+                 "|" + "|".join("---:" if i in numeric else "---" for i in range(len(HEADER))) + "|"]
+        lines += ["| " + " | ".join(c) + " |" for c in cells[1:]]
+        return "\n".join(lines)
+    widths = [max(len(c[i]) for c in cells) for i in range(len(HEADER))]
+    lines = ["  ".join(c[i].rjust(widths[i]) if i in numeric else c[i].ljust(widths[i])
+                       for i in range(len(HEADER))).rstrip() for c in cells]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def plot_ratios(rows, path, title):
+    """A horizontal bar chart of rbd / peer, log scale (left of 1: rbd is faster)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [r for r in rows if r.agrees][::-1]  # top to bottom in table order
+    labels = ["%s · %s: %s vs %s" % (r.robot, r.case, r.ours.label, r.peer.label) for r in shown]
+    ratios = [r.ratio for r in shown]
+    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.32 * len(shown)))
+    colors = ["tab:green" if x < 1 else "tab:red" for x in ratios]
+    # bars grow from 1 (parity): leftwards where rbd is faster, rightwards where slower
+    ax.barh(range(len(shown)), [x - 1.0 for x in ratios], left=1.0, color=colors)
+    ax.set_xscale("log")
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_yticks(range(len(shown)), labels, fontsize=8)
+    for y, ratio in enumerate(ratios):
+        ax.annotate(_significant(ratio), (ratio, y), xytext=(3 if ratio >= 1 else -3, 0), textcoords="offset points",
+                    ha="left" if ratio >= 1 else "right", va="center", fontsize=7)
+    ax.set_xlabel("time ratio rbd / peer (log scale; < 1: rbd faster)")
+    fig.suptitle(textwrap.fill(title, 110), fontsize=9)  # over the whole figure: the labels are wide
+    ax.margins(x=0.15)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------------------------------
+# Command line
+# ------------------------------------------------------------------------------------------
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m rbd.bench",
+                                     description="Time rbd against Pinocchio, pybullet and Modern Robotics.")
+    parser.add_argument("--quick", action="store_true",
+                        help="few rounds and a small batch (a smoke run for CI and tests)")
+    parser.add_argument("--robots", nargs="+", metavar="NAME",
+                        help="robots to compare on (space or comma separated; default: %s; known: %s)"
+                        % (" ".join(DEFAULT_ROBOTS), ", ".join(robot_names())))
+    parser.add_argument("--batch", type=int, help="samples of the batched rows (default 20000; --quick: 200)")
+    parser.add_argument("--rounds", type=int, help="interleaved timing rounds (default 21; --quick: 3)")
+    parser.add_argument("--plot", metavar="PATH", help="save a bar chart of the ratios (needs matplotlib)")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    args = parser.parse_args(argv)
+    names = [n for item in (args.robots or DEFAULT_ROBOTS) for n in item.split(",") if n]
+    unknown = sorted(set(names) - set(robot_names()))
+    if unknown:
+        parser.error("unknown robot(s) %s; known: %s" % (", ".join(unknown), ", ".join(robot_names())))
+    args.robots = names
+    if args.plot and _optional_import("matplotlib") is None:
+        parser.error("--plot needs matplotlib: pip install matplotlib (or pip install 'rbd[bench]')")
+    args.batch = args.batch or (200 if args.quick else 20000)
+    args.rounds = args.rounds or (3 if args.quick else 21)
+    if args.batch < 1 or args.rounds < 1:
+        parser.error("--batch and --rounds must be positive")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+
+    def progress(message):
+        print(message, file=sys.stderr, flush=True)
+
+    notes = []
+    rows = build_rows(args.robots, args.batch, notes)
+    for row in rows:
+        cross_check(row)
+    measure(rows, args.rounds, min_seconds=0.002 if args.quick else 0.02, progress=progress)
+
+    machine = machine_description()
+    print("Machine: %s" % machine)
+    print("Median of %d interleaved rounds, µs per call (per sample for batches); rbd/peer < 1: rbd is faster.\n"
+          % args.rounds)
+    print(format_table(rows, markdown=args.markdown))
+    for note in notes:
+        print("note: %s" % note)
+    if args.plot:
+        plot_ratios(rows, args.plot, "rbd / peer, median time ratio. " + machine)
+        print("chart saved to %s" % args.plot)
+    differing = [r for r in rows if not r.agrees]
+    if differing:
+        print("error: %d row(s) compare different answers (see max |Δ|)" % len(differing), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
