@@ -39,10 +39,13 @@ cdef extern from *:
     int rbd_have_openmp() noexcept nogil
 
 
-# Per-sample work below which a batch is not worth waking the thread team for,
-# and at which a single call releases the GIL (in units of ``cost``).
+# Work (in units of ``cost``, roughly nanoseconds) below which a batch runs on the
+# calling thread: waking an OpenMP team costs tens of microseconds, and far more
+# on a loaded machine, so only batches of about 50 us of work or more are split.
+# Work above RELEASE_GIL_WORK releases the GIL (cheap calls keep it: releasing costs more).
 cdef enum:
-    PARALLEL_WORK = 4000
+    PARALLEL_WORK = 50000
+    RELEASE_GIL_WORK = 4000
     STACK_DOUBLES = 2048
     MAX_INPUTS = 8
     MAX_DIMS = 64
@@ -409,7 +412,7 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
             if work == NULL:
                 raise MemoryError()
         try:
-            if N * cost < PARALLEL_WORK:
+            if N * cost < RELEASE_GIL_WORK:
                 for s in range(N):
                     bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work)
             else:
@@ -430,7 +433,7 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
             raise MemoryError()
         memset(flags, 0, nt * 16 * sizeof(int))
         with nogil, parallel(num_threads=nt):
-            for s in prange(N, schedule='static'):
+            for s in prange(N, schedule='dynamic', chunksize=32):
                 flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size,
                                                work + threadid() * wpad)
         for j in range(nt):
