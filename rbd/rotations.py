@@ -8,20 +8,27 @@ Conventions (see ``API.md``):
   so a non-unit quaternion is read as its direction; one of norm below 1e-12
   (e.g. zero) raises ValueError.  ``quat_multiply`` and ``quat_conjugate`` are
   the plain algebraic operations and do not normalize;
+* ``matrix_to_quat`` returns ``w >= 0`` (for a half turn, ``w = 0``, the
+  first non-zero vector component is made positive);
 * a rotation vector ``phi`` is ``angle * axis``; ``so3_log`` and every
-  conversion to a rotation vector return the angle in ``[0, pi]``;
+  conversion to a rotation vector return the angle in ``[0, pi]``, the same
+  for ``q`` and ``-q``;
 * Euler ZYX is ``[z, y, x]`` with ``R = Rz(z) Ry(y) Rx(x)``, Euler XYZ is
   ``[x, y, z]`` with ``R = Rx(x) Ry(y) Rz(z)``; the middle angle comes back in
   ``[-pi/2, pi/2]``, and at gimbal lock the last angle is set to 0;
 * angular velocities are "world" (``skew(w) = dR/dt R^T``) or "body"
-  (``skew(w) = R^T dR/dt``).
+  (``skew(w) = R^T dR/dt``); ``angular_velocity_matrix`` / ``rate_matrix`` map
+  them to and from the rates of quaternions, rotation vectors, Euler ZYX/XYZ
+  angles and angle-axis coordinates ``[angle, ax, ay, az]``.
 
 Every function broadcasts over leading (batch) dimensions and raises
 ValueError naming the argument on wrong shapes or non-finite input.
 """
+from math import factorial
+
 import numpy as np
 
-from ._checks import as_array
+from ._checks import as_array, batch_shape
 
 __all__ = [
     "skew", "unskew",
@@ -39,8 +46,25 @@ __all__ = [
 # Below this angle the trigonometric coefficients use their Taylor series (the
 # closed forms are 0/0 at 0); the first neglected term is below 1e-20.
 _SMALL_ANGLE = 1e-3
-# |cos(middle Euler angle)| below this is gimbal lock.
+# |cos(middle Euler angle)| below this is gimbal lock (and |sin(angle/2)| below it
+# the singularity of the angle-axis rates).
 _GIMBAL_LOCK = 1e-9
+# (t - sin t)/t³ and the coefficient of Γ⁻¹ cancel in closed form (relative error
+# ~ 6 eps / t², 1e-9 just above 1e-3): below this angle they are summed as even
+# power series instead, whose first neglected term is below 1e-18 at 0.5.
+_SERIES_ANGLE = 0.5
+_C_SERIES = [(-1) ** k / factorial(2 * k + 3) for k in range(9)]  # (t - sin t)/t³
+# (1 - (t/2) cot(t/2))/t² = sum |B_2n| t^(2n-2) / (2n)!  (Bernoulli numbers)
+_D_SERIES = [1 / 12, 1 / 720, 1 / 30240, 1 / 1209600, 1 / 47900160, 691 / 1307674368000,
+             1 / 74724249600, 3617 / 10670622842880000]
+
+
+def _even_series(coefficients, t2):
+    """``sum c_k t^(2k)`` by Horner's rule in ``t2 = t²``."""
+    out = np.zeros_like(t2)
+    for c in reversed(coefficients):
+        out = out * t2 + c
+    return out
 
 
 # ------------------------------------------------------------------------------------------
@@ -60,16 +84,34 @@ def _matrix(R, name):
     return R
 
 
-def _unit_quat(q, name):
+def _quat_norm(q):
+    """``|q|`` (..., 1), scaled by the largest component so that the squares
+    neither overflow (|q| ~ 1e200) nor underflow."""
+    big = np.max(np.abs(q), axis=-1, keepdims=True)
+    safe = np.where(big > 0.0, big, 1.0)
+    return big * np.linalg.norm(q / safe, axis=-1, keepdims=True)
+
+
+def _unit_quat_and_norm(q, name):
     q = as_array(q, name, (4,))
-    norm = np.linalg.norm(q, axis=-1, keepdims=True)
+    norm = _quat_norm(q)
     if np.any(norm < 1e-12):
         raise ValueError("%s must be a non-zero quaternion [w, x, y, z] (got norm %.3g)" % (name, norm.min()))
-    return q / norm
+    return q / norm, norm
+
+
+def _unit_quat(q, name):
+    return _unit_quat_and_norm(q, name)[0]
 
 
 def _scalar(x, name):
     return as_array(x, name, ())
+
+
+def _same_batch(*named):
+    """Raise ValueError naming the arguments if their batch dimensions do not
+    broadcast; ``named`` is ``(name, array, number of trailing dims), ...``."""
+    batch_shape(named)
 
 
 # ------------------------------------------------------------------------------------------
@@ -110,7 +152,9 @@ def _conjugate(q):
 
 def quat_multiply(p, q):
     """The Hamilton product ``p ⊗ q`` (not normalized)."""
-    return _multiply(as_array(p, "p", (4,)), as_array(q, "q", (4,)))
+    p, q = as_array(p, "p", (4,)), as_array(q, "q", (4,))
+    _same_batch(("p", p, 1), ("q", q, 1))
+    return _multiply(p, q)
 
 
 def quat_conjugate(q):
@@ -181,8 +225,16 @@ def _matrix_to_quat(R):
         np.stack([r(1, 0) - r(0, 1), r(0, 2) + r(2, 0), r(1, 2) + r(2, 1), s * s], -1),
     ], axis=-2)  # row k: 4 * (largest) * q, when component k is the largest
     q = np.take_along_axis(candidates, big[..., None, None], -2)[..., 0, :]
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    return np.where(q[..., :1] < 0.0, -q, q)
+    return _canonical(q / np.linalg.norm(q, axis=-1, keepdims=True))
+
+
+def _canonical(q):
+    """The one of ``q``, ``-q`` with ``w > 0``; when ``w == 0`` (a half turn),
+    the one whose first non-zero vector component is positive, so that q and
+    -q always give the same result."""
+    first = np.take_along_axis(q[..., 1:], np.argmax(q[..., 1:] != 0.0, axis=-1)[..., None], -1)
+    flip = (q[..., :1] < 0.0) | ((q[..., :1] == 0.0) & (first < 0.0))
+    return np.where(flip, -q, q)
 
 
 def matrix_to_quat(R):
@@ -198,7 +250,9 @@ def _angle_coefficients(theta):
     half_sinc = np.sin(0.5 * safe) / (0.5 * safe)  # (1 - cos t)/t² = half_sinc²/2: no cancellation
     a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0), np.sin(safe) / safe)
     b = np.where(small, 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0), 0.5 * half_sinc * half_sinc)
-    c = np.where(small, 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0), (safe - np.sin(safe)) / safe ** 3)
+    series = theta < _SERIES_ANGLE
+    safe_c = np.where(series, 1.0, theta)
+    c = np.where(series, _even_series(_C_SERIES, t2), (safe_c - np.sin(safe_c)) / safe_c ** 3)
     return a, b, c
 
 
@@ -229,14 +283,13 @@ def rotvec_to_quat(phi):
 
 
 def _quat_to_rotvec(q):
-    q = np.where(q[..., :1] < 0.0, -q, q)  # q and -q: the same rotation; take the short angle
+    q = _canonical(q)  # q and -q: the same rotation; w >= 0 takes the short angle
     w, v = q[..., :1], q[..., 1:]
     s = np.linalg.norm(v, axis=-1, keepdims=True)  # sin(θ/2)
-    small = s < _SMALL_ANGLE
-    # θ / s = 2 atan2(s, w) / s, and its series 2/w (1 - s²/(3w²)) for small s (then w ≈ 1)
-    w_safe = np.where(small, w, 1.0)  # (w > 0.99 where s is small)
-    ratio = np.where(small, 2.0 / w_safe * (1.0 - s * s / (3.0 * w_safe * w_safe)),
-                     2.0 * np.arctan2(s, w) / np.where(small, 1.0, s))
+    # θ / s = 2 atan2(s, w) / s has no cancellation for any s > 0 (a truncated
+    # series here would cost ~s⁴ relative); its limit at s = 0 is 2 (w = 1).
+    positive = s > 0.0
+    ratio = np.where(positive, 2.0 * np.arctan2(s, w) / np.where(positive, s, 1.0), 2.0)
     return ratio * v
 
 
@@ -256,6 +309,7 @@ def so3_log(R):
 def _angle_axis(angle, axis):
     angle = _scalar(angle, "angle")
     axis = _vec3(axis, "axis")
+    _same_batch(("angle", angle, 0), ("axis", axis, 1))
     norm = np.linalg.norm(axis, axis=-1, keepdims=True)
     if np.any(norm < 1e-12):
         raise ValueError("axis must be a non-zero 3-vector")
@@ -330,7 +384,9 @@ def _matrix_to_euler_zyx(R):
     x = np.where(locked, 0.0, np.arctan2(r21, r22))
     c, s = np.cos(x), np.sin(x)
     z = np.arctan2(-(R[..., 0, 1] * c - R[..., 0, 2] * s), R[..., 1, 1] * c - R[..., 1, 2] * s)
-    y = np.arctan2(-R[..., 2, 0], r21 * s + r22 * c)
+    # cos(y) = hypot(r21, r22) >= 0 keeps y in [-pi/2, pi/2] (r21 s + r22 c, equal
+    # in exact arithmetic, can come out slightly negative when x is set to 0 at the lock)
+    y = np.arctan2(-R[..., 2, 0], np.hypot(r21, r22))
     return np.stack([z, y, x], axis=-1)
 
 
@@ -341,7 +397,7 @@ def _matrix_to_euler_xyz(R):
     z = np.where(locked, 0.0, np.arctan2(-r01, r00))
     c, s = np.cos(z), np.sin(z)
     x = np.arctan2(R[..., 2, 0] * s + R[..., 2, 1] * c, R[..., 1, 0] * s + R[..., 1, 1] * c)
-    y = np.arctan2(R[..., 0, 2], r00 * c - r01 * s)
+    y = np.arctan2(R[..., 0, 2], np.hypot(r00, r01))  # cos(y) >= 0, as in ZYX
     return np.stack([x, y, z], axis=-1)
 
 
@@ -376,30 +432,39 @@ def quat_to_euler_xyz(q):
 # ------------------------------------------------------------------------------------------
 def box_plus(R, w):
     """``so3_exp(w) @ R``: ``R`` rotated by ``w`` (world axes)."""
-    return _so3_exp(_vec3(w, "w")) @ _matrix(R, "R")
+    R, w = _matrix(R, "R"), _vec3(w, "w")
+    _same_batch(("R", R, 2), ("w", w, 1))
+    return _so3_exp(w) @ R
 
 
 def box_minus(R1, R2):
     """``so3_log(R1 @ R2^T)``: the ``w`` with ``box_plus(R2, w) = R1``."""
-    return so3_log(_matrix(R1, "R1") @ np.swapaxes(_matrix(R2, "R2"), -1, -2))
+    R1, R2 = _matrix(R1, "R1"), _matrix(R2, "R2")
+    _same_batch(("R1", R1, 2), ("R2", R2, 2))
+    return _quat_to_rotvec(_matrix_to_quat(R1 @ np.swapaxes(R2, -1, -2)))
 
 
 def quat_box_plus(q, w):
     """``rotvec_to_quat(w) ⊗ q``."""
-    return _multiply(_rotvec_to_quat(_vec3(w, "w")), _unit_quat(q, "q"))
+    q, w = _unit_quat(q, "q"), _vec3(w, "w")
+    _same_batch(("q", q, 1), ("w", w, 1))
+    return _multiply(_rotvec_to_quat(w), q)
 
 
 def quat_box_minus(q1, q2):
     """``quat_to_rotvec(q1 ⊗ q2*)``: the ``w`` with ``quat_box_plus(q2, w) = ±q1``."""
-    return _quat_to_rotvec(_multiply(_unit_quat(q1, "q1"), _conjugate(_unit_quat(q2, "q2"))))
+    q1, q2 = _unit_quat(q1, "q1"), _unit_quat(q2, "q2")
+    _same_batch(("q1", q1, 1), ("q2", q2, 1))
+    return _quat_to_rotvec(_multiply(q1, _conjugate(q2)))
 
 
 def slerp(q0, q1, t):
-    """Spherical linear interpolation along the shorter arc, ``t`` in [0, 1]."""
-    q0 = _unit_quat(q0, "q0")
-    relative = _quat_to_rotvec(_multiply(_conjugate(q0), _unit_quat(q1, "q1")))  # shortest arc
-    step = _rotvec_to_quat(_scalar(t, "t")[..., None] * relative)
-    return _multiply(q0, step)
+    """Spherical linear interpolation ``q0 ⊗ (q0* ⊗ q1)^t`` along the shorter arc,
+    ``t`` in [0, 1] (other values extrapolate along the same great circle)."""
+    q0, q1, t = _unit_quat(q0, "q0"), _unit_quat(q1, "q1"), _scalar(t, "t")
+    _same_batch(("q0", q0, 1), ("q1", q1, 1), ("t", t, 0))
+    relative = _quat_to_rotvec(_multiply(_conjugate(q0), q1))  # shortest arc
+    return _multiply(q0, _rotvec_to_quat(t[..., None] * relative))
 
 
 def _frame_argument(frame):
@@ -411,8 +476,9 @@ def _frame_argument(frame):
 def integrate_rotation(q, omega, dt, frame="world"):
     """Rotate ``q`` for ``dt`` seconds at the constant angular velocity ``omega``
     (world or body axes); exact for constant ``omega``."""
-    step = _rotvec_to_quat(_vec3(omega, "omega") * _scalar(dt, "dt")[..., None])
-    q = _unit_quat(q, "q")
+    q, omega, dt = _unit_quat(q, "q"), _vec3(omega, "omega"), _scalar(dt, "dt")
+    _same_batch(("q", q, 1), ("omega", omega, 1), ("dt", dt, 0))
+    step = _rotvec_to_quat(omega * dt[..., None])
     out = _multiply(step, q) if _frame_argument(frame) == "world" else _multiply(q, step)
     return out / np.linalg.norm(out, axis=-1, keepdims=True)
 
@@ -423,6 +489,7 @@ def angular_velocity_from_difference(q0, q1, dt, frame="world"):
     if np.any(dt == 0.0):
         raise ValueError("dt must be non-zero")
     q0, q1 = _unit_quat(q0, "q0"), _unit_quat(q1, "q1")
+    _same_batch(("q0", q0, 1), ("q1", q1, 1), ("dt", dt, 0))
     if _frame_argument(frame) == "world":
         relative = _multiply(q1, _conjugate(q0))
     else:
@@ -441,11 +508,10 @@ def _left_jacobian(phi):
 
 def _left_jacobian_inverse(phi):
     theta = np.linalg.norm(phi, axis=-1)
-    t2 = theta * theta
-    small = theta < _SMALL_ANGLE
-    half = 0.5 * np.where(small, 1.0, theta)
+    series = theta < _SERIES_ANGLE
+    half = 0.5 * np.where(series, 1.0, theta)
     # 1/θ² - cot(θ/2)/(2θ), finite up to θ = 2π (where Γ is singular)
-    d = np.where(small, 1.0 / 12.0 + t2 / 720.0 * (1.0 + t2 / 42.0),
+    d = np.where(series, _even_series(_D_SERIES, theta * theta),
                  (1.0 - half * np.cos(half) / np.sin(half)) / (4.0 * half * half))
     S = skew(phi)
     return np.eye(3) - 0.5 * S + d[..., None, None] * (S @ S)
@@ -481,40 +547,82 @@ def _euler_angular_velocity_matrix(angles, axes, frame):
     return E if frame == "world" else np.swapaxes(R, -1, -2) @ E
 
 
-def _quat_angular_velocity_matrix(q, frame):
-    # ω_world = 2 vec(q̇ ⊗ q*),  ω_body = 2 vec(q* ⊗ q̇)
+def _quat_angular_velocity_matrix(q, norm, frame):
+    # For the unit u = q/|q|: ω_world = 2 vec(u̇ ⊗ u*), ω_body = 2 vec(u* ⊗ u̇), and
+    # u̇ = (q̇ - radial part)/|q|, whose radial part drops out: so E = 2 [..](u*) / |q|
+    # is the angular velocity of the rotation q/|q| also for a non-unit q.
+    scale = 2.0 / norm[..., None]
     if frame == "world":
-        return 2.0 * quat_right_matrix(_conjugate(q))[..., 1:, :]
-    return 2.0 * quat_left_matrix(_conjugate(q))[..., 1:, :]
+        return scale * quat_right_matrix(_conjugate(q))[..., 1:, :]
+    return scale * quat_left_matrix(_conjugate(q))[..., 1:, :]
 
 
-def _quat_rate_matrix(q, frame):
-    # q̇ = ½ [0, ω] ⊗ q (world) or ½ q ⊗ [0, ω] (body)
+def _quat_rate_matrix(q, norm, frame):
+    # q̇ = ½ [0, ω] ⊗ q (world) or ½ q ⊗ [0, ω] (body) for the quaternion as given
+    # (u |q|): tangent to the sphere of radius |q|, so integrating it keeps |q|.
+    scale = 0.5 * norm[..., None]
     if frame == "world":
-        return 0.5 * quat_right_matrix(q)[..., :, 1:]
-    return 0.5 * quat_left_matrix(q)[..., :, 1:]
+        return scale * quat_right_matrix(q)[..., :, 1:]
+    return scale * quat_left_matrix(q)[..., :, 1:]
 
 
-_KINDS = {"quat": 4, "rotvec": 3, "euler_zyx": 3, "euler_xyz": 3}
+def _angle_axis_parts(coords):
+    """``(angle, unit axis, |axis|)`` of angle-axis coordinates ``[angle, axis]``."""
+    axis = coords[..., 1:]
+    norm = np.linalg.norm(axis, axis=-1, keepdims=True)
+    if np.any(norm < 1e-12):
+        raise ValueError("coords: the axis of angle-axis coordinates [angle, ax, ay, az] must be non-zero")
+    return coords[..., 0], axis / norm, norm
+
+
+def _angle_axis_angular_velocity_matrix(coords, frame):
+    # Kindr: ω = n θ̇ + sin θ ṅ ± (1 - cos θ) [n]x ṅ  (+ world, - body), with
+    # ṅ = (I - n nᵀ) ȧ / |a| the rate of the unit axis n = a / |a|.
+    theta, n, norm = _angle_axis_parts(coords)
+    sign = 1.0 if frame == "world" else -1.0
+    projector = np.eye(3) - n[..., :, None] * n[..., None, :]
+    M = (np.sin(theta)[..., None, None] * projector
+         + sign * (1.0 - np.cos(theta))[..., None, None] * skew(n)) / norm[..., None]
+    return np.concatenate([n[..., :, None], M], axis=-1)
+
+
+def _angle_axis_rate_matrix(coords, frame):
+    # Kindr: θ̇ = nᵀω,  ṅ = (-½ cot(θ/2) [n]x² ∓ ½ [n]x) ω  (- world, + body);
+    # the axis rate is ȧ = |a| ṅ (keeps |a|).  cot(θ/2) is infinite at θ = 0 (mod 2π).
+    theta, n, norm = _angle_axis_parts(coords)
+    half_sin = np.sin(0.5 * theta)
+    if np.any(np.abs(half_sin) < _GIMBAL_LOCK):
+        raise ValueError("coords: angle-axis coordinates at angle 0 (mod 2 pi) have no axis rate "
+                         "for a general angular velocity")
+    sign = 1.0 if frame == "world" else -1.0
+    N = skew(n)
+    cot = (np.cos(0.5 * theta) / half_sin)[..., None, None]
+    axis_rate = norm[..., None] * (-0.5 * cot * (N @ N) - sign * 0.5 * N)
+    return np.concatenate([n[..., None, :], axis_rate], axis=-2)
+
+
+_KINDS = {"quat": 4, "rotvec": 3, "euler_zyx": 3, "euler_xyz": 3, "angle_axis": 4}
 
 
 def _coords(kind, coords):
     if kind not in _KINDS:
         raise ValueError("kind must be one of %s, got %r" % (", ".join(map(repr, _KINDS)), kind))
-    if kind == "quat":
-        return _unit_quat(coords, "coords")
-    return as_array(coords, "coords", (3,))
+    return as_array(coords, "coords", (_KINDS[kind],))
 
 
 def angular_velocity_matrix(kind, coords, frame="world"):
     """The matrix ``E(coords)`` with ``omega = E @ d(coords)/dt``, shape (..., 3, n).
 
-    ``kind`` is ``"quat"`` (n = 4), ``"rotvec"``, ``"euler_zyx"`` or ``"euler_xyz"``;
-    ``frame`` is ``"world"`` or ``"body"`` (the axes of ``omega``).
+    ``kind`` is ``"quat"`` (n = 4), ``"rotvec"``, ``"euler_zyx"``, ``"euler_xyz"``
+    or ``"angle_axis"`` (coords ``[angle, ax, ay, az]``, n = 4); ``frame`` is
+    ``"world"`` or ``"body"`` (the axes of ``omega``).  A non-unit quaternion or
+    axis is read as its direction: ``omega`` is that of the rotation it denotes.
     """
     coords, frame = _coords(kind, coords), _frame_argument(frame)
     if kind == "quat":
-        return _quat_angular_velocity_matrix(coords, frame)
+        return _quat_angular_velocity_matrix(*_unit_quat_and_norm(coords, "coords"), frame)
+    if kind == "angle_axis":
+        return _angle_axis_angular_velocity_matrix(coords, frame)
     if kind == "rotvec":
         return _left_jacobian(coords if frame == "world" else -coords)
     return _euler_angular_velocity_matrix(coords, _ZYX if kind == "euler_zyx" else _XYZ, frame)
@@ -523,12 +631,15 @@ def angular_velocity_matrix(kind, coords, frame="world"):
 def rate_matrix(kind, coords, frame="world"):
     """The matrix with ``d(coords)/dt = rate_matrix @ omega``, shape (..., n, 3).
 
-    For quaternions the rate stays tangent to the unit sphere.  Euler angles
-    raise ValueError at gimbal lock, where no such matrix exists.
+    For quaternions (and the angle-axis axis) the rate keeps the norm as given.
+    Euler angles at gimbal lock and angle-axis coordinates at angle 0 raise
+    ValueError: no such matrix exists there.
     """
     coords, frame = _coords(kind, coords), _frame_argument(frame)
     if kind == "quat":
-        return _quat_rate_matrix(coords, frame)
+        return _quat_rate_matrix(*_unit_quat_and_norm(coords, "coords"), frame)
+    if kind == "angle_axis":
+        return _angle_axis_rate_matrix(coords, frame)
     if kind == "rotvec":
         return _left_jacobian_inverse(coords if frame == "world" else -coords)
     if np.any(np.abs(np.cos(coords[..., 1])) < _GIMBAL_LOCK):
@@ -540,9 +651,14 @@ def rate_matrix(kind, coords, frame="world"):
 def angular_velocity_from_rates(kind, coords, rates, frame="world"):
     """``angular_velocity_matrix(kind, coords, frame) @ rates``."""
     E = angular_velocity_matrix(kind, coords, frame)
-    return (E @ as_array(rates, "rates", (E.shape[-1],))[..., None])[..., 0]
+    rates = as_array(rates, "rates", (E.shape[-1],))
+    _same_batch(("coords", E, 2), ("rates", rates, 1))
+    return (E @ rates[..., None])[..., 0]
 
 
 def rates_from_angular_velocity(kind, coords, omega, frame="world"):
     """``rate_matrix(kind, coords, frame) @ omega``."""
-    return (rate_matrix(kind, coords, frame) @ _vec3(omega, "omega")[..., None])[..., 0]
+    F = rate_matrix(kind, coords, frame)
+    omega = _vec3(omega, "omega")
+    _same_batch(("coords", F, 2), ("omega", omega, 1))
+    return (F @ omega[..., None])[..., 0]
