@@ -37,6 +37,7 @@ __all__ = [
     "angle_axis_to_matrix", "matrix_to_angle_axis", "angle_axis_to_quat", "quat_to_angle_axis",
     "euler_zyx_to_matrix", "matrix_to_euler_zyx", "euler_xyz_to_matrix", "matrix_to_euler_xyz",
     "euler_zyx_to_quat", "quat_to_euler_zyx", "euler_xyz_to_quat", "quat_to_euler_xyz",
+    "ROTATION_KINDS", "convert",
     "box_plus", "box_minus", "quat_box_plus", "quat_box_minus", "slerp",
     "integrate_rotation", "angular_velocity_from_difference",
     "so3_left_jacobian", "so3_left_jacobian_inverse", "so3_right_jacobian", "so3_right_jacobian_inverse",
@@ -425,6 +426,69 @@ def quat_to_euler_zyx(q):
 
 def quat_to_euler_xyz(q):
     return _matrix_to_euler_xyz(quat_to_matrix(q))
+
+
+# ------------------------------------------------------------------------------------------
+# Any parameterization to any other
+# ------------------------------------------------------------------------------------------
+#: The parameterizations ``convert`` knows, and the shape of one rotation in each.
+ROTATION_KINDS = {"matrix": (3, 3), "quat": (4,), "rotvec": (3,), "angle_axis": (4,),
+                  "euler_zyx": (3,), "euler_xyz": (3,)}
+
+
+def _stack_angle_axis(parts):
+    angle, axis = parts
+    return np.concatenate([np.asarray(angle)[..., None], axis], axis=-1)
+
+
+# Through the rotation matrix, except where a direct formula exists (fewer roundings).
+_TO_MATRIX = {
+    "matrix": lambda R: _matrix(R, "value"),
+    "quat": quat_to_matrix,
+    "rotvec": so3_exp,
+    "angle_axis": lambda x: angle_axis_to_matrix(x[..., 0], x[..., 1:]),
+    "euler_zyx": euler_zyx_to_matrix,
+    "euler_xyz": euler_xyz_to_matrix,
+}
+_FROM_MATRIX = {
+    "matrix": lambda R: R,
+    "quat": matrix_to_quat,
+    "rotvec": so3_log,
+    "angle_axis": lambda R: _stack_angle_axis(matrix_to_angle_axis(R)),
+    "euler_zyx": matrix_to_euler_zyx,
+    "euler_xyz": matrix_to_euler_xyz,
+}
+_DIRECT = {
+    ("quat", "rotvec"): quat_to_rotvec,
+    ("rotvec", "quat"): rotvec_to_quat,
+    ("quat", "angle_axis"): lambda q: _stack_angle_axis(quat_to_angle_axis(q)),
+    ("angle_axis", "quat"): lambda x: angle_axis_to_quat(x[..., 0], x[..., 1:]),
+    ("rotvec", "angle_axis"): lambda phi: _stack_angle_axis(_split_angle_axis(_vec3(phi, "value"))),
+    ("angle_axis", "rotvec"): lambda x: _angle_axis(x[..., 0], x[..., 1:]),
+    ("euler_zyx", "quat"): euler_zyx_to_quat,
+    ("euler_xyz", "quat"): euler_xyz_to_quat,
+    ("quat", "euler_zyx"): quat_to_euler_zyx,
+    ("quat", "euler_xyz"): quat_to_euler_xyz,
+}
+
+
+def convert(value, source, target):
+    """The rotation ``value``, given in the parameterization ``source``, in ``target``.
+
+    Kinds (``ROTATION_KINDS``): ``"matrix"`` (3, 3), ``"quat"`` ``[w, x, y, z]``,
+    ``"rotvec"`` (angle times axis), ``"angle_axis"`` ``[angle, ax, ay, az]``,
+    ``"euler_zyx"`` ``[z, y, x]`` and ``"euler_xyz"`` ``[x, y, z]``; every output
+    follows the module's conventions (``w >= 0``, angles in ``[0, pi]``, Euler
+    middle angle in ``[-pi/2, pi/2]``).  Broadcasts over leading dimensions.
+    """
+    for name, kind in (("source", source), ("target", target)):
+        if kind not in ROTATION_KINDS:
+            raise ValueError("%s must be one of %s, got %r" % (name, ", ".join(ROTATION_KINDS), kind))
+    value = as_array(value, "value", ROTATION_KINDS[source])
+    direct = _DIRECT.get((source, target))
+    if direct is not None:
+        return direct(value)
+    return _FROM_MATRIX[target](_TO_MATRIX[source](value))
 
 
 # ------------------------------------------------------------------------------------------

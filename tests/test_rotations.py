@@ -1017,3 +1017,61 @@ def test_bad_input_raises_value_error_naming_the_argument(call, name):
 def test_non_numeric_input_is_a_type_error():
     with pytest.raises(TypeError, match="^q "):
         rot.quat_to_matrix(["a", "b", "c", "d"])
+
+
+# ------------------------------------------------------------------------------------------
+# convert: every parameterization to every other, against SciPy
+# ------------------------------------------------------------------------------------------
+def _scipy_as(kind, rot):
+    """The rotations ``rot`` in ``kind``, computed by SciPy (quaternions w first)."""
+    if kind == "matrix":
+        return rot.as_matrix()
+    if kind == "quat":
+        return np.roll(rot.as_quat(), 1, axis=-1)
+    if kind == "rotvec":
+        return rot.as_rotvec()
+    if kind == "angle_axis":
+        phi = rot.as_rotvec()
+        angle = np.linalg.norm(phi, axis=-1)
+        return np.concatenate([angle[..., None], phi / angle[..., None]], axis=-1)
+    return rot.as_euler("ZYX" if kind == "euler_zyx" else "XYZ")
+
+
+def _scipy_from(kind, x):
+    if kind == "matrix":
+        return Rotation.from_matrix(x)
+    if kind == "quat":
+        return Rotation.from_quat(np.roll(x, -1, axis=-1))
+    if kind == "rotvec":
+        return Rotation.from_rotvec(x)
+    if kind == "angle_axis":
+        return Rotation.from_rotvec(x[..., :1] * x[..., 1:])
+    return Rotation.from_euler("ZYX" if kind == "euler_zyx" else "XYZ", x)
+
+
+@pytest.mark.parametrize("target", sorted(rot.ROTATION_KINDS))
+@pytest.mark.parametrize("source", sorted(rot.ROTATION_KINDS))
+def test_convert_every_direction_agrees_with_scipy(source, target):
+    rotations = Rotation.random(12, random_state=7)
+    value = _scipy_as(source, rotations)
+    got = rot.convert(value, source, target)
+    assert got.shape == (12,) + rot.ROTATION_KINDS[target]
+    # The answer names the same rotation (SciPy reads it back) ...
+    np.testing.assert_allclose(_scipy_from(target, got).as_matrix(), rotations.as_matrix(), atol=1e-12)
+    # ... in the module's conventions, and one sample equals the batch.
+    if target == "quat":
+        assert np.all(got[:, 0] >= 0.0)
+    if target in ("euler_zyx", "euler_xyz"):
+        assert np.all(np.abs(got[:, 1]) <= np.pi / 2)
+    np.testing.assert_allclose(rot.convert(value[3], source, target), got[3], rtol=0, atol=1e-15)
+
+
+def test_convert_rejects_unknown_kinds_and_bad_shapes():
+    with pytest.raises(ValueError, match="source must be one of"):
+        rot.convert(np.zeros(3), "euler_zxz", "quat")
+    with pytest.raises(ValueError, match="target must be one of"):
+        rot.convert(np.zeros(3), "rotvec", "dcm")
+    with pytest.raises(ValueError, match=r"value must have shape \(\.\.\., 4\)"):
+        rot.convert(np.zeros(3), "quat", "matrix")
+    with pytest.raises(ValueError, match="value must contain only finite"):
+        rot.convert([np.nan, 0.0, 0.0], "rotvec", "quat")
