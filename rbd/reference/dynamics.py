@@ -11,6 +11,8 @@ from .. import spatial
 from .._checks import model_arrays
 from . import joints
 from .inverse_dynamics import inverse_dynamics
+from .forward_dynamics import forward_dynamics
+from .mass_matrix import mass_matrix
 from .kinematics import (center_of_mass_of, first_moments, placements, translation,
                          velocities, world_jacobian_rows)
 
@@ -72,82 +74,20 @@ def _symmetric_from_upper(M):
 
 
 def crba(model, q):
-    """The joint-space mass matrix M(q) (..., nv, nv), full and exactly symmetric.
-
-    World-frame composite-rigid-body algorithm: with J_i the world columns of
-    joint i and Yc_i the composite inertia of its subtree (world frame),
-    M[j, i] = J_j^T Yc_i J_i for every ancestor j of i (i included)."""
-    batch, (q,) = model_arrays(model, q=q)
-    table = joints.joint_table(model)
-    _, world_from_body = placements(table, q)
-    J = world_jacobian_rows(table, world_from_body)
-    J_all = np.concatenate(J, axis=-2) if table.nbodies else np.zeros(batch + (0, 6))
-    composite = _composite(table, _world_inertias(table, world_from_body))
-    M = np.zeros(batch + (table.nv, table.nv))
-    for i in range(table.nbodies):
-        forces = spatial.inertia_apply(composite[i][..., None, :], J[i])  # (..., nv_i, 6)
-        support = table.support[i]
-        M[..., support, table.v_slices[i]] = np.matmul(J_all[..., support, :], np.swapaxes(forces, -1, -2))
-    return _symmetric_from_upper(M)
+    """The joint-space mass matrix M(q) (..., nv, nv), full and exactly symmetric
+    (composite-rigid-body algorithm in body frames, on scalar components)."""
+    return mass_matrix(model, q)
 
 
 # ------------------------------------------------------------------------------------------
 # Forward dynamics
 # ------------------------------------------------------------------------------------------
-def _inertia_to_parent(parent_from_body, inertia6):
-    """Ad^-T I Ad^-1 for a symmetric 6x6 I given in the child frame: the same
-    inertia in the parent frame, from two force transforms (rows, then columns)."""
-    M = parent_from_body[..., None, :, :]
-    half = spatial.act_force(M, inertia6)  # rows: Ad^-T of each column of I (I symmetric)
-    return spatial.act_force(M, np.swapaxes(half, -1, -2))
-
-
 def aba(model, q, v, tau, fext=None):
     """Forward dynamics: the accelerations (..., nv) under joint forces tau
-    (articulated-body algorithm, body frames)."""
-    batch, (q, v, tau, fext) = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
-    table = joints.joint_table(model)
-    nb = table.nbodies
-    parent_from_body, _ = placements(table, q, world=False)
-    twists, joint_twists = velocities(table, parent_from_body, v)
-    articulated = [spatial.inertia10_to_matrix(Y) for Y in table.inertias]
-    bias = [None] * nb
-    for i in range(nb):
-        bias[i] = spatial.inertia_cross_term(table.inertias[i], twists[i])
-        if fext is not None:
-            bias[i] = bias[i] - fext[..., i, :]
-    coriolis = [spatial.motion_cross(twists[i], joint_twists[i]) for i in range(nb)]
+    (articulated-body algorithm in body frames, on scalar components).
 
-    U, D_inv, u = [None] * nb, [None] * nb, [None] * nb
-    for i in reversed(range(nb)):
-        S = table.subspaces[i]
-        Ia = articulated[i]
-        U[i] = np.matmul(Ia, S.T)                              # (..., 6, nv_i)
-        D = np.matmul(S, U[i])                                 # (..., nv_i, nv_i)
-        D_inv[i] = 1.0 / D if S.shape[0] == 1 else np.linalg.inv(D)
-        # S^T bias as a sum, not matmul: NumPy's (6,) @ (6, n) and (N, 6) @ (6, n) round
-        # differently, and a batch must give exactly its per-sample results.
-        u[i] = tau[..., table.v_slices[i]] - np.sum(bias[i][..., None, :] * S, axis=-1)
-        p = table.parents[i]
-        if p >= 0:
-            U_Dinv = np.matmul(U[i], D_inv[i])
-            Ia_a = Ia - np.matmul(U_Dinv, np.swapaxes(U[i], -1, -2))
-            p_a = (bias[i] + np.matmul(Ia_a, coriolis[i][..., None])[..., 0]
-                   + np.matmul(U_Dinv, u[i][..., None])[..., 0])
-            articulated[p] = articulated[p] + _inertia_to_parent(parent_from_body[i], Ia_a)
-            bias[p] = bias[p] + spatial.act_force(parent_from_body[i], p_a)
-
-    qdd = np.empty(batch + (table.nv,))
-    body_acc = [None] * nb
-    world_acc = _world_acceleration(model)
-    for i in range(nb):
-        p = table.parents[i]
-        acc = spatial.inv_act_motion(parent_from_body[i], body_acc[p] if p >= 0 else world_acc) + coriolis[i]
-        rhs = u[i] - np.matmul(acc[..., None, :], U[i])[..., 0, :]
-        qdd_i = np.matmul(D_inv[i], rhs[..., None])[..., 0]
-        qdd[..., table.v_slices[i]] = qdd_i
-        body_acc[i] = acc + np.matmul(qdd_i, table.subspaces[i])
-    return qdd
+    ``fext`` (..., nbodies, 6): wrench [f; tau] on each body, in its frame."""
+    return forward_dynamics(model, q, v, tau, fext)
 
 
 # ------------------------------------------------------------------------------------------
