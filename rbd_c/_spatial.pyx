@@ -3,19 +3,36 @@
 signatures, batching and errors.
 
 Three levels, as in SciPy's rotation Cython: the one-item kernels of
-``_kernels.pxd``; a ``cdef`` loop over the flattened batch that calls a kernel
-with the GIL released; a thin ``def`` wrapper that validates and broadcasts
-once in Python (``rbd._checks``), allocates the output and runs the loop.
+``_kernels.pxd``; a ``cdef`` loop over the flattened batch that calls a kernel;
+a thin ``def`` wrapper that validates, allocates the output and runs the loop.
+
+Validation has two paths with the same results and errors:
+
+* fast: every argument an ``np.ndarray`` (not a subclass) of native, aligned,
+  C-contiguous float64 with the right trailing shape, the batch shapes equal or
+  one side a single item without batch dimensions.  Shapes are compared as C
+  integers and finiteness is checked over the raw doubles in the C loop (the GIL
+  released for big batches); nothing is converted or copied, the output is the
+  only allocation.
+* general (anything else, and a NaN or inf found on the fast path): the
+  validation of the reference (``rbd._checks``), which raises its errors, then
+  broadcasting; its arrays then run as on the fast path.
+
 A side of a binary operation that holds a single item is not copied: the loop
 reads it with a batch step of 0.
 """
 cimport cython
+cimport numpy as cnp
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
 import numpy as np
 
 cimport rbd_c._kernels as K
 from rbd_c._typedefs cimport unary_kernel_t, binary_kernel_t
 
 from rbd._checks import as_array, batch_shape
+
+cnp.import_array()
 
 __all__ = [
     "se3_exp", "se3_log", "se3_inverse", "se3_compose", "se3_act_point",
@@ -31,42 +48,167 @@ _V = (6,)        # motion / force
 _Y = (10,)       # inertia
 _X = (6, 6)      # dense spatial matrix
 
+cdef enum:
+    # Batches of more doubles than this (inputs and outputs) release the GIL; below,
+    # releasing it costs more than the work.
+    RELEASE_GIL_DOUBLES = 4096
+    # Room for the dimensions of an output: a batch (at most NPY_MAXDIMS - 1 dimensions,
+    # as an input has at least one trailing one) and up to two trailing dimensions.
+    MAX_OUT_DIMS = cnp.NPY_MAXDIMS + 2
+
+
+# An argument that can take the fast path: its raw storage and batch.
+cdef struct Arg:
+    const double* data
+    Py_ssize_t size          # doubles per item
+    Py_ssize_t items         # items stored (1 without batch dimensions)
+    int nbatch               # batch dimensions
+    const cnp.npy_intp* dims # the batch dimensions (the array's shape, which outlives the call)
+
 
 # ------------------------------------------------------------------------------------------
-# Batch loops (no GIL)
+# Batch loops (run without the GIL for big batches)
 # ------------------------------------------------------------------------------------------
+cdef inline bint _nonfinite(const double* x, Py_ssize_t n) noexcept nogil:
+    """Whether any of the n doubles is NaN or infinite: its exponent bits are all ones,
+    the only case where adding one to the exponent field carries into the sign bit.
+    Integer operations without a dependency chain, so the compiler vectorises the scan."""
+    cdef uint64_t bits, carry = 0
+    cdef Py_ssize_t j
+    for j in range(n):
+        memcpy(&bits, &x[j], sizeof(uint64_t))
+        carry |= (bits & <uint64_t>0x7FF0000000000000ULL) + <uint64_t>0x0010000000000000ULL
+    return (carry >> 63) != 0
+
+
+cdef inline Py_ssize_t _step(const Arg* arg) noexcept nogil:
+    """The step between the items read for a batch: 0 repeats a single item."""
+    return arg.size if arg.nbatch else 0
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef void _unary_loop(unary_kernel_t kernel, const double[:, ::1] a, double[:, ::1] out) noexcept nogil:
+cdef bint _unary_loop(unary_kernel_t kernel, const Arg* a, double* out, Py_ssize_t out_size) noexcept nogil:
+    """out[i] = kernel(a[i]); True (nothing run) when an input holds a NaN or inf."""
+    if _nonfinite(a.data, a.items * a.size):
+        return True
     cdef Py_ssize_t i
-    for i in range(out.shape[0]):
-        kernel(&a[i, 0], &out[i, 0])
+    for i in range(a.items):
+        kernel(a.data + i * a.size, out + i * out_size)
+    return False
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef void _binary_loop(binary_kernel_t kernel, const double[:, ::1] a, Py_ssize_t step_a,
-                       const double[:, ::1] b, Py_ssize_t step_b, double[:, ::1] out) noexcept nogil:
-    """out[i] = kernel(a[i * step_a], b[i * step_b]); a step of 0 repeats a single item."""
-    cdef Py_ssize_t i
-    for i in range(out.shape[0]):
-        kernel(&a[i * step_a, 0], &b[i * step_b, 0], &out[i, 0])
+cdef bint _binary_loop(binary_kernel_t kernel, const Arg* a, const Arg* b,
+                       double* out, Py_ssize_t out_size, Py_ssize_t n) noexcept nogil:
+    """out[i] = kernel(a[i], b[i]) for n items, a side without batch dimensions repeated;
+    True (nothing run) when an input holds a NaN or inf."""
+    if _nonfinite(a.data, a.items * a.size) or _nonfinite(b.data, b.items * b.size):
+        return True
+    cdef Py_ssize_t i, step_a = _step(a), step_b = _step(b)
+    for i in range(n):
+        kernel(a.data + i * step_a, b.data + i * step_b, out + i * out_size)
+    return False
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef void _mass_com_loop(const double[:, ::1] mass, Py_ssize_t step_m, const double[:, ::1] com,
-                         Py_ssize_t step_c, const double[:, ::1] I_com, Py_ssize_t step_i,
-                         double[:, ::1] out) noexcept nogil:
+cdef void _mass_com_loop(const Arg* mass, const Arg* com, const Arg* I_com,
+                         double* out, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
-    for i in range(out.shape[0]):
-        K.inertia_from_mass_com(mass[i * step_m, 0], &com[i * step_c, 0], &I_com[i * step_i, 0],
-                                &out[i, 0])
+    cdef Py_ssize_t sm = _step(mass), sc = _step(com), si = _step(I_com)
+    for i in range(n):
+        K.inertia_from_mass_com(mass.data[i * sm], com.data + i * sc, I_com.data + i * si,
+                                out + i * 10)
 
 
 # ------------------------------------------------------------------------------------------
-# Python-level preparation (validation and broadcasting happen once, here)
+# Argument preparation
 # ------------------------------------------------------------------------------------------
+cdef bint _plain(object x, tuple trailing, Arg* arg) except -1:
+    """Whether ``x`` can take the fast path (filling ``arg``): an ndarray, not a
+    subclass, of native aligned C-contiguous float64 whose last dimensions are ``trailing``."""
+    if not cnp.PyArray_CheckExact(x):
+        return False
+    cdef cnp.ndarray a = <cnp.ndarray>x
+    if cnp.PyArray_TYPE(a) != cnp.NPY_DOUBLE or not cnp.PyArray_ISCARRAY_RO(a):
+        return False
+    cdef int k = len(trailing), nd = cnp.PyArray_NDIM(a), j
+    if nd < k:
+        return False
+    cdef const cnp.npy_intp* dims = cnp.PyArray_DIMS(a)
+    cdef cnp.npy_intp t
+    arg.size = 1
+    for j in range(k):
+        t = trailing[j]
+        if dims[nd - k + j] != t:
+            return False
+        arg.size *= t
+    arg.items = 1
+    for j in range(nd - k):
+        arg.items *= dims[j]
+    arg.nbatch = nd - k
+    arg.dims = dims
+    arg.data = <const double*>cnp.PyArray_DATA(a)
+    return True
+
+
+cdef int _prepared(object x, tuple trailing, Arg* arg) except -1:
+    """Fill ``arg`` for an array made by the general path (always plain)."""
+    if not _plain(x, trailing, arg):
+        raise AssertionError("rbd_c: a validated array cannot take the fast path")
+    return 0
+
+
+cdef const Arg* _result_batch(const Arg* a, const Arg* b) noexcept:
+    """The argument whose batch is that of the result when the fast path serves the pair
+    (equal batches, or one side without batch dimensions); NULL when it must broadcast."""
+    if b.nbatch == 0:
+        return a
+    if a.nbatch == 0:
+        return b
+    if a.nbatch != b.nbatch:
+        return NULL
+    cdef int j
+    for j in range(a.nbatch):
+        if a.dims[j] != b.dims[j]:
+            return NULL
+    return a
+
+
+cdef cnp.ndarray _empty(const Arg* batch, tuple trailing):
+    """A new float64 array of the batch of ``batch`` followed by ``trailing``."""
+    cdef cnp.npy_intp dims[MAX_OUT_DIMS]
+    cdef int j, nb = batch.nbatch, nd = nb + len(trailing)
+    for j in range(nb):
+        dims[j] = batch.dims[j]
+    for j in range(nd - nb):
+        dims[nb + j] = trailing[j]
+    if nd > cnp.NPY_MAXDIMS:
+        np.empty(tuple([dims[j] for j in range(nd)]))  # raises NumPy's error, as the reference does
+    return <cnp.ndarray>cnp.PyArray_EMPTY(nd, dims, cnp.NPY_DOUBLE, 0)
+
+
+cdef object _fit(object arr, tuple trailing, tuple shape):
+    """A validated array made plain for the batch ``shape``: of that batch, or without
+    batch dimensions when it holds a single item (read with a step of 0); copied only
+    to broadcast, or when its storage is misaligned."""
+    cdef tuple own = arr.shape[:arr.ndim - len(trailing)]
+    cdef Py_ssize_t n_own
+    if own != shape:
+        n_own = _prod(own)
+        if n_own == _prod(shape):
+            arr = arr.reshape(shape + trailing)
+        elif n_own == 1:
+            arr = arr.reshape(trailing)
+        else:
+            arr = np.ascontiguousarray(np.broadcast_to(arr, shape + trailing))
+    if not cnp.PyArray_ISALIGNED(<cnp.ndarray>arr):
+        arr = arr.copy()
+    return arr
+
+
 cdef Py_ssize_t _prod(tuple shape):
     cdef Py_ssize_t n = 1, s
     for s in shape:
@@ -74,51 +216,74 @@ cdef Py_ssize_t _prod(tuple shape):
     return n
 
 
-cdef tuple _batch(object arr, tuple trailing):
-    return arr.shape[:arr.ndim - len(trailing)]
+# ------------------------------------------------------------------------------------------
+# Running a kernel: the fast path, else the reference's validation
+# ------------------------------------------------------------------------------------------
+cdef object _run_unary(unary_kernel_t kernel, const Arg* a, tuple out_trailing):
+    """The output, or None when an input holds a NaN or inf."""
+    cdef cnp.ndarray out = _empty(a, out_trailing)
+    cdef double* o = <double*>cnp.PyArray_DATA(out)
+    cdef Py_ssize_t out_size = _prod(out_trailing)
+    cdef bint bad
+    if a.items * (a.size + out_size) > RELEASE_GIL_DOUBLES:
+        with nogil:
+            bad = _unary_loop(kernel, a, o, out_size)
+    else:
+        bad = _unary_loop(kernel, a, o, out_size)
+    return None if bad else out
 
 
-cdef tuple _as_rows(object arr, tuple trailing, tuple shape):
-    """(2-D C-contiguous (rows, item size) view of ``arr`` for the batch ``shape``,
-    batch step): step 1 when ``arr`` has the full batch, 0 for a single item,
-    otherwise ``arr`` is broadcast (copied) to the full batch."""
-    cdef Py_ssize_t size = _prod(trailing)
-    cdef tuple own = _batch(arr, trailing)
-    if own == shape:
-        return arr.reshape(_prod(shape), size), 1
-    if _prod(own) == 1:
-        return arr.reshape(1, size), 0
-    full = np.ascontiguousarray(np.broadcast_to(arr, shape + trailing))
-    return full.reshape(_prod(shape), size), 1
+cdef object _run_binary(binary_kernel_t kernel, const Arg* a, const Arg* b, tuple out_trailing):
+    """The output, or None when the batches must broadcast or an input holds a NaN or inf."""
+    cdef const Arg* batch = _result_batch(a, b)
+    if batch == NULL:
+        return None
+    cdef cnp.ndarray out = _empty(batch, out_trailing)
+    cdef double* o = <double*>cnp.PyArray_DATA(out)
+    cdef Py_ssize_t out_size = _prod(out_trailing), n = batch.items
+    cdef bint bad
+    if n * (a.size + b.size + out_size) > RELEASE_GIL_DOUBLES:
+        with nogil:
+            bad = _binary_loop(kernel, a, b, o, out_size, n)
+    else:
+        bad = _binary_loop(kernel, a, b, o, out_size, n)
+    return None if bad else out
+
+
+cdef object _ran(object out):
+    """The output of the general path, whose arrays are validated and fitted, so the
+    kernel ran: unless another thread wrote a NaN or inf into an input meanwhile."""
+    if out is None:
+        raise ValueError("an input was changed to hold NaN or inf while it was being read")
+    return out
 
 
 cdef object _unary(unary_kernel_t kernel, object x, str name, tuple trailing, tuple out_trailing):
-    x = as_array(x, name, trailing)
-    cdef tuple shape = _batch(x, trailing)
-    cdef Py_ssize_t n = _prod(shape)
-    out = np.empty(shape + out_trailing)
-    cdef const double[:, ::1] a = x.reshape(n, _prod(trailing))
-    cdef double[:, ::1] o = out.reshape(n, _prod(out_trailing))
-    with nogil:
-        _unary_loop(kernel, a, o)
+    cdef Arg a
+    out = _run_unary(kernel, &a, out_trailing) if _plain(x, trailing, &a) else None
+    if out is None:
+        x = as_array(x, name, trailing)
+        x = _fit(x, trailing, x.shape[:x.ndim - len(trailing)])
+        _prepared(x, trailing, &a)
+        out = _ran(_run_unary(kernel, &a, out_trailing))
     return out
 
 
 cdef object _binary(binary_kernel_t kernel, object x, str name_x, tuple trail_x,
                     object y, str name_y, tuple trail_y, tuple out_trailing):
-    x = as_array(x, name_x, trail_x)
-    y = as_array(y, name_y, trail_y)
-    cdef tuple shape = batch_shape([(name_x, x, len(trail_x)), (name_y, y, len(trail_y))])
-    cdef Py_ssize_t n = _prod(shape)
-    cdef Py_ssize_t step_x, step_y
-    rows_x, step_x = _as_rows(x, trail_x, shape)
-    rows_y, step_y = _as_rows(y, trail_y, shape)
-    out = np.empty(shape + out_trailing)
-    cdef const double[:, ::1] a = rows_x
-    cdef const double[:, ::1] b = rows_y
-    cdef double[:, ::1] o = out.reshape(n, _prod(out_trailing))
-    with nogil:
-        _binary_loop(kernel, a, step_x, b, step_y, o)
+    cdef Arg a, b
+    out = None
+    if _plain(x, trail_x, &a) and _plain(y, trail_y, &b):
+        out = _run_binary(kernel, &a, &b, out_trailing)
+    if out is None:
+        x = as_array(x, name_x, trail_x)
+        y = as_array(y, name_y, trail_y)
+        shape = batch_shape([(name_x, x, len(trail_x)), (name_y, y, len(trail_y))])
+        x = _fit(x, trail_x, shape)
+        y = _fit(y, trail_y, shape)
+        _prepared(x, trail_x, &a)
+        _prepared(y, trail_y, &b)
+        out = _ran(_run_binary(kernel, &a, &b, out_trailing))
     return out
 
 
@@ -140,17 +305,18 @@ cdef object _from_mass_com(object mass, object com, object I_com, str I_name):
     if np.any(np.abs(I_com - np.swapaxes(I_com, -1, -2)).max(axis=(-2, -1)) > 1e-9 * scale):
         raise ValueError("%s must be symmetric (a rotational inertia)" % I_name)
     cdef tuple shape = batch_shape([("mass", mass, 0), ("com", com, 1), (I_name, I_com, 2)])
-    cdef Py_ssize_t step_m, step_c, step_i
-    rows_m, step_m = _as_rows(mass[..., None], (1,), shape)
-    rows_c, step_c = _as_rows(com, (3,), shape)
-    rows_i, step_i = _as_rows(I_com, (3, 3), shape)
+    cdef Arg m, c, i
+    mass = _fit(mass[..., None], (1,), shape)
+    com = _fit(com, (3,), shape)
+    I_com = _fit(I_com, (3, 3), shape)
+    _prepared(mass, (1,), &m)
+    _prepared(com, (3,), &c)
+    _prepared(I_com, (3, 3), &i)
     out = np.empty(shape + _Y)
-    cdef const double[:, ::1] m = rows_m
-    cdef const double[:, ::1] c = rows_c
-    cdef const double[:, ::1] i = rows_i
-    cdef double[:, ::1] o = out.reshape(_prod(shape), 10)
+    cdef double* o = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
+    cdef Py_ssize_t n = _prod(shape)
     with nogil:
-        _mass_com_loop(m, step_m, c, step_c, i, step_i, o)
+        _mass_com_loop(&m, &c, &i, o, n)
     return out
 
 

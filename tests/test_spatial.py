@@ -647,3 +647,179 @@ def test_negative_mass_raises(spatial_impl, fname):
         getattr(spatial_impl, fname)(-1.0, np.zeros(3), np.eye(3))
     with pytest.raises(ValueError, match="^mass must be non-negative"):
         getattr(spatial_impl, fname)([1.0, -1.0], np.zeros(3), np.eye(3))
+
+
+# ------------------------------------------------------------------------------------------
+# The fast path of the compiled wrappers (float64 C-contiguous ndarrays, equal or
+# single-item batches) against the general path (everything else): same results, same
+# errors.  On the NumPy backend the same checks hold trivially.
+# ------------------------------------------------------------------------------------------
+# The functions whose arguments all have a per-sample shape (the others validate in Python).
+FAST = sorted(f for f, sig in SIGNATURES.items() if all(shape for _, shape in sig))
+
+
+def _error(f, args):
+    """(type, message) of the error f(*args) raises."""
+    with pytest.raises(Exception) as info:
+        f(*args)
+    return info.type, str(info.value)
+
+
+def _same_error(spatial_impl, fname, args):
+    """spatial_impl raises exactly the error of the reference (rbd.spatial)."""
+    expected = _error(getattr(rbd.spatial, fname), args)
+    assert _error(getattr(spatial_impl, fname), args) == expected
+    return expected
+
+
+def _assert_same(spatial_impl, actual, expected):
+    """Bit for bit on the compiled backend (one kernel on the same doubles); NumPy's own
+    loops may take other routes for other layouts (e.g. unaligned data), so a few ulps there."""
+    if spatial_impl is rbd.spatial:
+        np.testing.assert_allclose(actual, expected, rtol=1e-14, atol=1e-14)
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
+def _float32_exact(a):
+    """``a`` rounded to float32 values (so a float32 copy holds the very same numbers)."""
+    return a.astype(np.float32).astype(np.float64)
+
+
+def _unaligned(a):
+    """A float64 copy of ``a`` whose storage is not 8-byte aligned."""
+    raw = np.zeros(a.nbytes + 1, dtype=np.uint8)
+    out = np.frombuffer(raw.data, dtype=np.float64, count=a.size, offset=1).reshape(a.shape)
+    out[...] = a
+    assert not out.flags.aligned
+    return out
+
+
+_LAYOUTS = {
+    "list": lambda a: a.tolist(),
+    "float32": lambda a: a.astype(np.float32),
+    "fortran": np.asfortranarray,
+    "strided": lambda a: np.repeat(a, 2, axis=0)[::2],
+    "reversed": lambda a: a[::-1].copy()[::-1],
+    "big-endian": lambda a: a.astype(">f8"),
+    "unaligned": _unaligned,
+    "subclass": lambda a: a.view(type("Sub", (np.ndarray,), {})),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(_LAYOUTS))
+@pytest.mark.parametrize("fname", FAST)
+def test_fast_and_general_paths_agree(spatial_impl, fname, layout, rng):
+    f = getattr(spatial_impl, fname)
+    args = [_float32_exact(random_argument(rng, name, (5,))) for name, _ in SIGNATURES[fname]]
+    fast = as_tuple(f(*args))
+    for position in range(len(args)):  # one argument at a time, then all of them
+        variant = list(args)
+        variant[position] = _LAYOUTS[layout](args[position])
+        for r, e in zip(as_tuple(f(*variant)), fast):
+            assert r.dtype == np.float64 and r.flags.c_contiguous
+            _assert_same(spatial_impl, r, e)
+    for r, e in zip(as_tuple(f(*[_LAYOUTS[layout](a) for a in args])), fast):
+        _assert_same(spatial_impl, r, e)
+
+
+@pytest.mark.parametrize("fname", sorted(f for f in FAST if len(SIGNATURES[f]) == 2))
+def test_fast_single_item_equals_broadcast_single_item(spatial_impl, fname, rng):
+    """A single item without batch dimensions (fast, read with a step of 0) against the
+    same item with batch dimensions of ones (general path, broadcast)."""
+    f = getattr(spatial_impl, fname)
+    for single in range(2):
+        args = [random_argument(rng, name, () if i == single else (4, 3))
+                for i, (name, _) in enumerate(SIGNATURES[fname])]
+        fast = f(*args)
+        assert fast.shape[:2] == (4, 3)
+        for ones in [(1,), (1, 1)]:
+            variant = list(args)
+            variant[single] = args[single].reshape(ones + args[single].shape)
+            _assert_same(spatial_impl, f(*variant), fast)
+        # equal batches on both sides (fast) give the same numbers too
+        variant = list(args)
+        variant[single] = np.ascontiguousarray(np.broadcast_to(args[single], (4, 3) + args[single].shape))
+        _assert_same(spatial_impl, f(*variant), fast)
+        # (4, 1) against (3,): broadcast on the general path
+        variant = [a[:, :1] if i != single else np.repeat(a[None], 3, axis=0)
+                   for i, a in enumerate(args)]
+        out = f(*variant)
+        assert out.shape[:2] == (4, 3)
+        _assert_same(spatial_impl, out[:, 0], fast[:, 0])
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("fname", FAST)
+def test_fast_path_non_finite_raises_the_reference_error(spatial_impl, fname, value, rng):
+    sig = SIGNATURES[fname]
+    for position, (name, shape) in enumerate(sig):
+        for batch, where in [((), 0), ((), -1), ((7,), -1), ((2, 3), 0)]:
+            args = [random_argument(rng, n, batch) for n, _ in sig]
+            args[position].reshape(-1)[where] = value  # last: the unread bottom row of a transform
+            kind, message = _same_error(spatial_impl, fname, args)
+            assert kind is ValueError and message.startswith("%s must contain only finite" % name)
+        # a bad single item against a batch, and next to an empty batch
+        for other in [(5,), (0,)]:
+            args = [random_argument(rng, n, () if i == position else other) for i, (n, _) in enumerate(sig)]
+            args[position].reshape(-1)[0] = value
+            assert _same_error(spatial_impl, fname, args)[1].startswith(name + " ")
+    # both arguments bad: the first is named; a bad value and mismatched batches: the value
+    if len(sig) == 2:
+        args = [random_argument(rng, n, (3,)) for n, _ in sig]
+        for a in args:
+            a.reshape(-1)[-1] = value
+        assert _same_error(spatial_impl, fname, args)[1].startswith(sig[0][0] + " ")
+        args = [random_argument(rng, n, (2,) if i else (3,)) for i, (n, _) in enumerate(sig)]
+        args[1].reshape(-1)[0] = value
+        assert _same_error(spatial_impl, fname, args)[1].startswith(sig[1][0] + " ")
+
+
+@pytest.mark.parametrize("fname", FAST)
+def test_fast_path_shape_errors_are_the_reference_errors(spatial_impl, fname, rng):
+    sig = SIGNATURES[fname]
+    for position, (name, shape) in enumerate(sig):
+        for bad in [shape[:-1] + (shape[-1] + 1,), shape[:-1], (7,), (shape[-1], 3), ()]:
+            if bad[len(bad) - len(shape):] == shape:
+                continue
+            args = [random_argument(rng, n, (2,)) for n, _ in sig]
+            args[position] = np.ones((2,) + bad) if bad else np.float64(1.0)
+            kind, message = _same_error(spatial_impl, fname, args)
+            assert kind is ValueError and message.startswith("%s must have shape" % name)
+    if len(sig) == 2:
+        for bx, by in [((2,), (3,)), ((2, 3), (2,)), ((3,), (3, 2)), ((1, 2), (2, 1, 3)), ((0,), (2,))]:
+            args = [random_argument(rng, n, b) for (n, _), b in zip(sig, (bx, by))]
+            kind, message = _same_error(spatial_impl, fname, args)
+            assert kind is ValueError and message.startswith("batch dimensions do not match")
+
+
+@pytest.mark.parametrize("fname", FAST)
+def test_fast_path_leaves_inputs_alone(spatial_impl, fname, rng):
+    f = getattr(spatial_impl, fname)
+    for batches in [[()] * 3, [(4,)] * 3, [(), (4,), ()], [(4,), (), ()]]:
+        args = [random_argument(rng, name, b) for (name, _), b in zip(SIGNATURES[fname], batches)]
+        copies = [a.copy() for a in args]
+        for r in as_tuple(f(*args)):
+            assert not any(np.shares_memory(r, a) for a in args)
+        for a, c in zip(args, copies):
+            np.testing.assert_array_equal(a, c)
+    if len(args) == 2 and SIGNATURES[fname][0][1] == SIGNATURES[fname][1][1]:
+        a = random_argument(rng, SIGNATURES[fname][0][0], (3,))
+        copy = a.copy()
+        expected = f(copy, copy.copy())
+        _assert_same(spatial_impl, f(a, a), expected)  # the same array on both sides
+        np.testing.assert_array_equal(a, copy)
+
+
+@pytest.mark.parametrize("fname", FAST)
+def test_fast_path_zero_size_batches(spatial_impl, fname, rng):
+    f = getattr(spatial_impl, fname)
+    ref = getattr(rbd.spatial, fname)
+    sig = SIGNATURES[fname]
+    cases = [[(0,)] * len(sig), [(2, 0)] * len(sig)]
+    if len(sig) == 2:
+        cases += [[(0,), ()], [(), (0,)], [(0,), (1,)], [(2, 0), (0,)], [(0, 3), (3,)]]
+    for batches in cases:
+        args = [np.zeros(b + shape) for (_, shape), b in zip(sig, batches)]
+        for r, e in zip(as_tuple(f(*args)), as_tuple(ref(*args))):
+            assert r.shape == e.shape and r.size == 0 and r.dtype == np.float64
