@@ -46,6 +46,7 @@ class Body:
         self.inertia = tuple(model.inertias[i].tolist())
         self.basis = _BASIS.get(self.kind)
         self.subspace = _subspace(self.kind, self.basis, self.axis)
+        self.motions = [tuple(float(k == s) for k in range(6)) if type(s) is int else s for s in self.subspace]
 
 
 def _subspace(kind, basis, axis):
@@ -261,13 +262,18 @@ def inertia_apply(Y, m):
             h0 * v1 - h1 * v0 + xz * w0 + yz * w1 + zz * w2)
 
 
-def bias_force(Y, twist):
-    """v x* (Y v), the velocity-product force (v x* f = [w x f; v x f + w x n])."""
-    v0, v1, v2, w0, w1, w2 = twist
-    f0, f1, f2, n0, n1, n2 = inertia_apply(Y, twist)
+def force_cross(m, f):
+    """m x* f = [w x f; v x f + w x n]."""
+    v0, v1, v2, w0, w1, w2 = m
+    f0, f1, f2, n0, n1, n2 = f
     return (w1 * f2 - w2 * f1, w2 * f0 - w0 * f2, w0 * f1 - w1 * f0,
             v1 * f2 - v2 * f1 + w1 * n2 - w2 * n1, v2 * f0 - v0 * f2 + w2 * n0 - w0 * n2,
             v0 * f1 - v1 * f0 + w0 * n1 - w1 * n0)
+
+
+def bias_force(Y, twist):
+    """v x* (Y v), the velocity-product force."""
+    return force_cross(twist, inertia_apply(Y, twist))
 
 
 def inertia_act(R, p, Y):
@@ -300,8 +306,8 @@ def add_all(a, b):
 _SYM_INDEX = [[0, 1, 2, 6, 7, 8], [1, 3, 4, 9, 10, 11], [2, 4, 5, 12, 13, 14],
               [6, 9, 12, 15, 16, 17], [7, 10, 13, 16, 18, 19], [8, 11, 14, 17, 19, 20]]
 # (r, c) of each of the 21 components, in storage order.
-_SYM_ENTRIES = [(r, c) for r in range(6) for c in range(r, 6)]
-_SYM_ENTRIES.sort(key=lambda rc: _SYM_INDEX[rc[0]][rc[1]])
+SYM_ENTRIES = [(r, c) for r in range(6) for c in range(r, 6)]
+SYM_ENTRIES.sort(key=lambda rc: _SYM_INDEX[rc[0]][rc[1]])
 
 
 def sym6_from_inertia(Y):
@@ -353,7 +359,7 @@ def sym6_subtract_outer(S, W, scales):
     out = list(S)
     for w, s in zip(W, scales):
         sw = [s * x for x in w]
-        out = [x - sw[r] * w[c] for x, (r, c) in zip(out, _SYM_ENTRIES)]
+        out = [x - sw[r] * w[c] for x, (r, c) in zip(out, SYM_ENTRIES)]
     return tuple(out)
 
 
