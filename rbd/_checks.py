@@ -30,6 +30,16 @@ def as_array(x, name, trailing_shape, allow_batch=True):
     return np.asarray(arr, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
 
 
+def as_rotation(R, name):
+    """``as_array(R, name, (3, 3))`` that also rejects matrices that are not rotations."""
+    R = as_array(R, name, (3, 3))
+    error = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(initial=0.0)
+    if error > 1e-6 or np.any(np.linalg.det(R) < 0.0):
+        raise ValueError("%s must be a rotation matrix (orthonormal, det = +1); "
+                         "R^T R differs from I by %.3g" % (name, error))
+    return R
+
+
 def batch_shape(name_arrays):
     """Broadcast the batch shapes of several validated arrays, given as
     ``[(name, array, n_trailing_dims), ...]``; raise naming the mismatch."""

@@ -28,7 +28,7 @@ from math import factorial
 
 import numpy as np
 
-from ._checks import as_array, batch_shape
+from ._checks import as_array, as_rotation, batch_shape
 
 __all__ = [
     "skew", "unskew",
@@ -75,14 +75,7 @@ def _vec3(x, name):
     return as_array(x, name, (3,))
 
 
-def _matrix(R, name):
-    """A (..., 3, 3) rotation matrix; rejects matrices that are not rotations."""
-    R = as_array(R, name, (3, 3))
-    error = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(initial=0.0)
-    if error > 1e-6 or np.any(np.linalg.det(R) < 0.0):
-        raise ValueError("%s must be a rotation matrix (orthonormal, det = +1); "
-                         "R^T R differs from I by %.3g" % (name, error))
-    return R
+_matrix = as_rotation  # (R, name): a (..., 3, 3) rotation matrix, or ValueError
 
 
 def _quat_norm(q):

@@ -30,7 +30,7 @@ import numpy as np
 cimport rbd_c._kernels as K
 from rbd_c._typedefs cimport unary_kernel_t, binary_kernel_t
 
-from rbd._checks import as_array, batch_shape
+from rbd._checks import as_array, as_rotation, batch_shape
 
 cnp.import_array()
 
@@ -330,6 +330,8 @@ def se3_exp(twist):
 
 def se3_log(M):
     """The twist [v; w] with se3_exp(twist) = M, rotation angle in [0, pi]."""
+    # The log of a matrix that is no rotation would be silently meaningless: check as the reference does.
+    as_rotation(as_array(M, "M", _T)[..., :3, :3], "the rotation of M")
     return _unary(K.se3_log, M, "M", _T, _V)
 
 

@@ -823,3 +823,20 @@ def test_fast_path_zero_size_batches(spatial_impl, fname, rng):
         args = [np.zeros(b + shape) for (_, shape), b in zip(sig, batches)]
         for r, e in zip(as_tuple(f(*args)), as_tuple(ref(*args))):
             assert r.shape == e.shape and r.size == 0 and r.dtype == np.float64
+
+
+@pytest.mark.parametrize("bad", ["scaled", "reflected", "sheared"])
+def test_se3_log_rejects_transforms_without_a_rotation(spatial_impl, bad):
+    """The log of a matrix that is no rigid transform would be meaningless: both backends refuse it."""
+    M = np.eye(4)
+    M[:3, 3] = [0.1, 0.2, 0.3]
+    if bad == "scaled":
+        M[:3, :3] *= 1.5
+    elif bad == "reflected":
+        M[2, 2] = -1.0
+    else:
+        M[0, 1] = 0.3
+    with pytest.raises(ValueError, match="the rotation of M must be a rotation matrix"):
+        spatial_impl.se3_log(M)
+    with pytest.raises(ValueError, match="the rotation of M must be a rotation matrix"):
+        spatial_impl.se3_log(np.stack([np.eye(4), M]))
