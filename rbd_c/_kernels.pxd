@@ -47,8 +47,12 @@ Kernels
     inertia_to_mass_com(Y, out)       out = [mass, com(3), I_com (9, row-major)]
     Dense 6x6 row-major matrices (for the Python wrappers, not for algorithms):
     adjoint_matrix(M, out), ad_matrix(m, out), ad_star_matrix(m, out), inertia_matrix(Y, out)
+Input check
+    any_nonfinite(x, n)               whether any of the n doubles is NaN or infinite
 """
 from libc.math cimport sin, cos, sqrt, atan2
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
 
 # Below this rotation angle the trigonometric coefficients are evaluated by
 # their Taylor series (the closed forms are 0/0 at 0); the first neglected term
@@ -560,3 +564,18 @@ cdef inline void inertia_matrix(const double* Y, double* out) noexcept nogil:
     _put3(out, 0, 3, 0.0, h2, -h1, -h2, 0.0, h0, h1, -h0, 0.0)
     _put3(out, 3, 0, 0.0, -h2, h1, h2, 0.0, -h0, -h1, h0, 0.0)
     _put3(out, 3, 3, ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz)
+
+
+# ------------------------------------------------------------------------------------------
+# Input checks
+# ------------------------------------------------------------------------------------------
+cdef inline bint any_nonfinite(const double* x, Py_ssize_t n) noexcept nogil:
+    """Whether any of the n doubles is NaN or infinite: its exponent bits are all ones,
+    the only case where adding one to the exponent field carries into the sign bit.
+    Integer operations without a dependency chain, so the compiler vectorises the scan."""
+    cdef uint64_t bits, carry = 0
+    cdef Py_ssize_t j
+    for j in range(n):
+        memcpy(&bits, &x[j], sizeof(uint64_t))
+        carry |= (bits & <uint64_t>0x7FF0000000000000ULL) + <uint64_t>0x0010000000000000ULL
+    return (carry >> 63) != 0

@@ -285,12 +285,3 @@ cdef inline bint zero_quaternion(const CModel* m, const double* q) noexcept nogi
             if q[k] * q[k] + q[k + 1] * q[k + 1] + q[k + 2] * q[k + 2] + q[k + 3] * q[k + 3] < 1e-24:
                 return True
     return False
-
-
-cdef inline double nonfinite(const double* x, Py_ssize_t n) noexcept nogil:
-    """NaN if any of the n numbers is NaN or infinite, else 0 (x * 0 is NaN only then)."""
-    cdef double acc = 0.0
-    cdef Py_ssize_t j
-    for j in range(n):
-        acc += x[j] * 0.0
-    return acc

@@ -20,6 +20,8 @@ from cython.parallel cimport prange, parallel, threadid
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
+from rbd_c._kernels cimport any_nonfinite
+
 import numpy as np
 
 cnp.import_array()
@@ -291,7 +293,7 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
             ins[k] = NULL
         else:
             ins[k] = base[k] + s * size[k]
-            if check and (nonfinite(ins[k], size[k]) != 0.0
+            if check and (any_nonfinite(ins[k], size[k])
                           or (qmask & (1 << k) and zero_quaternion(call.m, ins[k]))):
                 bad |= 1 << k
     kern(call, ins, out + s * out_size, work)

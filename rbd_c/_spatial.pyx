@@ -69,18 +69,6 @@ cdef struct Arg:
 # ------------------------------------------------------------------------------------------
 # Batch loops (run without the GIL for big batches)
 # ------------------------------------------------------------------------------------------
-cdef inline bint _nonfinite(const double* x, Py_ssize_t n) noexcept nogil:
-    """Whether any of the n doubles is NaN or infinite: its exponent bits are all ones,
-    the only case where adding one to the exponent field carries into the sign bit.
-    Integer operations without a dependency chain, so the compiler vectorises the scan."""
-    cdef uint64_t bits, carry = 0
-    cdef Py_ssize_t j
-    for j in range(n):
-        memcpy(&bits, &x[j], sizeof(uint64_t))
-        carry |= (bits & <uint64_t>0x7FF0000000000000ULL) + <uint64_t>0x0010000000000000ULL
-    return (carry >> 63) != 0
-
-
 cdef inline Py_ssize_t _step(const Arg* arg) noexcept nogil:
     """The step between the items read for a batch: 0 repeats a single item."""
     return arg.size if arg.nbatch else 0
@@ -90,7 +78,7 @@ cdef inline Py_ssize_t _step(const Arg* arg) noexcept nogil:
 @cython.wraparound(False)
 cdef bint _unary_loop(unary_kernel_t kernel, const Arg* a, double* out, Py_ssize_t out_size) noexcept nogil:
     """out[i] = kernel(a[i]); True (nothing run) when an input holds a NaN or inf."""
-    if _nonfinite(a.data, a.items * a.size):
+    if K.any_nonfinite(a.data, a.items * a.size):
         return True
     cdef Py_ssize_t i
     for i in range(a.items):
@@ -104,7 +92,7 @@ cdef bint _binary_loop(binary_kernel_t kernel, const Arg* a, const Arg* b,
                        double* out, Py_ssize_t out_size, Py_ssize_t n) noexcept nogil:
     """out[i] = kernel(a[i], b[i]) for n items, a side without batch dimensions repeated;
     True (nothing run) when an input holds a NaN or inf."""
-    if _nonfinite(a.data, a.items * a.size) or _nonfinite(b.data, b.items * b.size):
+    if K.any_nonfinite(a.data, a.items * a.size) or K.any_nonfinite(b.data, b.items * b.size):
         return True
     cdef Py_ssize_t i, step_a = _step(a), step_b = _step(b)
     for i in range(n):
