@@ -28,6 +28,7 @@ from ..model import JOINT_DIMENSIONS, JointKind
 _BASIS = {JointKind.REVOLUTE_X: 0, JointKind.REVOLUTE_Y: 1, JointKind.REVOLUTE_Z: 2}
 _CACHE_ATTRIBUTE = "_reference_component_constants"
 BLOCK = 4096  # samples per vectorized block (measured: larger blocks spill out of cache)
+_BUFFER = 1 << 22  # output components per block at most (32 MB), in blocks of no fewer than 1024 samples
 
 
 class Body:
@@ -46,7 +47,8 @@ class Body:
         self.inertia = tuple(model.inertias[i].tolist())
         self.basis = _BASIS.get(self.kind)
         self.subspace = _subspace(self.kind, self.basis, self.axis)
-        self.motions = [tuple(float(k == s) for k in range(6)) if type(s) is int else s for s in self.subspace]
+        self.motions = [  # the same columns, all as 6-tuples
+            tuple(float(k == s) for k in range(6)) if type(s) is int else s for s in self.subspace]
 
 
 def _subspace(kind, basis, axis):
@@ -345,13 +347,13 @@ def sym6_act(R, p, S):
     c = _sym_rotate(R, S[15:21])
     p0, p1, p2 = p
     rows = [_cross(p0, p1, p2, *row) for row in ((a0, a1, a2), (a1, a3, a4), (a2, a4, a5))]
-    n = (b[0] + rows[0][0], b[1] + rows[0][1], b[2] + rows[0][2],
-         b[3] + rows[1][0], b[4] + rows[1][1], b[5] + rows[1][2],
-         b[6] + rows[2][0], b[7] + rows[2][1], b[8] + rows[2][2])
-    PN = [_cross(p0, p1, p2, n[j], n[j + 3], n[j + 6]) for j in range(3)]  # P B', by columns
+    b2 = (b[0] + rows[0][0], b[1] + rows[0][1], b[2] + rows[0][2],
+          b[3] + rows[1][0], b[4] + rows[1][1], b[5] + rows[1][2],
+          b[6] + rows[2][0], b[7] + rows[2][1], b[8] + rows[2][2])  # B'
+    PN = [_cross(p0, p1, p2, b2[j], b2[j + 3], b2[j + 6]) for j in range(3)]  # P B', by columns
     PB = [_cross(p0, p1, p2, b[j], b[j + 3], b[j + 6]) for j in range(3)]  # P B, by columns
-    return A + n + (c[0] + PN[0][0] + PB[0][0], c[1] + PN[1][0] + PB[0][1], c[2] + PN[2][0] + PB[0][2],
-                    c[3] + PN[1][1] + PB[1][1], c[4] + PN[2][1] + PB[1][2], c[5] + PN[2][2] + PB[2][2])
+    return A + b2 + (c[0] + PN[0][0] + PB[0][0], c[1] + PN[1][0] + PB[0][1], c[2] + PN[2][0] + PB[0][2],
+                     c[3] + PN[1][1] + PB[1][1], c[4] + PN[2][1] + PB[1][2], c[5] + PN[2][2] + PB[2][2])
 
 
 def sym6_subtract_outer(S, W, scales):
@@ -448,7 +450,7 @@ def evaluate(passes, batch, inputs, out_shape):
     tails = [None if x is None else x.shape[len(batch):] for x in inputs]
     flat = [None if x is None else x.reshape((n, math.prod(t))) for x, t in zip(inputs, tails)]
     out = np.empty((n, size))
-    block = BLOCK
+    block = max(1024, min(BLOCK, _BUFFER // max(size, 1)))  # large outputs (M, C): smaller blocks
     buffer = np.empty((size, min(block, n)))
     for start in range(0, n, block):
         rows = [None if x is None else np.ascontiguousarray(x[start:start + block].T).reshape(t + (-1,))
