@@ -6,8 +6,11 @@ function takes leading batch dimensions on its state arguments and is
 vectorized over them (Python loops run over joints, never over samples).
 
 Modules: ``joints`` (what each joint kind means), ``configuration``,
-``kinematics`` (the shared forward pass, frames, center of mass) and
-``dynamics``.
+``kinematics`` (the shared forward pass, frames, center of mass), ``dynamics``
+(the public dynamics functions), and the passes it runs on scalar components
+(Python floats for one sample, rows over the samples for a batch; see
+``_components``): ``inverse_dynamics`` (RNEA), ``mass_matrix`` (CRBA),
+``forward_dynamics`` (ABA) and ``coriolis``.
 """
 from .configuration import difference, integrate, neutral, normalize, random_configuration
 from .dynamics import (aba, centroidal_momentum, coriolis_matrix, crba, gravity, kinetic_energy,
