@@ -16,30 +16,9 @@ import numpy as np
 import pytest
 
 import rbd
+from oracles.textbook import Rx, Ry, Rz, pose
 
 SAMPLES = {"arm7": False, "quadruped": True}  # name -> floating base
-
-
-def Rx(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
-
-
-def Ry(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
-
-
-def Rz(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
-
-
-def pose(R=np.eye(3), p=(0, 0, 0)):
-    M = np.eye(4)
-    M[:3, :3] = R
-    M[:3, 3] = p
-    return M
 
 
 def read_urdf(name):

@@ -20,6 +20,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.spatial.transform import Rotation, Slerp
 
 from rbd import rotations as rot
+from oracles.textbook import Rx, Ry, Rz, skew
 
 PROPERTY = settings(max_examples=60, deadline=None)
 TOL = dict(rtol=1e-10, atol=1e-10)
@@ -30,10 +31,6 @@ PI_UP = np.pi + 4 * np.spacing(np.pi)  # pi, up to the rounding of a vector norm
 # ------------------------------------------------------------------------------------------
 # Independent helpers (no rbd code)
 # ------------------------------------------------------------------------------------------
-def skew(w):
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
-
-
 def vee(S):
     return np.array([S[2, 1], S[0, 2], S[1, 0]])
 
@@ -58,21 +55,6 @@ def sp_quat(r):
     """The scalar-first quaternion of a SciPy rotation."""
     q = r.as_quat()
     return np.concatenate([q[..., 3:], q[..., :3]], axis=-1)
-
-
-def Rx(a):
-    c, s = np.cos(a), np.sin(a)
-    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
-
-
-def Ry(a):
-    c, s = np.cos(a), np.sin(a)
-    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-
-
-def Rz(a):
-    c, s = np.cos(a), np.sin(a)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 def rodrigues(angle, axis):

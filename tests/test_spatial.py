@@ -18,6 +18,7 @@ from hypothesis.extra.numpy import arrays
 import rbd.spatial
 
 from conftest import HAVE_COMPILED
+from oracles.textbook import skew
 
 TOL = dict(rtol=1e-10, atol=1e-10)
 PROPERTY = settings(max_examples=40, deadline=None,
@@ -27,11 +28,6 @@ PROPERTY = settings(max_examples=40, deadline=None,
 # ------------------------------------------------------------------------------------------
 # Independent helpers (no rbd code)
 # ------------------------------------------------------------------------------------------
-def skew(w):
-    w = np.asarray(w, dtype=float)
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
-
-
 def quat_to_matrix(q):
     """Rotation matrix of a (not necessarily unit) Hamilton quaternion [w, x, y, z]."""
     w, x, y, z = np.asarray(q, dtype=float) / np.linalg.norm(q)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import rbd
+from oracles.textbook import Rx, Ry, Rz, pose, skew
 
 G = 9.81
 
@@ -20,32 +21,6 @@ G = 9.81
 # ------------------------------------------------------------------------------------------
 # Hand-built rotations and small URDF writers
 # ------------------------------------------------------------------------------------------
-def Rx(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
-
-
-def Ry(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
-
-
-def Rz(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
-
-
-def pose(R=np.eye(3), p=(0, 0, 0)):
-    M = np.eye(4)
-    M[:3, :3] = R
-    M[:3, 3] = p
-    return M
-
-
-def skew(v):
-    return np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-
-
 def parallel_axis(mass, I_com, d):
     """Rotational inertia about a point at -d from the com (d = com - point)."""
     d = np.asarray(d, float)
