@@ -92,3 +92,41 @@ def random_state(model, rng, batch=()):
     tau = rng.normal(scale=5.0, size=batch + (model.nv,))
     fext = rng.normal(scale=2.0, size=batch + (model.nbodies, 6))
     return q, v, a, tau, fext
+
+
+REFERENCES = ("local", "world", "local_world_aligned")
+
+
+def algorithm_calls(q, v, a, tau, fext, q1, frames):
+    """(name, args, kwargs) for every algorithm of the API on one state
+    (``q1`` is a second configuration for ``difference``), every frame of
+    ``frames`` in every reference."""
+    calls = [
+        ("integrate", (q, v), {}),
+        ("difference", (q, q1), {}),
+        ("normalize", (q,), {}),
+        ("forward_kinematics", (q,), {}),
+        ("center_of_mass", (q,), {}),
+        ("com_jacobian", (q,), {}),
+        ("rnea", (q, v, a), {}),
+        ("rnea", (q, v, a), {"fext": fext}),
+        ("gravity", (q,), {}),
+        ("nonlinear_effects", (q, v), {}),
+        ("crba", (q,), {}),
+        ("aba", (q, v, tau), {}),
+        ("aba", (q, v, tau), {"fext": fext}),
+        ("coriolis_matrix", (q, v), {}),
+        ("kinetic_energy", (q, v), {}),
+        ("potential_energy", (q,), {}),
+        ("centroidal_momentum", (q, v), {}),
+    ]
+    for frame in frames:
+        calls.append(("frame_placement", (q, frame), {}))
+        for reference in REFERENCES:
+            calls += [
+                ("frame_velocity", (q, v, frame), {"reference": reference}),
+                ("frame_acceleration", (q, v, a, frame), {"reference": reference}),
+                ("frame_jacobian", (q, frame), {"reference": reference}),
+                ("frame_jacobian_time_derivative", (q, v, frame), {"reference": reference}),
+            ]
+    return calls

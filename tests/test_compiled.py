@@ -16,7 +16,7 @@ import rbd
 from rbd import reference as ref
 
 from conftest import HAVE_COMPILED
-from models import random_model
+from models import algorithm_calls, random_model
 
 if not HAVE_COMPILED:
     pytest.skip("rbd_c is not built", allow_module_level=True)
@@ -24,7 +24,7 @@ if not HAVE_COMPILED:
 import rbd_c  # noqa: E402
 
 TOL = 1e-10
-REFERENCES = ("local", "world", "local_world_aligned")
+
 
 
 # ------------------------------------------------------------------------------------------
@@ -58,35 +58,7 @@ def random_state(model, rng, batch=()):
 
 def _calls(model, q, v, a, tau, fext, frames):
     """(name, args, kwargs) for every algorithm on the given state."""
-    calls = [
-        ("integrate", (q, v), {}),
-        ("difference", (q, ref.integrate(model, q, 0.3 * v)), {}),
-        ("normalize", (q,), {}),
-        ("forward_kinematics", (q,), {}),
-        ("center_of_mass", (q,), {}),
-        ("com_jacobian", (q,), {}),
-        ("rnea", (q, v, a), {}),
-        ("rnea", (q, v, a), {"fext": fext}),
-        ("gravity", (q,), {}),
-        ("nonlinear_effects", (q, v), {}),
-        ("crba", (q,), {}),
-        ("aba", (q, v, tau), {}),
-        ("aba", (q, v, tau), {"fext": fext}),
-        ("coriolis_matrix", (q, v), {}),
-        ("kinetic_energy", (q, v), {}),
-        ("potential_energy", (q,), {}),
-        ("centroidal_momentum", (q, v), {}),
-    ]
-    for frame in frames:
-        calls.append(("frame_placement", (q, frame), {}))
-        for reference in REFERENCES:
-            calls += [
-                ("frame_velocity", (q, v, frame), {"reference": reference}),
-                ("frame_acceleration", (q, v, a, frame), {"reference": reference}),
-                ("frame_jacobian", (q, frame), {"reference": reference}),
-                ("frame_jacobian_time_derivative", (q, v, frame), {"reference": reference}),
-            ]
-    return calls
+    return algorithm_calls(q, v, a, tau, fext, ref.integrate(model, q, 0.3 * v), frames)
 
 
 def _frames(model):

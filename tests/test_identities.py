@@ -30,9 +30,9 @@ import rbd
 from rbd import reference as ref
 from rbd.model import JointKind
 
-from models import random_model
+from models import REFERENCES, algorithm_calls, random_model
 
-REFERENCES = ("local", "world", "local_world_aligned")
+
 H = 1e-6          # central-difference step
 FD_TOL = 1e-7     # relative tolerance of first derivatives by central differences
 ID_TOL = 1e-10    # relative tolerance of exact identities (rounding only)
@@ -569,44 +569,12 @@ def test_energy_balance_along_simulated_motion(model, backend):
 # ------------------------------------------------------------------------------------------
 # Batches: every function gives exactly its per-sample results
 # ------------------------------------------------------------------------------------------
-def _batched_calls(model, q, v, a, tau, fext, q1):
-    frames = [model.frame_names[-1], model.nframes // 2]
-    calls = [
-        ("integrate", (q, v), {}),
-        ("difference", (q, q1), {}),
-        ("normalize", (q,), {}),
-        ("forward_kinematics", (q,), {}),
-        ("center_of_mass", (q,), {}),
-        ("com_jacobian", (q,), {}),
-        ("rnea", (q, v, a), {}),
-        ("rnea", (q, v, a), {"fext": fext}),
-        ("gravity", (q,), {}),
-        ("nonlinear_effects", (q, v), {}),
-        ("crba", (q,), {}),
-        ("aba", (q, v, tau), {}),
-        ("aba", (q, v, tau), {"fext": fext}),
-        ("coriolis_matrix", (q, v), {}),
-        ("kinetic_energy", (q, v), {}),
-        ("potential_energy", (q,), {}),
-        ("centroidal_momentum", (q, v), {}),
-    ]
-    for frame in frames:
-        calls.append(("frame_placement", (q, frame), {}))
-        for reference in REFERENCES:
-            calls += [
-                ("frame_velocity", (q, v, frame), {"reference": reference}),
-                ("frame_acceleration", (q, v, a, frame), {"reference": reference}),
-                ("frame_jacobian", (q, frame), {"reference": reference}),
-                ("frame_jacobian_time_derivative", (q, v, frame), {"reference": reference}),
-            ]
-    return calls
-
-
 @pytest.mark.parametrize("batch", [(3,), (2, 3)], ids=["3", "2x3"])
 def test_batches_equal_per_sample_results(model, backend, batch):
     q, v, a, tau, fext = state(model, 30, batch)
     q1 = state(model, 31, batch)[0]
-    for name, args, kwargs in _batched_calls(model, q, v, a, tau, fext, q1):
+    frames = [model.frame_names[-1], model.nframes // 2]
+    for name, args, kwargs in algorithm_calls(q, v, a, tau, fext, q1, frames):
         got = np.asarray(getattr(rbd, name)(model, *args, **kwargs))
         what = "%s %s" % (name, kwargs)
         for idx in np.ndindex(*batch):
