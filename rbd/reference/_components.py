@@ -64,10 +64,18 @@ def _subspace(kind, basis, axis):
 
 
 def constants(model):
-    """The ``Body`` list of a model, built once and cached on it."""
+    """The ``Body`` list of a model, built once and cached on it.  Beyond its own
+    constants each body knows its ``chain`` (its ancestors and itself, root first)
+    and its ``subtree_mass`` (its mass and its descendants')."""
     bodies = model.__dict__.get(_CACHE_ATTRIBUTE)
     if bodies is None:
         bodies = [Body(model, i) for i in range(model.nbodies)]
+        for i, body in enumerate(bodies):  # parents come before their children
+            body.chain = (bodies[body.parent].chain if body.parent >= 0 else []) + [i]
+            body.subtree_mass = body.inertia[0]
+        for body in reversed(bodies):
+            if body.parent >= 0:
+                bodies[body.parent].subtree_mass += body.subtree_mass
         setattr(model, _CACHE_ATTRIBUTE, bodies)
     return bodies
 
@@ -134,6 +142,12 @@ def _axis_rotation(u, c, s):
             t * x * z - s * y, t * y * z + s * x, c + t * z * z)
 
 
+def compose(R1, p1, R2, p2):
+    """(R1, p1) (R2, p2) = (R1 R2, p1 + R1 p2)."""
+    r0, r1, r2 = _rotate(R1, p2[0], p2[1], p2[2])
+    return _matmul(R1, R2), (p1[0] + r0, p1[1] + r1, p1[2] + r2)
+
+
 def placement(body, q, trig):
     """(R, p) of the parent-from-body transform at the configuration q."""
     cos, sin, sqrt = trig
@@ -171,6 +185,19 @@ def inv_act_motion(R, p, m):
     return (R[0] * d0 + R[3] * d1 + R[6] * d2, R[1] * d0 + R[4] * d1 + R[7] * d2,
             R[2] * d0 + R[5] * d1 + R[8] * d2, R[0] * w0 + R[3] * w1 + R[6] * w2,
             R[1] * w0 + R[4] * w1 + R[7] * w2, R[2] * w0 + R[5] * w1 + R[8] * w2)
+
+
+def act_motion(R, p, m):
+    """X m = [R v + p x (R w); R w]."""
+    v0, v1, v2 = _rotate(R, m[0], m[1], m[2])
+    w0, w1, w2 = _rotate(R, m[3], m[4], m[5])
+    p0, p1, p2 = p
+    return (v0 + (p1 * w2 - p2 * w1), v1 + (p2 * w0 - p0 * w2), v2 + (p0 * w1 - p1 * w0), w0, w1, w2)
+
+
+def rotate_motion(R, m):
+    """[R v; R w]: a motion (or force) re-expressed in rotated axes, same origin."""
+    return _rotate(R, m[0], m[1], m[2]) + _rotate(R, m[3], m[4], m[5])
 
 
 def act_force(R, p, f):
@@ -231,6 +258,17 @@ def add_joint_motion(m, body, x):
         out[3 + body.basis] = out[3 + body.basis] + x[body.v0]
         return tuple(out)
     return add(m, joint_motion(body, x))
+
+
+def world_motions(body, R, p):
+    """The columns of Ad_X S for the body's placement X = (R, p) (in the world: the
+    world-frame motions of the joint's unit velocities), as 6-tuples."""
+    if body.basis is not None:  # S = e_(3+k): the column k of R, moved by p
+        k = body.basis
+        w0, w1, w2 = R[k], R[3 + k], R[6 + k]
+        p0, p1, p2 = p
+        return [(p1 * w2 - p2 * w1, p2 * w0 - p0 * w2, p0 * w1 - p1 * w0, w0, w1, w2)]
+    return [act_motion(R, p, s) for s in body.motions]
 
 
 def joint_force(body, f):
@@ -294,6 +332,13 @@ def inertia_act(R, p, Y):
     return (mass, g0, g1, g2,
             xx + (diag - p0 * s0), xy - (p1 * g0 + p0 * r1), xz - (p2 * g0 + p0 * r2),
             yy + (diag - p1 * s1), yz - (p2 * g1 + p1 * r2), zz + (diag - p2 * s2))
+
+
+def first_moment_act(R, p, mass, h):
+    """A first moment of mass h (= mass c, body axes) about the parent's origin in
+    its axes (X = (R, p)): mass p + R h, as in ``inertia_act``."""
+    r0, r1, r2 = _rotate(R, h[0], h[1], h[2])
+    return (mass * p[0] + r0, mass * p[1] + r1, mass * p[2] + r2)
 
 
 def add_all(a, b):
@@ -418,21 +463,42 @@ def back_substitute(L, b):
 # ------------------------------------------------------------------------------------------
 # Shared pass and the batch driver
 # ------------------------------------------------------------------------------------------
-def kinematics(bodies, q, v, trig):
+def kinematics(bodies, q, v, trig, chain=None):
     """The forward kinematic pass: the placements (R, p) of every body in its parent
-    and, if v is given, the body twists and the joint twists S q_dot_j (else None)."""
-    placements = [placement(body, q, trig) for body in bodies]
+    and, if v is given, the body twists and the joint twists S q_dot_j (else None).
+
+    ``chain`` (a body's ``chain``, or any list of bodies closed under parents, in
+    increasing order) limits the pass to those bodies; the lists, still indexed
+    by body, hold None elsewhere."""
+    n = len(bodies)
+    if chain is None:
+        placements = [placement(body, q, trig) for body in bodies]
+        chain = range(n)
+    else:
+        placements = [None] * n
+        for i in chain:
+            placements[i] = placement(bodies[i], q, trig)
     if v is None:
         return placements, None, None
-    n = len(bodies)
     twists, joint_twists = [None] * n, [None] * n
-    for i, body in enumerate(bodies):
+    for i in chain:
+        body = bodies[i]
         joint_twists[i] = s = joint_motion(body, v)
         if body.parent >= 0:
             R, p = placements[i]
             s = add(inv_act_motion(R, p, twists[body.parent]), s)
         twists[i] = s
     return placements, twists, joint_twists
+
+
+def world_placements(bodies, placements, chain=None):
+    """world_from_body (R, p) of the bodies of ``chain`` (all by default; as in
+    ``kinematics``) from their parent_from_body placements, list by body."""
+    world = [None] * len(bodies)
+    for i in range(len(bodies)) if chain is None else chain:
+        parent = bodies[i].parent
+        world[i] = placements[i] if parent < 0 else compose(*world[parent], *placements[i])
+    return world
 
 
 def evaluate(passes, batch, inputs, out_shape):

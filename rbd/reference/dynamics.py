@@ -5,19 +5,17 @@ parent), so it needs no term of its own.  External wrenches ``fext`` are
 given per body in its own frame and oppose the inertial forces.  All passes
 loop over joints in Python and work on whole batches at each joint.
 
-RNEA, CRBA, ABA, the Coriolis matrix and the kinetic energy are written on
-scalar components (``_components``: Python floats for one sample, rows of a
-batch block otherwise); the rest works on small arrays per body.
+Every algorithm is written on scalar components (``_components``: Python
+floats for one sample, rows of a batch block otherwise).
 """
 import numpy as np
 
-from .. import spatial
 from .._checks import model_arrays
-from . import _components, joints
+from . import _components
 from .coriolis import coriolis
 from .forward_dynamics import forward_dynamics
 from .inverse_dynamics import inverse_dynamics
-from .kinematics import center_of_mass_of, first_moments, placements, translation, velocities
+from .kinematics import check_mass, subtree_first_moments
 from .mass_matrix import mass_matrix
 
 
@@ -94,28 +92,49 @@ def kinetic_energy(model, q, v):
     return _scalar(_components.evaluate(lambda *args: _kinetic_energy_passes(bodies, *args), batch, arrays, ()))
 
 
+def _potential_energy_passes(bodies, gravity, q, trig):
+    placements, _, _ = _components.kinematics(bodies, q, None, trig)
+    _, h = subtree_first_moments(bodies, placements)
+    return [-(h[0] * gravity[0] + h[1] * gravity[1] + h[2] * gravity[2])]
+
+
 def potential_energy(model, q):
-    """U = -sum_i m_i g . c_i (...,), c_i the world center of mass of body i
+    """U = -sum_i m_i g . c_i = -g . h (...,), h the model's world first moment of
+    mass from the backward pass of ``kinematics.subtree_first_moments``
     (Pinocchio's computePotentialEnergy; zero at the world origin)."""
-    batch, (q,) = model_arrays(model, q=q)
-    table = joints.joint_table(model)
-    _, world_from_body = placements(table, q)
-    moment = np.zeros(batch + (3,))
-    for m_c in first_moments(table, world_from_body):
-        moment = moment + m_c
-    return _scalar(-np.matmul(moment, model.gravity))
+    batch, arrays = model_arrays(model, q=q)
+    bodies = _components.constants(model)
+    gravity = model.gravity.tolist()
+    return _scalar(_components.evaluate(lambda *args: _potential_energy_passes(bodies, gravity, *args),
+                                        batch, arrays, ()))
+
+
+def _centroidal_momentum_passes(bodies, mass, q, v, trig):
+    """Forward: the body twists.  Backward: each subtree's momentum (about its root's
+    origin, in its axes) and first moment of mass, moved to the parent with X_i*;
+    the roots' sum is the momentum about the world origin, [p; L_0], and the
+    center of mass c = h / m.  About c: [p; L_0 - c x p]."""
+    placements, twists, _ = _components.kinematics(bodies, q, v, trig)
+    moments, h = subtree_first_moments(bodies, placements)
+    momenta = [_components.inertia_apply(body.inertia, twist) for body, twist in zip(bodies, twists)]
+    total = (0.0,) * 6
+    for i in range(len(bodies) - 1, -1, -1):  # children (higher indices) are complete first
+        parent = bodies[i].parent
+        moved = _components.act_force(*placements[i], momenta[i])
+        if parent < 0:
+            total = _components.add(total, moved)
+        else:
+            momenta[parent] = _components.add(momenta[parent], moved)
+    p0, p1, p2, n0, n1, n2 = total
+    c0, c1, c2 = h[0] / mass, h[1] / mass, h[2] / mass
+    return [p0, p1, p2, n0 - (c1 * p2 - c2 * p1), n1 - (c2 * p0 - c0 * p2), n2 - (c0 * p1 - c1 * p0)]
 
 
 def centroidal_momentum(model, q, v):
-    """[linear; angular about the center of mass] momentum, world axes, (..., 6)."""
-    batch, (q, v) = model_arrays(model, q=q, v=v)
-    table = joints.joint_table(model)
-    parent_from_body, world_from_body = placements(table, q)
-    twists, _ = velocities(table, parent_from_body, v)
-    momentum = np.zeros(batch + (6,))  # about the world origin
-    for i in range(table.nbodies):
-        momentum = momentum + spatial.act_force(world_from_body[i],
-                                                spatial.inertia_apply(table.inertias[i], twists[i]))
-    com = center_of_mass_of(table, world_from_body, batch)
-    # the same momentum about the com: moved with a pure translation to it
-    return spatial.inv_act_force(translation(com), momentum)
+    """[linear; angular about the center of mass] momentum, world axes, (..., 6)
+    (on scalar components)."""
+    batch, arrays = model_arrays(model, q=q, v=v)
+    mass = check_mass(model)
+    bodies = _components.constants(model)
+    return _components.evaluate(lambda *args: _centroidal_momentum_passes(bodies, mass, *args),
+                                batch, arrays, (6,))

@@ -1,15 +1,21 @@
 """Kinematics: placements, frame twists, accelerations and Jacobians, center of mass.
 
-One forward pass, shared with the dynamics: for each body i, in order,
+Written on scalar components (``_components``: Python floats for one sample,
+rows of a batch block otherwise), with the dynamics' formulas.  With
+X_i = (R_i, p_i) the parent_from_body placement of body i at q, the passes are:
 
-    parent_from_body[i] = joint_placements[i] @ M_J(q_i)
-    world_from_body[i]  = world_from_body[parent] @ parent_from_body[i]
-    v_i = X_i^-1 v_parent + S_i v_j                      (body twist, body frame)
-    a_i = X_i^-1 a_parent + S_i a_j + v_i x (S_i v_j)    (spatial acceleration, body frame)
+* forward, from the root down to the frame's body only (its ``chain`` of
+  ancestors; a frame does not depend on the other branches):
 
-with X_i the motion transform of parent_from_body[i] (applied inversely, which
-is the cheap direction).  The world's twist is 0 and its acceleration is 0
-for kinematics, -g for the dynamics (gravity as a fictitious acceleration).
+      world_from_body[i] = world_from_body[parent] X_i
+      v_i = X_i^-1 v_parent + S_i v_j                      (body twist, body frame)
+      a_i = X_i^-1 a_parent + S_i a_j + v_i x (S_i v_j)    (spatial acceleration, body frame)
+
+  the world's twist and acceleration being 0 (no gravity in kinematics);
+* backward, for the center of mass: the first moment of mass of each subtree,
+  gathered in the subtree root's frame and moved to the parent with X_i (so
+  ``center_of_mass`` needs no world placements); ``dynamics`` gathers the
+  momentum the same way.
 
 A frame is expressed in one of three references (``REFERENCES``), as
 Pinocchio's LOCAL, WORLD and LOCAL_WORLD_ALIGNED:
@@ -23,15 +29,13 @@ twist / Jacobian in the same reference, so ``frame_acceleration = J a + J_dot v`
 in each reference (for "local_world_aligned" that is the classical
 acceleration [p_ddot; omega_dot]).
 
-Every function takes leading batch dimensions and loops only over joints.
+Every function takes leading batch dimensions; Python loops run over joints only.
 """
-import numpy as np
-
-from .. import spatial
 from .._checks import model_arrays
-from . import joints
+from . import _components as c
 
 REFERENCES = ("local", "world", "local_world_aligned")
+_FRAMES_ATTRIBUTE = "_reference_frame_constants"
 
 
 def check_reference(reference):
@@ -42,152 +46,121 @@ def check_reference(reference):
 
 
 # ------------------------------------------------------------------------------------------
-# The forward pass, in pieces (used by the dynamics too)
-# ------------------------------------------------------------------------------------------
-def placements(table, q, bodies=None, world=True):
-    """``(parent_from_body, world_from_body)``: lists indexed by body, filled for
-    ``bodies`` (all by default; a list closed under parents, in increasing
-    order), ``None`` elsewhere.  ``world=False`` skips ``world_from_body``."""
-    parent_from_body = [None] * table.nbodies
-    world_from_body = [None] * table.nbodies if world else None
-    for i in range(table.nbodies) if bodies is None else bodies:
-        joint = joints.transform(table.kinds[i], table.axes[i], q[..., table.q_slices[i]])
-        parent_from_body[i] = M = spatial.se3_compose(table.placements[i], joint)
-        if world:
-            p = table.parents[i]
-            world_from_body[i] = M if p < 0 else spatial.se3_compose(world_from_body[p], M)
-    return parent_from_body, world_from_body
-
-
-def joint_motion(table, i, x):
-    """S_i x_j: the motion vector (..., 6) of joint i's velocity (or acceleration) coordinates."""
-    return np.matmul(x[..., table.v_slices[i]], table.subspaces[i])
-
-
-def velocities(table, parent_from_body, v, bodies=None):
-    """``(body_twists, joint_twists)``: v_i and S_i v_j in body frames, lists by body."""
-    body_twists = [None] * table.nbodies
-    joint_twists = [None] * table.nbodies
-    for i in range(table.nbodies) if bodies is None else bodies:
-        joint_twists[i] = vJ = joint_motion(table, i, v)
-        p = table.parents[i]
-        body_twists[i] = vJ if p < 0 else spatial.inv_act_motion(parent_from_body[i], body_twists[p]) + vJ
-    return body_twists, joint_twists
-
-
-def accelerations(table, parent_from_body, twists, a, world_acceleration=None, bodies=None):
-    """Spatial accelerations a_i of the bodies in their own frames (list by body).
-
-    ``twists`` is the pair returned by ``velocities`` (or None for v = 0),
-    ``a`` the joint accelerations (or None for 0) and ``world_acceleration`` the
-    world's own (6,) acceleration (None for 0; -g for the dynamics)."""
-    body_acc = [None] * table.nbodies
-    for i in range(table.nbodies) if bodies is None else bodies:
-        p = table.parents[i]
-        parent_acc = body_acc[p] if p >= 0 else world_acceleration
-        acc = None
-        if parent_acc is not None:
-            acc = spatial.inv_act_motion(parent_from_body[i], parent_acc)
-        if a is not None:
-            aJ = joint_motion(table, i, a)
-            acc = aJ if acc is None else acc + aJ
-        if twists is not None:
-            # S is constant in the body frame: the only bias term is v_i x vJ.
-            bias = spatial.motion_cross(twists[0][i], twists[1][i])
-            acc = bias if acc is None else acc + bias
-        if acc is None:
-            acc = np.zeros(6)
-        body_acc[i] = acc
-    return body_acc
-
-
-def world_jacobian_rows(table, world_from_body, bodies=None):
-    """Per body i, the world-frame motion vectors Ad_{world_from_body[i]} S_i of its
-    joint's unit velocities, shape (..., nv_i, 6) (the columns of the world Jacobian)."""
-    rows = [None] * table.nbodies
-    for i in range(table.nbodies) if bodies is None else bodies:
-        rows[i] = spatial.act_motion(world_from_body[i][..., None, :, :], table.subspaces[i])
-    return rows
-
-
-def first_moments(table, world_from_body):
-    """m_i c_i in world coordinates per body (..., 3), c_i its center of mass."""
-    return [table.masses[i] * spatial.se3_act_point(world_from_body[i], table.coms[i])
-            for i in range(table.nbodies)]
-
-
-def center_of_mass_of(table, world_from_body, batch):
-    if not table.total_mass > 0.0:
-        raise ValueError("the model has no mass: its center of mass is undefined")
-    total = np.zeros(batch + (3,))
-    for moment in first_moments(table, world_from_body):
-        total = total + moment
-    return total / table.total_mass
-
-
-# ------------------------------------------------------------------------------------------
 # Frames
 # ------------------------------------------------------------------------------------------
-def _frame(model, table, frame):
-    """(body, body_from_frame, chain of bodies from the root) of a frame name or index."""
+class Frame:
+    """The constants of one frame as Python floats: its ``body`` (-1: the world),
+    its body_from_frame placement ``(R, p)`` and the body's ``chain`` (root first)."""
+
+    def __init__(self, model, bodies, f):
+        self.body = int(model.frame_parents[f])
+        M = model.frame_placements[f]
+        self.R = tuple(M[:3, :3].ravel().tolist())
+        self.p = tuple(M[:3, 3].tolist())
+        self.chain = bodies[self.body].chain if self.body >= 0 else []
+
+
+def _frame(model, frame):
+    """The body constants and the ``Frame`` of a frame name or index."""
     f = model.frame_id(frame)
-    body = table.frame_parents[f]
-    return body, table.frame_placements[f], (table.ancestors[body] if body >= 0 else [])
+    bodies = c.constants(model)
+    frames = model.__dict__.get(_FRAMES_ATTRIBUTE)
+    if frames is None:
+        frames = [Frame(model, bodies, k) for k in range(model.nframes)]
+        setattr(model, _FRAMES_ATTRIBUTE, frames)
+    return bodies, frames[f]
 
 
-def _world_from_frame(world_from_body, body, body_from_frame, batch):
-    if body < 0:
-        return np.broadcast_to(body_from_frame, batch + (4, 4)).copy()
-    return spatial.se3_compose(world_from_body[body], body_from_frame)
+def _world_from_frame(frame, world):
+    """world_from_frame (R, p), from the world placements of the chain."""
+    if frame.body < 0:
+        return frame.R, frame.p
+    return c.compose(*world[frame.body], frame.R, frame.p)
 
 
-def _rotation_only(M):
-    """The transform with M's rotation and no translation (re-expresses vectors in new axes)."""
-    out = M.copy()
-    out[..., :3, 3] = 0.0
-    return out
+def _at_point(m, p):
+    """The motion m, given at the origin, seen at the point p of the same axes: [v - p x w; w]."""
+    v0, v1, v2, w0, w1, w2 = m
+    p0, p1, p2 = p
+    return (v0 - (p1 * w2 - p2 * w1), v1 - (p2 * w0 - p0 * w2), v2 - (p0 * w1 - p1 * w0), w0, w1, w2)
 
 
-def translation(p):
-    """The pure translation by p (..., 3), as (..., 4, 4) transforms."""
-    out = np.zeros(p.shape[:-1] + (4, 4))
-    out[..., 0, 0] = out[..., 1, 1] = out[..., 2, 2] = out[..., 3, 3] = 1.0
-    out[..., :3, 3] = p
-    return out
-
-
-def _express(reference, world_from_body, body_from_frame, world_from_frame, m_body):
-    """A body-frame motion vector of the frame's body, expressed in ``reference``
-    at the frame (a velocity-like re-expression, without derivative terms)."""
-    if reference == "world":
-        return spatial.act_motion(world_from_body, m_body)
-    local = spatial.inv_act_motion(body_from_frame, m_body)
+def _express(reference, frame, world_from_body, m):
+    """A body-frame motion of the frame's body, expressed in ``reference`` at the
+    frame (a velocity-like re-expression, without derivative terms)."""
     if reference == "local":
-        return local
-    return spatial.act_motion(_rotation_only(world_from_frame), local)
+        return c.inv_act_motion(frame.R, frame.p, m)
+    if reference == "world":
+        return c.act_motion(*world_from_body, m)
+    # at the frame's origin, in body axes, then turned to world axes
+    return c.rotate_motion(world_from_body[0], _at_point(m, frame.p))
+
+
+def _placement_components(R, p):
+    """The 16 components of the homogeneous matrix of (R, p), row-major."""
+    return [R[0], R[1], R[2], p[0], R[3], R[4], R[5], p[1], R[6], R[7], R[8], p[2], 0.0, 0.0, 0.0, 1.0]
+
+
+def _placement_passes(bodies, frame, q, trig):
+    placements, _, _ = c.kinematics(bodies, q, None, trig, frame.chain)
+    return _placement_components(*_world_from_frame(frame, c.world_placements(bodies, placements, frame.chain)))
 
 
 def frame_placement(model, q, frame):
-    """world_from_frame (..., 4, 4)."""
-    table = joints.joint_table(model)
-    body, body_from_frame, chain = _frame(model, table, frame)
-    batch, (q,) = model_arrays(model, q=q)
-    _, world_from_body = placements(table, q, chain)
-    return _world_from_frame(world_from_body, body, body_from_frame, batch)
+    """world_from_frame (..., 4, 4), from the placements of the frame's chain."""
+    bodies, frame = _frame(model, frame)
+    batch, arrays = model_arrays(model, q=q)
+    return c.evaluate(lambda *args: _placement_passes(bodies, frame, *args), batch, arrays, (4, 4))
+
+
+def _velocity_passes(bodies, frame, reference, q, v, trig):
+    if frame.body < 0:
+        return [0.0] * 6
+    placements, twists, _ = c.kinematics(bodies, q, v, trig, frame.chain)
+    world_from_body = None  # ("local" needs no world placement)
+    if reference != "local":
+        world_from_body = c.world_placements(bodies, placements, frame.chain)[frame.body]
+    return _express(reference, frame, world_from_body, twists[frame.body])
 
 
 def frame_velocity(model, q, v, frame, reference="local"):
     """The frame's twist [v; ω] (..., 6) in ``reference``."""
-    table = joints.joint_table(model)
-    body, body_from_frame, chain = _frame(model, table, frame)
+    bodies, frame = _frame(model, frame)
     check_reference(reference)
-    batch, (q, v) = model_arrays(model, q=q, v=v)
-    if body < 0:
-        return np.zeros(batch + (6,))
-    parent_from_body, world_from_body = placements(table, q, chain)
-    twists, _ = velocities(table, parent_from_body, v, chain)
-    world_from_frame = _world_from_frame(world_from_body, body, body_from_frame, batch)
-    return _express(reference, world_from_body[body], body_from_frame, world_from_frame, twists[body])
+    batch, arrays = model_arrays(model, q=q, v=v)
+    return c.evaluate(lambda *args: _velocity_passes(bodies, frame, reference, *args), batch, arrays, (6,))
+
+
+def _accelerations(bodies, chain, placements, twists, joint_twists, a):
+    """Spatial accelerations of the bodies of ``chain`` in their own frames (list
+    by body), the world's being 0.  S is constant in the body frame: the only
+    velocity-product term is v_i x (S v_j)."""
+    accs = [None] * len(bodies)
+    for i in chain:
+        body = bodies[i]
+        acc = c.motion_cross(twists[i], joint_twists[i])
+        if body.parent >= 0:
+            acc = c.add(c.inv_act_motion(*placements[i], accs[body.parent]), acc)
+        accs[i] = c.add_joint_motion(acc, body, a)
+    return accs
+
+
+def _acceleration_passes(bodies, frame, reference, q, v, a, trig):
+    if frame.body < 0:
+        return [0.0] * 6
+    placements, twists, joint_twists = c.kinematics(bodies, q, v, trig, frame.chain)
+    acc = _accelerations(bodies, frame.chain, placements, twists, joint_twists, a)[frame.body]
+    world_from_body = None  # ("local" needs no world placement)
+    if reference != "local":
+        world_from_body = c.world_placements(bodies, placements, frame.chain)[frame.body]
+    if reference != "local_world_aligned":
+        return _express(reference, frame, world_from_body, acc)
+    # [p_ddot; omega_dot]: at the frame's origin, in body axes, the spatial
+    # acceleration's linear part plus omega x p_dot, then turned to world axes
+    x0, x1, x2, x3, x4, x5 = _at_point(acc, frame.p)
+    v0, v1, v2, w0, w1, w2 = _at_point(twists[frame.body], frame.p)
+    classical = (x0 + (w1 * v2 - w2 * v1), x1 + (w2 * v0 - w0 * v2), x2 + (w0 * v1 - w1 * v0), x3, x4, x5)
+    return c.rotate_motion(world_from_body[0], classical)
 
 
 def frame_acceleration(model, q, v, a, frame, reference="local"):
@@ -197,111 +170,141 @@ def frame_acceleration(model, q, v, a, frame, reference="local"):
     twist); "world": the derivative of the world-frame twist, Ad a_body;
     "local_world_aligned": [p_ddot; omega_dot] in world axes, i.e. the
     rotated local acceleration plus R (omega x v) in its linear part."""
-    table = joints.joint_table(model)
-    body, body_from_frame, chain = _frame(model, table, frame)
+    bodies, frame = _frame(model, frame)
     check_reference(reference)
-    batch, (q, v, a) = model_arrays(model, q=q, v=v, a=a)
-    if body < 0:
-        return np.zeros(batch + (6,))
-    parent_from_body, world_from_body = placements(table, q, chain)
-    twists = velocities(table, parent_from_body, v, chain)
-    body_acc = accelerations(table, parent_from_body, twists, a, None, chain)
-    world_from_frame = _world_from_frame(world_from_body, body, body_from_frame, batch)
-    out = _express(reference, world_from_body[body], body_from_frame, world_from_frame, body_acc[body])
-    if reference == "local_world_aligned":
-        # d/dt (R v) = R (v_dot + ω x v); d/dt (R ω) = R ω_dot since ω x ω = 0.
-        twist = spatial.inv_act_motion(body_from_frame, twists[0][body])
-        correction = np.zeros(batch + (6,))
-        correction[..., :3] = np.cross(twist[..., 3:], twist[..., :3])
-        out = out + spatial.act_motion(_rotation_only(world_from_frame), correction)
-    return out
+    batch, arrays = model_arrays(model, q=q, v=v, a=a)
+    return c.evaluate(lambda *args: _acceleration_passes(bodies, frame, reference, *args), batch, arrays, (6,))
 
 
-def _jacobian_from_rows(table, rows, chain, batch):
-    """Scatter per-joint rows (..., nv_i, 6) of the chain into a (..., nv, 6) array."""
-    out = np.zeros(batch + (table.nv, 6))
-    for i in chain:
-        out[..., table.v_slices[i], :] = rows[i]
+def _jacobian_passes(bodies, frame, reference, nv, q, v, trig):
+    """The frame Jacobian's components (C order of (6, nv)), or with v given its
+    time derivative.
+
+    The world column of a joint velocity of body i, w = Ad_{world_from_body[i]} S e_k,
+    moves with the body: its derivative is V_i x w with V_i the body's world twist.
+    "local" re-expresses w in the frame, X_f^-1 w, whose derivative gains the
+    frame's own motion, -V_f x (X_f^-1 w); "local_world_aligned" moves w to the
+    frame's origin, w_v - p_f x w_w, whose derivative gains w_w x p_f_dot."""
+    out = [0.0] * (6 * nv)
+    if frame.body < 0:
+        return out
+    placements, twists, _ = c.kinematics(bodies, q, v, trig, frame.chain)
+    world = c.world_placements(bodies, placements, frame.chain)
+    R_f, p_f = _world_from_frame(frame, world)
+    if v is not None and reference != "world":
+        frame_twist = _express(reference, frame, world[frame.body], twists[frame.body])
+        p_dot = frame_twist[:3]  # (read for "local_world_aligned" only)
+    for i in frame.chain:
+        body = bodies[i]
+        if v is not None:
+            V = c.act_motion(*world[i], twists[i])
+        for k, w in enumerate(c.world_motions(body, *world[i])):
+            if reference == "local":
+                column = c.inv_act_motion(R_f, p_f, w)
+                if v is not None:
+                    column = c.sub(c.inv_act_motion(R_f, p_f, c.motion_cross(V, w)),
+                                   c.motion_cross(frame_twist, column))
+            elif reference == "world":
+                column = w if v is None else c.motion_cross(V, w)
+            elif v is None:
+                column = _at_point(w, p_f)
+            else:
+                d0, d1, d2, d3, d4, d5 = _at_point(c.motion_cross(V, w), p_f)
+                w3, w4, w5 = w[3:]
+                column = (d0 + (w4 * p_dot[2] - w5 * p_dot[1]), d1 + (w5 * p_dot[0] - w3 * p_dot[2]),
+                          d2 + (w3 * p_dot[1] - w4 * p_dot[0]), d3, d4, d5)
+            out[body.v0 + k::nv] = column  # the column's 6 entries, one per row
     return out
 
 
 def frame_jacobian(model, q, frame, reference="local"):
     """The frame Jacobian (..., 6, nv): frame_velocity = J v in ``reference``."""
-    table = joints.joint_table(model)
-    body, body_from_frame, chain = _frame(model, table, frame)
+    bodies, frame = _frame(model, frame)
     check_reference(reference)
-    batch, (q,) = model_arrays(model, q=q)
-    out = np.zeros(batch + (6, table.nv))
-    if body < 0:
-        return out
-    _, world_from_body = placements(table, q, chain)
-    rows = world_jacobian_rows(table, world_from_body, chain)
-    world_from_frame = _world_from_frame(world_from_body, body, body_from_frame, batch)
-    support = table.support[body]
-    J = np.concatenate([rows[i] for i in chain], axis=-2)  # (..., len(support), 6), world
-    if reference == "local":
-        J = spatial.inv_act_motion(world_from_frame[..., None, :, :], J)
-    elif reference == "local_world_aligned":
-        J = spatial.act_motion(translation(-world_from_frame[..., None, :3, 3]), J)
-    out[..., support] = np.swapaxes(J, -1, -2)
-    return out
+    batch, arrays = model_arrays(model, q=q)
+    nv = model.nv
+    return c.evaluate(lambda q, trig: _jacobian_passes(bodies, frame, reference, nv, q, None, trig),
+                      batch, arrays, (6, nv))
 
 
 def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
-    """d/dt of ``frame_jacobian`` along the motion with velocity v (..., 6, nv).
-
-    World columns move with their body: d/dt (Ad_i S) = V_i x (Ad_i S), V_i the
-    body's world twist.  "local" adds the change of the frame's own placement,
-    -V_f x J_local; "local_world_aligned" the motion of the frame's origin,
-    -p_dot x J_angular in the linear rows."""
-    table = joints.joint_table(model)
-    body, body_from_frame, chain = _frame(model, table, frame)
+    """d/dt of ``frame_jacobian`` along the motion with velocity v (..., 6, nv)."""
+    bodies, frame = _frame(model, frame)
     check_reference(reference)
-    batch, (q, v) = model_arrays(model, q=q, v=v)
-    out = np.zeros(batch + (6, table.nv))
-    if body < 0:
-        return out
-    parent_from_body, world_from_body = placements(table, q, chain)
-    twists, _ = velocities(table, parent_from_body, v, chain)
-    rows = world_jacobian_rows(table, world_from_body, chain)
-    world_twists = {i: spatial.act_motion(world_from_body[i], twists[i]) for i in chain}
-    J = np.concatenate([rows[i] for i in chain], axis=-2)
-    dJ = np.concatenate([spatial.motion_cross(world_twists[i][..., None, :], rows[i]) for i in chain], axis=-2)
-    world_from_frame = _world_from_frame(world_from_body, body, body_from_frame, batch)
-    if reference == "local":
-        frame_twist = spatial.inv_act_motion(body_from_frame, twists[body])
-        J_local = spatial.inv_act_motion(world_from_frame[..., None, :, :], J)
-        dJ = (spatial.inv_act_motion(world_from_frame[..., None, :, :], dJ)
-              - spatial.motion_cross(frame_twist[..., None, :], J_local))
-    elif reference == "local_world_aligned":
-        to_origin = translation(-world_from_frame[..., None, :3, 3])
-        origin_velocity = spatial.act_motion(to_origin[..., 0, :, :], world_twists[body])[..., :3]
-        dJ = spatial.act_motion(to_origin, dJ)
-        dJ[..., :3] -= np.cross(origin_velocity[..., None, :], J[..., 3:])
-    out[..., table.support[body]] = np.swapaxes(dJ, -1, -2)
-    return out
+    batch, arrays = model_arrays(model, q=q, v=v)
+    nv = model.nv
+    return c.evaluate(lambda *args: _jacobian_passes(bodies, frame, reference, nv, *args), batch, arrays, (6, nv))
 
 
 # ------------------------------------------------------------------------------------------
 # Whole-body quantities
 # ------------------------------------------------------------------------------------------
+def _forward_kinematics_passes(bodies, q, trig):
+    placements, _, _ = c.kinematics(bodies, q, None, trig)
+    return [x for R, p in c.world_placements(bodies, placements) for x in _placement_components(R, p)]
+
+
 def forward_kinematics(model, q):
     """world_from_body of every body, (..., nbodies, 4, 4)."""
-    table = joints.joint_table(model)
-    batch, (q,) = model_arrays(model, q=q)
-    _, world_from_body = placements(table, q)
-    out = np.empty(batch + (table.nbodies, 4, 4))
-    for i, M in enumerate(world_from_body):
-        out[..., i, :, :] = M
-    return out
+    batch, arrays = model_arrays(model, q=q)
+    bodies = c.constants(model)
+    return c.evaluate(lambda *args: _forward_kinematics_passes(bodies, *args), batch, arrays,
+                      (model.nbodies, 4, 4))
+
+
+def subtree_first_moments(bodies, placements):
+    """The backward pass of first moments of mass: per body, that of its subtree
+    (sum of m_j c_j) about its origin in its axes (list by body), and the whole
+    model's in the world (the sum over the roots).  The subtree masses are constants."""
+    moments = [body.inertia[1:4] for body in bodies]  # m c of each body alone, in its frame
+    total = (0.0, 0.0, 0.0)
+    for i in range(len(bodies) - 1, -1, -1):  # children (higher indices) are complete first
+        body = bodies[i]
+        h = c.first_moment_act(*placements[i], body.subtree_mass, moments[i])
+        target = total if body.parent < 0 else moments[body.parent]
+        target = (target[0] + h[0], target[1] + h[1], target[2] + h[2])
+        if body.parent < 0:
+            total = target
+        else:
+            moments[body.parent] = target
+    return moments, total
+
+
+def check_mass(model):
+    """Return the model's total mass, or raise ValueError if it has none."""
+    mass = sum(body.inertia[0] for body in c.constants(model))
+    if not mass > 0.0:
+        raise ValueError("the model has no mass: its center of mass is undefined")
+    return mass
+
+
+def _center_of_mass_passes(bodies, mass, q, trig):
+    placements, _, _ = c.kinematics(bodies, q, None, trig)
+    _, h = subtree_first_moments(bodies, placements)
+    return [h[0] / mass, h[1] / mass, h[2] / mass]
 
 
 def center_of_mass(model, q):
     """The center of mass of the moving bodies in world coordinates (..., 3)."""
-    table = joints.joint_table(model)
-    batch, (q,) = model_arrays(model, q=q)
-    _, world_from_body = placements(table, q)
-    return center_of_mass_of(table, world_from_body, batch)
+    batch, arrays = model_arrays(model, q=q)
+    mass = check_mass(model)
+    bodies = c.constants(model)
+    return c.evaluate(lambda *args: _center_of_mass_passes(bodies, mass, *args), batch, arrays, (3,))
+
+
+def _com_jacobian_passes(bodies, mass, nv, q, trig):
+    placements, _, _ = c.kinematics(bodies, q, None, trig)
+    world = c.world_placements(bodies, placements)
+    moments, _ = subtree_first_moments(bodies, placements)
+    out = [0.0] * (3 * nv)
+    for i, body in enumerate(bodies):
+        R, p = world[i]
+        m = body.subtree_mass
+        h0, h1, h2 = c.first_moment_act(R, p, m, moments[i])  # the subtree's, in the world
+        for k, (s0, s1, s2, s3, s4, s5) in enumerate(c.world_motions(body, R, p)):
+            out[body.v0 + k::nv] = ((m * s0 + (s4 * h2 - s5 * h1)) / mass, (m * s1 + (s5 * h0 - s3 * h2)) / mass,
+                                    (m * s2 + (s3 * h1 - s4 * h0)) / mass)
+    return out
 
 
 def com_jacobian(model, q):
@@ -309,22 +312,8 @@ def com_jacobian(model, q):
 
     The column of a joint velocity with world twist s = [s_v; s_w] moves its
     subtree (mass m_sub, world first moment h_sub): (m_sub s_v + s_w x h_sub) / m."""
-    table = joints.joint_table(model)
-    batch, (q,) = model_arrays(model, q=q)
-    if not table.total_mass > 0.0:
-        raise ValueError("the model has no mass: its center of mass is undefined")
-    _, world_from_body = placements(table, q)
-    rows = world_jacobian_rows(table, world_from_body)
-    subtree_mass = list(table.masses)
-    subtree_moment = first_moments(table, world_from_body)
-    for i in reversed(range(table.nbodies)):
-        p = table.parents[i]
-        if p >= 0:
-            subtree_mass[p] += subtree_mass[i]
-            subtree_moment[p] = subtree_moment[p] + subtree_moment[i]
-    out = np.zeros(batch + (3, table.nv))
-    for i in range(table.nbodies):
-        s = rows[i]
-        cols = subtree_mass[i] * s[..., :3] + np.cross(s[..., 3:], subtree_moment[i][..., None, :])
-        out[..., table.v_slices[i]] = np.swapaxes(cols, -1, -2) / table.total_mass
-    return out
+    batch, arrays = model_arrays(model, q=q)
+    mass = check_mass(model)
+    bodies = c.constants(model)
+    nv = model.nv
+    return c.evaluate(lambda *args: _com_jacobian_passes(bodies, mass, nv, *args), batch, arrays, (3, nv))
