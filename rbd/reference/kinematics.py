@@ -176,43 +176,44 @@ def frame_acceleration(model, q, v, a, frame, reference="local"):
     return c.evaluate(lambda *args: _acceleration_passes(bodies, frame, reference, *args), batch, arrays, (6,))
 
 
+def _in_reference(reference, R_f, p_f, m):
+    """A world motion (world origin and axes) in ``reference`` at the frame
+    world_from_frame = (R_f, p_f)."""
+    if reference == "world":
+        return m
+    if reference == "local":
+        return c.inv_act_motion(R_f, p_f, m)
+    return _at_point(m, p_f)
+
+
 def _jacobian_passes(bodies, frame, reference, nv, q, v, trig):
     """The frame Jacobian's components (C order of (6, nv)), or with v given its
     time derivative.
 
-    The world column of a joint velocity of body i, w = Ad_{world_from_body[i]} S e_k,
-    moves with the body: its derivative is V_i x w with V_i the body's world twist.
-    "local" re-expresses w in the frame, X_f^-1 w, whose derivative gains the
-    frame's own motion, -V_f x (X_f^-1 w); "local_world_aligned" moves w to the
-    frame's origin, w_v - p_f x w_w, whose derivative gains w_w x p_f_dot."""
+    The column of a joint velocity of body i is its world motion
+    Ad_{world_from_body[i]} S e_k, in the reference.  It moves with the body
+    (twist V_i) and is seen from the reference, which moves too (twist V_ref:
+    none for "world", the frame's twist for "local", the velocity of its origin
+    for "local_world_aligned", whose axes do not turn); both in the reference's
+    coordinates, its derivative is (V_i - V_ref) x column."""
     out = [0.0] * (6 * nv)
     if frame.body < 0:
         return out
     placements, twists, _ = c.kinematics(bodies, q, v, trig, frame.chain)
     world = c.world_placements(bodies, placements, frame.chain)
     R_f, p_f = _world_from_frame(frame, world)
-    if v is not None and reference != "world":
-        frame_twist = _express(reference, frame, world[frame.body], twists[frame.body])
-        p_dot = frame_twist[:3]  # (read for "local_world_aligned" only)
+    if v is not None:
+        moving = {i: _in_reference(reference, R_f, p_f, c.act_motion(*world[i], twists[i])) for i in frame.chain}
+        V_ref = {"world": (0.0,) * 6, "local": moving[frame.body],
+                 "local_world_aligned": moving[frame.body][:3] + (0.0, 0.0, 0.0)}[reference]
     for i in frame.chain:
         body = bodies[i]
         if v is not None:
-            V = c.act_motion(*world[i], twists[i])
+            relative = c.sub(moving[i], V_ref)
         for k, w in enumerate(c.world_motions(body, *world[i])):
-            if reference == "local":
-                column = c.inv_act_motion(R_f, p_f, w)
-                if v is not None:
-                    column = c.sub(c.inv_act_motion(R_f, p_f, c.motion_cross(V, w)),
-                                   c.motion_cross(frame_twist, column))
-            elif reference == "world":
-                column = w if v is None else c.motion_cross(V, w)
-            elif v is None:
-                column = _at_point(w, p_f)
-            else:
-                d0, d1, d2, d3, d4, d5 = _at_point(c.motion_cross(V, w), p_f)
-                w3, w4, w5 = w[3:]
-                column = (d0 + (w4 * p_dot[2] - w5 * p_dot[1]), d1 + (w5 * p_dot[0] - w3 * p_dot[2]),
-                          d2 + (w3 * p_dot[1] - w4 * p_dot[0]), d3, d4, d5)
+            column = _in_reference(reference, R_f, p_f, w)
+            if v is not None:
+                column = c.motion_cross(relative, column)
             out[body.v0 + k::nv] = column  # the column's 6 entries, one per row
     return out
 
