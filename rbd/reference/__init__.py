@@ -5,12 +5,12 @@ tested against, and is what ``rbd`` runs when ``rbd_c`` is not built.  Every
 function takes leading batch dimensions on its state arguments and is
 vectorized over them (Python loops run over joints, never over samples).
 
-Modules: ``joints`` (what each joint kind means), ``configuration``,
-``kinematics`` (the shared forward pass, frames, center of mass), ``dynamics``
-(the public dynamics functions), and the passes it runs on scalar components
-(Python floats for one sample, rows over the samples for a batch; see
-``_components``): ``inverse_dynamics`` (RNEA), ``mass_matrix`` (CRBA),
-``forward_dynamics`` (ABA) and ``coriolis``.
+Modules: ``joints`` (each joint's configuration space), ``configuration``,
+``kinematics`` (frames, center of mass), ``dynamics`` (the public dynamics
+functions), and the passes they run on scalar components (Python floats for
+one sample, rows over the samples for a batch; the shared formulas, forward
+pass and batch driver are in ``_components``): ``inverse_dynamics`` (RNEA),
+``mass_matrix`` (CRBA), ``forward_dynamics`` (ABA) and ``coriolis``.
 """
 from .configuration import difference, integrate, neutral, normalize, random_configuration
 from .dynamics import (aba, centroidal_momentum, coriolis_matrix, crba, gravity, kinetic_energy,

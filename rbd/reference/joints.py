@@ -1,24 +1,21 @@
-"""Joint semantics: the one place that knows what each joint kind means.
+"""Joint configuration spaces: neutral, integrate (exp map), difference (log
+map) and normalize for each joint kind.
 
-The kinds and their coordinates are described in ``rbd.model``.  Every
-function here works on ONE joint's coordinates with any leading batch
-dimensions, ``qj`` of shape ``(..., nq_j)`` and ``vj`` of shape ``(..., nv_j)``.
+The kinds and their coordinates are described in ``rbd.model``; each joint's
+placement and motion subspace, which the algorithms use, are in
+``_components``.  Every function here works on ONE joint's coordinates with
+any leading batch dimensions, ``qj`` of shape ``(..., nq_j)`` and ``vj`` of
+shape ``(..., nv_j)``.
 
-The motion subspace ``S`` of every kind is constant in the child body frame;
-it is stored as the ``(nv_j, 6)`` array whose rows are the motion vectors
-``S e_k``, so ``S vj`` is ``vj @ S`` and ``S^T f`` is ``f @ S.T``.
-
-``JointTable`` gathers the per-model constants the algorithms need (slices,
-subspaces, ancestors, subtrees); ``joint_table(model)`` builds it once per model
-and caches it on the model.
+``JointTable`` gathers the per-model constants the configuration functions
+need (coordinate slices, which joints are on a manifold); ``joint_table(model)``
+builds it once per model and caches it on the model.
 """
 import numpy as np
 
 from .. import rotations, spatial
 from ..model import JOINT_DIMENSIONS, JointKind
 
-# Rotations about a unit basis vector: the index of that vector.
-_BASIS_AXIS = {JointKind.REVOLUTE_X: 0, JointKind.REVOLUTE_Y: 1, JointKind.REVOLUTE_Z: 2}
 
 # What each configuration coordinate is, for random sampling without limits.
 ANGLE, LENGTH, QUATERNION = "angle", "length", "quaternion"
@@ -35,69 +32,6 @@ COORDINATE_ROLES = {
 
 #: Where the unit quaternion starts in the joint's coordinates.
 QUATERNION_OFFSET = {JointKind.SPHERICAL: 0, JointKind.FREE: 3}
-
-
-# ------------------------------------------------------------------------------------------
-# Placement and motion subspace
-# ------------------------------------------------------------------------------------------
-def _set_basis_rotation(out, i, angle):
-    """Write the rotation by ``angle`` about basis vector ``i`` into out[..., :3, :3]."""
-    j, k = (i + 1) % 3, (i + 2) % 3
-    c, s = np.cos(angle), np.sin(angle)
-    out[..., i, i] = 1.0
-    out[..., j, j] = c
-    out[..., k, k] = c
-    out[..., k, j] = s
-    out[..., j, k] = -s
-
-
-def transform(kind, axis, qj):
-    """The joint transform M_J(q_j), joint-input-from-child-body, shape (..., 4, 4).
-
-    Quaternions are used as given; ``rotations.quat_to_matrix`` decides how a
-    non-unit one is read.
-    """
-    out = np.zeros(qj.shape[:-1] + (4, 4))
-    out[..., 3, 3] = 1.0
-    if kind in _BASIS_AXIS:
-        _set_basis_rotation(out, _BASIS_AXIS[kind], qj[..., 0])
-    elif kind == JointKind.REVOLUTE:
-        out[..., :3, :3] = rotations.so3_exp(qj * axis)
-    elif kind == JointKind.PRISMATIC:
-        out[..., 0, 0] = out[..., 1, 1] = out[..., 2, 2] = 1.0
-        out[..., :3, 3] = qj * axis
-    elif kind == JointKind.SPHERICAL:
-        out[..., :3, :3] = rotations.quat_to_matrix(qj)
-    elif kind == JointKind.PLANAR:
-        _set_basis_rotation(out, 2, qj[..., 2])
-        out[..., 0, 3] = qj[..., 0]
-        out[..., 1, 3] = qj[..., 1]
-    elif kind == JointKind.FREE:
-        out[..., :3, :3] = rotations.quat_to_matrix(qj[..., 3:7])
-        out[..., :3, 3] = qj[..., :3]
-    else:
-        raise ValueError("unknown joint kind %r" % (kind,))
-    return out
-
-
-def motion_subspace(kind, axis):
-    """S as a (nv_j, 6) array whose rows are the motion vectors of unit joint velocities."""
-    nv = JOINT_DIMENSIONS[JointKind(kind)][1]
-    S = np.zeros((nv, 6))
-    if kind in _BASIS_AXIS:
-        S[0, 3 + _BASIS_AXIS[kind]] = 1.0
-    elif kind == JointKind.REVOLUTE:
-        S[0, 3:] = axis
-    elif kind == JointKind.PRISMATIC:
-        S[0, :3] = axis
-    elif kind == JointKind.SPHERICAL:
-        S[:, 3:] = np.eye(3)
-    elif kind == JointKind.PLANAR:  # [vx, vy, wz]
-        S[0, 0] = S[1, 1] = S[2, 5] = 1.0
-    elif kind == JointKind.FREE:
-        S[:] = np.eye(6)
-    S.setflags(write=False)
-    return S
 
 
 # ------------------------------------------------------------------------------------------
@@ -150,6 +84,22 @@ def integrate(kind, qj, vj):
     return qj + vj
 
 
+def _pose(kind, qj):
+    """The (..., 4, 4) joint transform of a free-flyer or planar joint."""
+    out = np.zeros(qj.shape[:-1] + (4, 4))
+    out[..., 3, 3] = 1.0
+    if kind == JointKind.FREE:
+        out[..., :3, :3] = rotations.quat_to_matrix(qj[..., 3:7])
+        out[..., :3, 3] = qj[..., :3]
+    else:  # planar: rotation about z by the heading, translation in the plane
+        c, s = np.cos(qj[..., 2]), np.sin(qj[..., 2])
+        out[..., 0, 0] = out[..., 1, 1] = c
+        out[..., 1, 0], out[..., 0, 1] = s, -s
+        out[..., 2, 2] = 1.0
+        out[..., 0, 3], out[..., 1, 3] = qj[..., 0], qj[..., 1]
+    return out
+
+
 def difference(kind, q0j, q1j):
     """The velocity v_j with q0_j ⊕ v_j = q1_j.
 
@@ -161,8 +111,8 @@ def difference(kind, q0j, q1j):
         rel = rotations.quat_multiply(rotations.quat_conjugate(_unit(q0j)), _unit(q1j))
         return rotations.so3_log(rotations.quat_to_matrix(rel))
     if kind in (JointKind.FREE, JointKind.PLANAR):
-        M0 = transform(kind, None, _normalized(kind, q0j))
-        M1 = transform(kind, None, _normalized(kind, q1j))
+        M0 = _pose(kind, _normalized(kind, q0j))
+        M1 = _pose(kind, _normalized(kind, q1j))
         twist = spatial.se3_log(spatial.se3_compose(spatial.se3_inverse(M0), M1))
         return twist if kind == JointKind.FREE else twist[..., [0, 1, 5]]
     return q1j - q0j
@@ -190,40 +140,17 @@ class JointTable:
     indexed by body (reading a list item is cheaper than slicing model arrays)."""
 
     def __init__(self, model):
-        nb = model.nbodies
-        self.nbodies, self.nq, self.nv = nb, model.nq, model.nv
-        self.parents = [int(p) for p in model.parents]
+        self.nbodies, self.nq, self.nv = model.nbodies, model.nq, model.nv
         self.kinds = [JointKind(int(k)) for k in model.joint_kinds]
-        self.axes = [np.array(a) for a in model.joint_axes]
-        self.placements = [np.array(M) for M in model.joint_placements]
-        self.inertias = [np.array(Y) for Y in model.inertias]
-        self.masses = [float(Y[0]) for Y in model.inertias]
-        self.total_mass = float(sum(self.masses))
-        self.nv_of = [int(n) for n in model.joint_nv]
         self.q_slices = [slice(int(s), int(s + n)) for s, n in zip(model.q_idx, model.joint_nq)]
         self.v_slices = [slice(int(s), int(s + n)) for s, n in zip(model.v_idx, model.joint_nv)]
-        self.subspaces = [motion_subspace(k, a) for k, a in zip(self.kinds, self.axes)]
-        # center of mass of each body in its own frame (0 for a massless body)
-        self.coms = [Y[1:4] / Y[0] if Y[0] > 0 else np.zeros(3) for Y in self.inertias]
-        # ancestors[i]: the bodies from the root down to i, i included
-        self.ancestors = []
-        for i, p in enumerate(self.parents):
-            self.ancestors.append((self.ancestors[p] if p >= 0 else []) + [i])
-        # support[i]: the velocity indices of the ancestors' joints, i's own last
-        self.support = [np.concatenate([np.arange(self.v_slices[j].start, self.v_slices[j].stop)
-                                        for j in chain]).astype(np.intp)
-                        for chain in self.ancestors]
         # Joints whose q and v are plain vectors (revolute, prismatic), handled all at once.
         vector = [i for i, k in enumerate(self.kinds) if k not in _MANIFOLD_KINDS]
         self.vector_q = np.array([self.q_slices[i].start for i in vector], dtype=np.intp)
         self.vector_v = np.array([self.v_slices[i].start for i in vector], dtype=np.intp)
         self.manifold_bodies = [i for i, k in enumerate(self.kinds) if k in _MANIFOLD_KINDS]
-        self.frame_parents = [int(b) for b in model.frame_parents]
-        self.frame_placements = [np.array(M) for M in model.frame_placements]
-        for arrays in (self.axes, self.placements, self.inertias, self.coms, self.support,
-                       self.frame_placements, [self.vector_q, self.vector_v]):
-            for arr in arrays:
-                arr.setflags(write=False)
+        for arr in (self.vector_q, self.vector_v):
+            arr.setflags(write=False)
 
 
 _MANIFOLD_KINDS = (JointKind.SPHERICAL, JointKind.PLANAR, JointKind.FREE)
