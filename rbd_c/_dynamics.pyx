@@ -13,10 +13,10 @@ cimport cython
 from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport (se3_compose, act_motion, inv_act_motion, act_force, motion_cross,
-                             force_cross, inertia_apply, inertia_cross_term, inertia_act)
+                             force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add)
 from rbd_c._model cimport (CModel, Call, CompiledModel, compiled, fill_call, run, kernel_t,
                            joint_placement, joint_motion, joint_motion_add, joint_force, joint_column,
-                           K_REV, K_PRISM, rbd_sel)
+                           K_REV_Z, K_REV, K_PRISM, rbd_sel)
 from rbd_c._passes cimport (add6, sub6, dot6, set_bottom_row, world_placements, body_velocities,
                             first_moment)
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_col,
@@ -177,19 +177,56 @@ cdef int k_rnea_nle(const Call* c, const double** ins, double* out, double* work
 # ==========================================================================================
 # CRBA
 # ==========================================================================================
+cdef inline double _act_force_torque(const double* X, const double* f, int a) noexcept nogil:
+    """Torque component a of act_force(X, f) alone (11 products instead of 24): all a
+    revolute joint about a basis axis reads when the force goes no further up."""
+    cdef int b = (a + 1) % 3, c = (a + 2) % 3
+    cdef double fb = X[4 * b] * f[0] + X[4 * b + 1] * f[1] + X[4 * b + 2] * f[2]
+    cdef double fc = X[4 * c] * f[0] + X[4 * c + 1] * f[1] + X[4 * c + 2] * f[2]
+    return (X[4 * a] * f[3] + X[4 * a + 1] * f[4] + X[4 * a + 2] * f[5]
+            + X[4 * b + 3] * fc - X[4 * c + 3] * fb)
+
+
+cdef inline void _crba_ancestors(const CModel* m, const double* X, int i, double* F, int k,
+                                 double* M) noexcept nogil:
+    """The blocks M[v_j, v_i] (and their transposes) of every ancestor j of body i, from the
+    k forces F = Yc_i S_i (6 x k column-major, in frame i; overwritten): each step up
+    carries them into the parent's frame and reads them through its subspace."""
+    cdef int nv = m.nv, vi = m.v_idx[i], j = i, p = m.parents[i], col, r, vj, kind
+    cdef double t[6]
+    cdef double* fcol
+    while p >= 0:
+        kind = m.kinds[p]
+        vj = m.v_idx[p]
+        if kind <= K_REV_Z and m.parents[p] < 0:
+            # The root: only one torque component of each carried force is read.
+            for col in range(k):
+                t[0] = _act_force_torque(X + 16 * j, F + 6 * col, kind)
+                M[vj * nv + vi + col] = t[0]
+                M[(vi + col) * nv + vj] = t[0]
+            return
+        for col in range(k):
+            fcol = F + 6 * col
+            act_force(X + 16 * j, fcol, fcol)
+            joint_force(m, p, fcol, t)
+            for r in range(m.nvj[p]):
+                M[(vj + r) * nv + vi + col] = t[r]
+                M[(vi + col) * nv + vj + r] = t[r]
+        j = p
+        p = m.parents[j]
+
+
 cdef int k_crba(const Call* c, const double** ins, double* M, double* work) noexcept nogil:
     """Joint-space mass matrix by the composite-rigid-body algorithm: for each body,
     F = Y_c S (its composite inertia times its motion subspace) gives the diagonal
     block S^T F, then F travels up the ancestors (act_force) for the blocks above it."""
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
-    cdef int nb = m.nb, nv = m.nv, i, j, p, k, col, r, vi, vj, nvj
+    cdef int nb = m.nb, nv = m.nv, i, p, k, col, r, vi
     cdef double* X = work
     cdef double* Yc = work + 16 * nb
-    cdef double* F = Yc + 10 * nb       # 6 x 6, column-major (one column per dof of i)
+    cdef double F[36]       # 6 x k, column-major (one column per dof of i)
     cdef double t[10]
-    cdef double* fcol
-    cdef double val
     memset(M, 0, nv * nv * sizeof(double))
     for i in range(nb):
         joint_placement(m, i, q + m.q_idx[i], X + 16 * i)
@@ -202,24 +239,11 @@ cdef int k_crba(const Call* c, const double** ins, double* M, double* work) noex
             joint_force(m, i, F + 6 * col, t)
             for r in range(k):
                 M[(vi + r) * nv + vi + col] = t[r]
-        j = i
-        while m.parents[j] >= 0:
-            for col in range(k):
-                fcol = F + 6 * col
-                act_force(X + 16 * j, fcol, fcol)
-            j = m.parents[j]
-            vj = m.v_idx[j]
-            nvj = m.nvj[j]
-            for col in range(k):
-                joint_force(m, j, F + 6 * col, t)
-                for r in range(nvj):
-                    M[(vj + r) * nv + vi + col] = t[r]
-                    M[(vi + col) * nv + vj + r] = t[r]
+        _crba_ancestors(m, X, i, F, k, M)
         p = m.parents[i]
         if p >= 0:
             inertia_act(X + 16 * i, Yc + 10 * i, t)
-            for r in range(10):
-                Yc[10 * p + r] += t[r]
+            inertia_add(Yc + 10 * p, t)
     return 0
 
 
@@ -231,7 +255,7 @@ def crba(model, q):
     cdef Py_ssize_t dims[2]
     dims[0] = cm.m.nv
     dims[1] = cm.m.nv
-    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_crba, 26 * cm.m.nb + 36,
+    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_crba, 26 * cm.m.nb,
                30 * cm.m.nb + 15 * cm.m.nv * cm.m.max_depth)
 
 
