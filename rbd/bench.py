@@ -1,9 +1,10 @@
 """rbd against its peers, side by side: ``python -m rbd.bench`` (or ``rbd-bench``).
 
 Times rbd's two backends against the rigid-body dynamics libraries installed
-on this machine -- Pinocchio, pybullet, Modern Robotics -- and prints a table
-of median times (µs) and ratios rbd / peer (below 1: rbd is faster).  A peer
-that is not installed is skipped with a note.
+on this machine -- Pinocchio, pybullet, Modern Robotics, the Robotics Toolbox
+for Python (roboticstoolbox-python) -- and prints a table of median times (µs)
+and ratios rbd / peer (below 1: rbd is faster).  A peer that is not installed
+is skipped with a note.
 
 * Every contender runs in this one process, on the same URDF and the same
   states, converted once into the peer's layout before timing.
@@ -298,6 +299,67 @@ def model_from_screws(mlist, glist, slist, name="ur5_modern_robotics"):
 
 
 # ------------------------------------------------------------------------------------------
+# Robotics Toolbox for Python: the same URDF through its own loader
+# ------------------------------------------------------------------------------------------
+def rtb_robot(rtb, robot):
+    """The robot's URDF read by the Robotics Toolbox's loader, as an ``rtb.Robot``
+    whose ``rne`` (and so ``inertia`` and ``accel``) computes that robot.
+
+    ``Robot.rne`` of roboticstoolbox-python 1.5 gets two URDF features wrong, so
+    the links are re-expressed, the robot unchanged (``tests/test_benchmarks.py``
+    checks the result against rbd):
+
+    * a joint whose parent link is fixed to another joint's link (Panda's
+      fingers on ``panda_hand``) moves as if that fixed link were the joint's
+      link: the fixed transforms are folded into the joint's ETS, and the joint
+      hung on the moving link;
+    * a joint about a negative axis (``ty(-q)``, the right finger) gets a motion
+      subspace of the positive one: it becomes ``SE3(flip) ⊕ ty(q)``, its link
+      frame turned by that half turn (the link's center of mass and inertia, and
+      its children's ETS, follow).
+    """
+    from roboticstoolbox.ets.ET import ET
+    from roboticstoolbox.ets.ETS import ETS
+    from roboticstoolbox.models.URDF.URDFRobot import URDF_read
+
+    directory = example_robot_data_dir()
+    if directory is not None:  # its URDFs name meshes as package://example-robot-data/...
+        from xacrodoc import packages
+        packages.update_package_cache({"example-robot-data": str(directory.parent)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        links, name, _ = URDF_read(robot.urdf)
+        twin = rtb.Robot(links, name=name)  # assigns the joint indices, in rbd's order for these robots
+    for link in twin.links:
+        if link.isjoint and link.parent is not None and not link.parent.isjoint:
+            fixed, ancestor = np.eye(4), link.parent
+            while ancestor is not None and not ancestor.isjoint:
+                fixed = ancestor.A().A @ fixed
+                ancestor = ancestor.parent
+            if ancestor is not None:  # below the root: rne ignores the fixed links above the first joint
+                link.ets = ETS([ET.SE3(fixed)]) * link.ets
+                link.parent = ancestor
+    for link in twin.links:
+        if link.isjoint and link.v.isflip:
+            joint = link.v
+            axis = joint.kind[1]
+            half_turn = _pose(np.diag([1.0, -1.0, -1.0] if axis != "x" else [-1.0, 1.0, -1.0]), np.zeros(3))
+            ets = [et for et in link.ets if not et.isjoint]
+            link.ets = ETS(ets + [ET.SE3(half_turn), getattr(ET, joint.kind)(jindex=joint.jindex, qlim=joint.qlim)])
+            rotation = half_turn[:3, :3]  # its own inverse
+            link.r = rotation @ np.asarray(link.r)
+            link.I = rotation @ link.I @ rotation
+            for child in twin.links:
+                if child.parent is link:
+                    child.ets = ETS([ET.SE3(half_turn)]) * child.ets
+    joints = sorted((link for link in twin.links if link.isjoint), key=lambda link: link.jindex)
+    names = [link._joint_name for link in joints]
+    if names != list(robot.model.joint_names):
+        raise ValueError("%s: rtb orders the joints %s, rbd %s" % (robot.name, names, list(robot.model.joint_names)))
+    return twin
+
+
+# ------------------------------------------------------------------------------------------
 # Rows of the table, and the interleaved timing
 # ------------------------------------------------------------------------------------------
 @dataclass
@@ -491,11 +553,38 @@ def modern_robotics_rows(mr, rng):
             for label, impl in reversed(rbd_backends())]  # NumPy first: the like-for-like row
 
 
+def rtb_rows(rtb, robot, rng):
+    """RNEA, the mass matrix and forward dynamics: each rbd backend against the
+    Robotics Toolbox on the same URDF.  Its ``Robot.rne`` is Python (spatialmath
+    objects; the toolbox's C Newton-Euler serves only its DH robots),
+    ``inertia`` is n calls of it and ``accel`` solves with that matrix."""
+    twin = rtb_robot(rtb, robot)
+    model = robot.model
+    q, v, a = random_state(model, rng)
+    tau = rbd_numpy.rnea(model, q, v, a)
+    gravity = np.array(model.gravity, dtype=float)
+    peers = {
+        "rnea": Contender("rtb.rne (Python)", lambda: twin.rne(q, v, a, gravity=gravity)),
+        "crba": Contender("rtb.inertia (Python)", lambda: twin.inertia(q)),
+        "aba": Contender("rtb.accel (Python)", lambda: twin.accel(q, v, tau, gravity=gravity)),
+    }
+
+    def ours(impl):
+        return {"rnea": lambda: impl.rnea(model, q, v, a),
+                "crba": lambda: impl.crba(model, q),
+                "aba": lambda: impl.aba(model, q, v, tau)}
+
+    return [Row(case, robot.name, Contender(label, ours(impl)[case]), peers[case])
+            for case in ("rnea", "crba", "aba")
+            for label, impl in reversed(rbd_backends())]  # NumPy first: the like-for-like row
+
+
 def build_rows(robot_names_, batch, notes, seed=0):
     rng = np.random.default_rng(seed)
     pin = _optional_import("pinocchio")
     pybullet = _optional_import("pybullet")
     mr = _optional_import("modern_robotics")
+    rtb = _optional_import("roboticstoolbox")
     if rbd_c is None:
         notes.append("rbd_c (the compiled backend) is not built: rbd's compiled rows are skipped")
     if pin is None:
@@ -504,6 +593,8 @@ def build_rows(robot_names_, batch, notes, seed=0):
         notes.append("pybullet is not installed (pip install pybullet): its rows are skipped")
     if mr is None:
         notes.append("Modern Robotics is not installed (pip install modern-robotics): its rows are skipped")
+    if rtb is None:
+        notes.append("the Robotics Toolbox is not installed (pip install roboticstoolbox-python): its rows are skipped")
     robots = []
     for name in robot_names_:
         robot = load_robot(name)
@@ -523,6 +614,12 @@ def build_rows(robot_names_, batch, notes, seed=0):
                 rows += pybullet_rows(pybullet, robot, rng)
     if mr is not None:
         rows += modern_robotics_rows(mr, rng)
+    if rtb is not None:
+        for robot in robots:
+            if robot.floating_base:
+                notes.append("%s: the Robotics Toolbox is compared on fixed-base robots only" % robot.name)
+            else:
+                rows += rtb_rows(rtb, robot, rng)
     if pin is not None:
         for robot in robots:
             rows += batched_rows(pin, robot, rng, batch)
@@ -540,7 +637,7 @@ def machine_description():
     except (OSError, StopIteration):
         pass
     versions = ["Python %s" % platform.python_version(), "NumPy %s" % np.__version__, "rbd %s" % rbd.__version__]
-    for dist in ("pin", "pybullet", "modern-robotics"):
+    for dist in ("pin", "pybullet", "modern-robotics", "roboticstoolbox-python"):
         try:
             versions.append("%s %s" % (dist, importlib.metadata.version(dist)))
         except importlib.metadata.PackageNotFoundError:
@@ -611,7 +708,8 @@ def plot_ratios(rows, path, title):
 # ------------------------------------------------------------------------------------------
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m rbd.bench",
-                                     description="Time rbd against Pinocchio, pybullet and Modern Robotics.")
+                                     description="Time rbd against Pinocchio, pybullet, Modern Robotics and "
+                                                 "the Robotics Toolbox for Python.")
     parser.add_argument("--quick", action="store_true",
                         help="few rounds and a small batch (a smoke run for CI and tests)")
     parser.add_argument("--robots", nargs="+", metavar="NAME",

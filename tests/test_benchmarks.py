@@ -102,3 +102,40 @@ def test_modern_robotics_ur5_rebuilt_in_rbd_matches_its_inverse_dynamics():
     home = np.linalg.multi_dot(mlist)
     np.testing.assert_allclose(mr.FKinSpace(home, slist, q),
                                rbd.reference.frame_placement(model, q, "end_effector"), atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["arm7", "panda"])
+def test_robotics_toolbox_robot_of_the_bench_matches_rbd(name):
+    """The Robotics Toolbox's robot that the bench times (its URDF loader on the
+    same file, re-expressed where its ``rne`` needs it) and rbd's model give the
+    same inverse dynamics, mass matrix and forward dynamics: an independent
+    implementation as the oracle."""
+    rtb = pytest.importorskip("roboticstoolbox")
+    from rbd.bench import load_robot, random_state, rtb_robot
+    robot = load_robot(name)
+    if robot is None:
+        pytest.skip("example-robot-data is not installed")
+    twin = rtb_robot(rtb, robot)
+    model = robot.model
+    assert twin.n == model.nv
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q, v, a = random_state(model, rng)
+        tau = rbd.reference.rnea(model, q, v, a)
+        np.testing.assert_allclose(twin.rne(q, v, a, gravity=model.gravity), tau, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(twin.inertia(q), rbd.reference.crba(model, q), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(twin.accel(q, v, tau, gravity=model.gravity), a, rtol=1e-8, atol=1e-8)
+
+
+def test_rbd_bench_has_the_robotics_toolbox_rows():
+    pytest.importorskip("roboticstoolbox")
+    from rbd.bench import build_rows, cross_check
+    notes = []
+    rows = [r for r in build_rows(["arm7"], 10, notes) if r.peer.label.startswith("rtb.")]
+    assert sorted({(r.case, r.peer.label) for r in rows}) == [
+        ("aba", "rtb.accel (Python)"), ("crba", "rtb.inertia (Python)"), ("rnea", "rtb.rne (Python)")]
+    assert {r.ours.label for r in rows} >= {"rbd numpy"}
+    for row in rows:
+        cross_check(row)
+        assert row.agrees, (row.case, row.ours.label, row.max_difference)
+    assert not any("Robotics Toolbox" in note for note in notes)
