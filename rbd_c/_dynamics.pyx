@@ -7,7 +7,8 @@ Each algorithm is a ``k_*`` kernel for one sample (a forward pass over bodies
 hands it to the shared driver ``_model.run`` (argument checks, output, batch loop).
 Body-frame quantities throughout, with the parent_from_body transform X_i of
 each body: motions go down the tree with inv_act_motion(X_i, .), forces up with
-act_force(X_i, .), both cheaper than their dense 6x6 forms.
+act_force(X_i, .), both cheaper than their dense 6x6 forms.  CRBA and the Coriolis
+matrix work in world axes instead (see k_crba).
 """
 cimport cython
 from libc.string cimport memset, memcpy
@@ -51,17 +52,6 @@ cdef inline void _inertia_column(const double* Y, int k, double* out) noexcept n
         out[0] = hz; out[1] = 0.0; out[2] = -hx; out[3] = Y[5]; out[4] = Y[7]; out[5] = Y[8]
     else:
         out[0] = -hy; out[1] = hx; out[2] = 0.0; out[3] = Y[6]; out[4] = Y[8]; out[5] = Y[9]
-
-
-cdef inline void _inertia_times_S(const CModel* m, int i, const double* Y, int col, double* out) noexcept nogil:
-    """out = Y S_i[:, col] without forming S."""
-    cdef double s[6]
-    cdef int k = m.kinds[i]
-    if k == K_REV or k == K_PRISM:
-        joint_column(m, i, col, s)
-        inertia_apply(Y, s, out)
-    else:
-        _inertia_column(Y, rbd_sel[k][col], out)
 
 
 # ==========================================================================================
@@ -177,73 +167,60 @@ cdef int k_rnea_nle(const Call* c, const double** ins, double* out, double* work
 # ==========================================================================================
 # CRBA
 # ==========================================================================================
-cdef inline double _act_force_torque(const double* X, const double* f, int a) noexcept nogil:
-    """Torque component a of act_force(X, f) alone (11 products instead of 24): all a
-    revolute joint about a basis axis reads when the force goes no further up."""
-    cdef int b = (a + 1) % 3, c = (a + 2) % 3
-    cdef double fb = X[4 * b] * f[0] + X[4 * b + 1] * f[1] + X[4 * b + 2] * f[2]
-    cdef double fc = X[4 * c] * f[0] + X[4 * c + 1] * f[1] + X[4 * c + 2] * f[2]
-    return (X[4 * a] * f[3] + X[4 * a + 1] * f[4] + X[4 * a + 2] * f[5]
-            + X[4 * b + 3] * fc - X[4 * c + 3] * fb)
-
-
-cdef inline void _crba_ancestors(const CModel* m, const double* X, int i, double* F, int k,
-                                 double* M) noexcept nogil:
-    """The blocks M[v_j, v_i] (and their transposes) of every ancestor j of body i, from the
-    k forces F = Yc_i S_i (6 x k column-major, in frame i; overwritten): each step up
-    carries them into the parent's frame and reads them through its subspace."""
-    cdef int nv = m.nv, vi = m.v_idx[i], j = i, p = m.parents[i], col, r, vj, kind
-    cdef double t[6]
-    cdef double* fcol
-    while p >= 0:
-        kind = m.kinds[p]
-        vj = m.v_idx[p]
-        if kind <= K_REV_Z and m.parents[p] < 0:
-            # The root: only one torque component of each carried force is read.
-            for col in range(k):
-                t[0] = _act_force_torque(X + 16 * j, F + 6 * col, kind)
-                M[vj * nv + vi + col] = t[0]
-                M[(vi + col) * nv + vj] = t[0]
-            return
-        for col in range(k):
-            fcol = F + 6 * col
-            act_force(X + 16 * j, fcol, fcol)
-            joint_force(m, p, fcol, t)
-            for r in range(m.nvj[p]):
-                M[(vj + r) * nv + vi + col] = t[r]
-                M[(vi + col) * nv + vj + r] = t[r]
-        j = p
-        p = m.parents[j]
+cdef inline void _world_column(const CModel* m, int i, int col, const double* oM, double* out) noexcept nogil:
+    """out = column col of body i's motion subspace in world axes, Ad_oM S_i[:, col]
+    (oM = world_from_body); a revolute joint about basis axis a reads it off oM:
+    [t x r_a; r_a] with r_a that column of the rotation."""
+    cdef int a = m.kinds[i]
+    cdef double s[6]
+    if a <= K_REV_Z:
+        out[3] = oM[a]; out[4] = oM[4 + a]; out[5] = oM[8 + a]
+        out[0] = oM[7] * out[5] - oM[11] * out[4]
+        out[1] = oM[11] * out[3] - oM[3] * out[5]
+        out[2] = oM[3] * out[4] - oM[7] * out[3]
+    else:
+        joint_column(m, i, col, s)
+        act_motion(oM, s, out)
 
 
 cdef int k_crba(const Call* c, const double** ins, double* M, double* work) noexcept nogil:
-    """Joint-space mass matrix by the composite-rigid-body algorithm: for each body,
-    F = Y_c S (its composite inertia times its motion subspace) gives the diagonal
-    block S^T F, then F travels up the ancestors (act_force) for the blocks above it."""
+    """Joint-space mass matrix by the composite-rigid-body algorithm in world axes: with
+    the subspaces J_i = Ad_oM_i S_i and the inertias taken to the world once, composite
+    inertias add without a transform and each block M[v_j, v_i] (j = i or an ancestor)
+    is J_j^T F for F = Yc_i J_i: a dot product per entry, where body frames would carry
+    F through a force transform per ancestor."""
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
-    cdef int nb = m.nb, nv = m.nv, i, p, k, col, r, vi
-    cdef double* X = work
-    cdef double* Yc = work + 16 * nb
-    cdef double F[36]       # 6 x k, column-major (one column per dof of i)
-    cdef double t[10]
-    memset(M, 0, nv * nv * sizeof(double))
+    cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
+    cdef double* oM = work
+    cdef double* Yc = work + 16 * nb        # composite inertias, world axes and origin
+    cdef double* J = Yc + 10 * nb           # 6 x nv, one world column per dof
+    cdef double f[6]
+    cdef double val
+    memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
+    world_placements(m, q, oM)
     for i in range(nb):
-        joint_placement(m, i, q + m.q_idx[i], X + 16 * i)
-        memcpy(Yc + 10 * i, m.inertias + 10 * i, 10 * sizeof(double))
+        inertia_act(oM + 16 * i, m.inertias + 10 * i, Yc + 10 * i)
+        for col in range(m.nvj[i]):
+            _world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
     for i in range(nb - 1, -1, -1):
-        k = m.nvj[i]
         vi = m.v_idx[i]
-        for col in range(k):
-            _inertia_times_S(m, i, Yc + 10 * i, col, F + 6 * col)
-            joint_force(m, i, F + 6 * col, t)
-            for r in range(k):
-                M[(vi + r) * nv + vi + col] = t[r]
-        _crba_ancestors(m, X, i, F, k, M)
+        for col in range(m.nvj[i]):
+            inertia_apply(Yc + 10 * i, J + 6 * (vi + col), f)
+            j = i
+            nr = col + 1                    # own block: its upper triangle, then mirrored
+            while j >= 0:
+                vj = m.v_idx[j]
+                for r in range(nr):
+                    val = dot6(J + 6 * (vj + r), f)
+                    M[(vj + r) * nv + vi + col] = val
+                    M[(vi + col) * nv + vj + r] = val
+                j = m.parents[j]
+                if j >= 0:
+                    nr = m.nvj[j]
         p = m.parents[i]
         if p >= 0:
-            inertia_act(X + 16 * i, Yc + 10 * i, t)
-            inertia_add(Yc + 10 * p, t)
+            inertia_add(Yc + 10 * p, Yc + 10 * i)
     return 0
 
 
@@ -255,7 +232,7 @@ def crba(model, q):
     cdef Py_ssize_t dims[2]
     dims[0] = cm.m.nv
     dims[1] = cm.m.nv
-    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_crba, 26 * cm.m.nb,
+    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_crba, 26 * cm.m.nb + 6 * cm.m.nv,
                30 * cm.m.nb + 15 * cm.m.nv * cm.m.max_depth)
 
 
@@ -487,8 +464,7 @@ cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) 
                 Bc[6 * r + col] = 0.5 * (t1[r] - t2[r] + t3[r])
         for col in range(m.nvj[i]):
             kk = m.v_idx[i] + col
-            joint_column(m, i, col, s)
-            act_motion(oM, s, S + 6 * kk)
+            _world_column(m, i, col, oM, S + 6 * kk)
             motion_cross(ov, S + 6 * kk, dS + 6 * kk)
     for i in range(nb - 1, -1, -1):
         Bb = work + COR_PER_BODY * i
