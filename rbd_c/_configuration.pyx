@@ -11,7 +11,7 @@ from libc.math cimport sin, cos, sqrt, atan2, fabs
 
 import numpy as np
 
-from rbd_c._model cimport (CModel, Call, CompiledModel, compiled, fill_call, run,
+from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run,
                            K_REV, K_SPH, K_PLANAR, K_FREE, quat_to_rot)
 
 
@@ -257,9 +257,8 @@ cdef int k_normalize(const Call* c, const double** ins, double* out, double* wor
 # ---- wrappers ---------------------------------------------------------------------------------
 def neutral(model):
     """The neutral configuration: zeros and identity quaternions (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = cm.m.nq
     return run(model, cm, &call, b"", (), (), 1, dims, k_neutral, 1, 1)
@@ -267,9 +266,8 @@ def neutral(model):
 
 def integrate(model, q, v):
     """q (+) v: integrate the velocity v for unit time from q on the joint manifolds (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = cm.m.nq
     return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_integrate, 1, 10 * cm.m.nb)
@@ -277,9 +275,8 @@ def integrate(model, q, v):
 
 def difference(model, q0, q1):
     """The velocity v with q0 (+) v = q1 (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = cm.m.nv
     return run(model, cm, &call, b"qq", ("q0", "q1"), (q0, q1), 1, dims, k_difference, 1, 10 * cm.m.nb)
@@ -287,9 +284,8 @@ def difference(model, q0, q1):
 
 def normalize(model, q):
     """q with its quaternions scaled to unit norm (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = cm.m.nq
     return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_normalize, 1, 5 * cm.m.nb)

@@ -15,7 +15,7 @@ from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport (se3_compose, act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add)
-from rbd_c._model cimport (CModel, Call, CompiledModel, compiled, fill_call, run, kernel_t,
+from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, kernel_t,
                            joint_placement, joint_motion, joint_motion_add, joint_force, joint_column,
                            K_REV_Z, K_REV, K_PRISM, rbd_sel)
 from rbd_c._passes cimport (add6, sub6, dot6, set_bottom_row, world_placements, body_velocities,
@@ -123,9 +123,8 @@ cdef inline Py_ssize_t _rnea_work(const CModel* m) noexcept:
 
 def rnea(model, q, v, a, fext=None):
     """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - sum J_i^T fext_i (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = cm.m.nv
     return run(model, cm, &call, b"qvaf", ("q", "v", "a", "fext"), (q, v, a, fext), 1, dims,
@@ -134,9 +133,8 @@ def rnea(model, q, v, a, fext=None):
 
 def gravity(model, q):
     """Generalized gravity g(q) (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = cm.m.nv
     return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_rnea_gravity, _rnea_work(&cm.m), 25 * cm.m.nb)
@@ -144,9 +142,8 @@ def gravity(model, q):
 
 def nonlinear_effects(model, q, v):
     """C(q, v) v + g(q) (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = cm.m.nv
     return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_rnea_nle, _rnea_work(&cm.m), 40 * cm.m.nb)
@@ -226,9 +223,8 @@ cdef int k_crba(const Call* c, const double** ins, double* M, double* work) noex
 
 def crba(model, q):
     """Joint-space mass matrix M(q), full and symmetric (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[2]
     dims[0] = cm.m.nv
     dims[1] = cm.m.nv
@@ -384,9 +380,8 @@ cdef int k_aba(const Call* c, const double** ins, double* qdd, double* work) noe
 
 def aba(model, q, v, tau, fext=None):
     """Forward dynamics: the joint accelerations produced by tau and fext (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = cm.m.nv
     return run(model, cm, &call, b"qvvf", ("q", "v", "tau", "fext"), (q, v, tau, fext), 1, dims, k_aba,
@@ -504,9 +499,8 @@ cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) 
 
 def coriolis_matrix(model, q, v):
     """Coriolis matrix C(q, v): C v + g = nonlinear effects, Mdot - 2C skew (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[2]
     dims[0] = cm.m.nv
     dims[1] = cm.m.nv
@@ -534,9 +528,8 @@ cdef int k_kinetic(const Call* c, const double** ins, double* out, double* work)
 
 def kinetic_energy(model, q, v):
     """Kinetic energy 1/2 v^T M(q) v (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 0, NULL, k_kinetic, 22 * cm.m.nb, 25 * cm.m.nb)
 
 
@@ -555,9 +548,8 @@ cdef int k_potential(const Call* c, const double** ins, double* out, double* wor
 
 def potential_energy(model, q):
     """Gravitational potential energy -m g . com (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     return run(model, cm, &call, b"q", ("q",), (q,), 0, NULL, k_potential, 16 * cm.m.nb, 20 * cm.m.nb)
 
 
@@ -601,9 +593,8 @@ cdef int k_centroidal(const Call* c, const double** ins, double* out, double* wo
 
 def centroidal_momentum(model, q, v):
     """Linear and angular momentum about the center of mass, world axes (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = 6
     return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_centroidal, 38 * cm.m.nb, 40 * cm.m.nb)

@@ -12,7 +12,7 @@ cimport cython
 from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport se3_compose, act_motion, inv_act_motion, motion_cross
-from rbd_c._model cimport (CModel, Call, CompiledModel, compiled, fill_call, run, resolve_frame,
+from rbd_c._model cimport (CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
                            resolve_reference, joint_column, REF_LOCAL, REF_WORLD, REF_LWA)
 from rbd_c._passes cimport world_placements, chain_pass, add6, sub6, set_bottom_row, first_moment
 
@@ -58,6 +58,21 @@ cdef inline int _frame_work(const CModel* m) noexcept:
     return 28 * m.max_depth + 64
 
 
+cdef object _run_frame(object model, object frame, object reference, const char* spec, tuple names,
+                       tuple values, bint per_dof, kernel_t kern, int cost_per_link):
+    """The driver call shared by the frame quantities in a reference: a 6-vector, or a
+    (6, nv) matrix when per_dof; they walk one chain, so work and cost scale with its length."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    resolve_frame(&call, cm, model, frame)
+    resolve_reference(&call, reference)
+    cdef Py_ssize_t dims[2]
+    dims[0] = 6
+    dims[1] = cm.m.nv
+    return run(model, cm, &call, spec, names, values, 2 if per_dof else 1, dims, kern, _frame_work(&cm.m),
+               cost_per_link * cm.m.max_depth + (cm.m.nv if per_dof else 0))
+
+
 # ---- placements ----------------------------------------------------------------------------
 cdef int k_fk(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
     world_placements(c.m, ins[0], out)
@@ -66,9 +81,8 @@ cdef int k_fk(const Call* c, const double** ins, double* out, double* work) noex
 
 def forward_kinematics(model, q):
     """World placement (4x4) of every body frame (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     cdef Py_ssize_t dims[3]
     dims[0] = cm.m.nb
     dims[1] = 4
@@ -86,9 +100,8 @@ cdef int k_frame_placement(const Call* c, const double** ins, double* out, doubl
 
 def frame_placement(model, q, frame):
     """World placement (4x4) of a frame (compiled)."""
-    cdef CompiledModel cm = compiled(model)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
     resolve_frame(&call, cm, model, frame)
     cdef Py_ssize_t dims[2]
     dims[0] = 4
@@ -129,15 +142,7 @@ cdef int k_frame_velocity(const Call* c, const double** ins, double* out, double
 
 def frame_velocity(model, q, v, frame, reference="local"):
     """Twist of a frame in the given reference (compiled)."""
-    cdef CompiledModel cm = compiled(model)
-    cdef Call call
-    fill_call(&call, cm, model)
-    resolve_frame(&call, cm, model, frame)
-    resolve_reference(&call, reference)
-    cdef Py_ssize_t dims[1]
-    dims[0] = 6
-    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_frame_velocity, _frame_work(&cm.m),
-               30 * cm.m.max_depth)
+    return _run_frame(model, frame, reference, b"qv", ("q", "v"), (q, v), False, k_frame_velocity, 30)
 
 
 cdef int k_frame_acceleration(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
@@ -170,15 +175,7 @@ cdef int k_frame_acceleration(const Call* c, const double** ins, double* out, do
 
 def frame_acceleration(model, q, v, a, frame, reference="local"):
     """Spatial acceleration of a frame: the derivative of its twist in the given reference (compiled)."""
-    cdef CompiledModel cm = compiled(model)
-    cdef Call call
-    fill_call(&call, cm, model)
-    resolve_frame(&call, cm, model, frame)
-    resolve_reference(&call, reference)
-    cdef Py_ssize_t dims[1]
-    dims[0] = 6
-    return run(model, cm, &call, b"qvv", ("q", "v", "a"), (q, v, a), 1, dims, k_frame_acceleration,
-               _frame_work(&cm.m), 40 * cm.m.max_depth)
+    return _run_frame(model, frame, reference, b"qvv", ("q", "v", "a"), (q, v, a), False, k_frame_acceleration, 40)
 
 
 # ---- frame Jacobian and its time derivative ----------------------------------------------------
@@ -215,16 +212,7 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double* J, double* 
 
 def frame_jacobian(model, q, frame, reference="local"):
     """Geometric Jacobian (6, nv) of a frame in the given reference (compiled)."""
-    cdef CompiledModel cm = compiled(model)
-    cdef Call call
-    fill_call(&call, cm, model)
-    resolve_frame(&call, cm, model, frame)
-    resolve_reference(&call, reference)
-    cdef Py_ssize_t dims[2]
-    dims[0] = 6
-    dims[1] = cm.m.nv
-    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_frame_jacobian, _frame_work(&cm.m),
-               40 * cm.m.max_depth + cm.m.nv)
+    return _run_frame(model, frame, reference, b"q", ("q",), (q,), True, k_frame_jacobian, 40)
 
 
 cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, double* work) noexcept nogil:
@@ -286,16 +274,7 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, dou
 
 def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
     """Time derivative (6, nv) of the frame Jacobian in the given reference (compiled)."""
-    cdef CompiledModel cm = compiled(model)
-    cdef Call call
-    fill_call(&call, cm, model)
-    resolve_frame(&call, cm, model, frame)
-    resolve_reference(&call, reference)
-    cdef Py_ssize_t dims[2]
-    dims[0] = 6
-    dims[1] = cm.m.nv
-    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 2, dims, k_frame_jacobian_dot, _frame_work(&cm.m),
-               60 * cm.m.max_depth + cm.m.nv)
+    return _run_frame(model, frame, reference, b"qv", ("q", "v"), (q, v), True, k_frame_jacobian_dot, 60)
 
 
 # ---- center of mass ---------------------------------------------------------------------------
@@ -315,10 +294,9 @@ cdef int k_com(const Call* c, const double** ins, double* out, double* work) noe
 
 def center_of_mass(model, q):
     """Center of mass of the robot, world frame (compiled)."""
-    cdef CompiledModel cm = compiled(model)
-    _check_mass(cm)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
+    _check_mass(cm)
     cdef Py_ssize_t dims[1]
     dims[0] = 3
     return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_com, 16 * cm.m.nb, 25 * cm.m.nb)
@@ -357,10 +335,9 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double* J, double* wo
 
 def com_jacobian(model, q):
     """Jacobian (3, nv) of the center of mass, world frame (compiled)."""
-    cdef CompiledModel cm = compiled(model)
-    _check_mass(cm)
     cdef Call call
-    fill_call(&call, cm, model)
+    cdef CompiledModel cm = prepare_call(&call, model)
+    _check_mass(cm)
     cdef Py_ssize_t dims[2]
     dims[0] = 3
     dims[1] = cm.m.nv

@@ -75,7 +75,7 @@ cdef class CompiledModel:
 
 
 cdef CompiledModel compiled(object model)
-cdef int fill_call(Call* call, CompiledModel cm, object model) except -1
+cdef CompiledModel prepare_call(Call* call, object model)
 cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tuple names, tuple values,
                 int out_nd, Py_ssize_t* out_dims, kernel_t kern, Py_ssize_t work_doubles, int cost)
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1

@@ -209,7 +209,9 @@ cdef CompiledModel compiled(object model):
     return <CompiledModel>cm
 
 
-cdef int fill_call(Call* call, CompiledModel cm, object model) except -1:
+cdef CompiledModel prepare_call(Call* call, object model):
+    """The compiled view of ``model``, with ``call`` set up for it: its gravity, no frame."""
+    cdef CompiledModel cm = compiled(model)
     call.m = &cm.m
     call.frame = -1
     call.body = -1
@@ -227,7 +229,7 @@ cdef int fill_call(Call* call, CompiledModel cm, object model) except -1:
     call.g[0] = gp[0]
     call.g[1] = gp[1]
     call.g[2] = gp[2]
-    return 0
+    return cm
 
 
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1:
