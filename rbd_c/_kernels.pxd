@@ -91,48 +91,39 @@ cdef inline void rotate3_t(const double* M, const double* x, double* out) noexce
     out[2] = M[2] * x0 + M[6] * x1 + M[10] * x2
 
 
+cdef inline void _sym3_congruence(double a00, double a01, double a02, double a10, double a11, double a12,
+                                  double a20, double a21, double a22, const double* S,
+                                  double* out) noexcept nogil:
+    """out = A S A^T for the sym3 S (6 numbers) and the 3x3 A given by its entries
+    (scalars, so R and R^T are the same code without a transposed copy)."""
+    cdef double sxx = S[0], sxy = S[1], sxz = S[2], syy = S[3], syz = S[4], szz = S[5]
+    # T = A S, row by row
+    cdef double t00 = a00 * sxx + a01 * sxy + a02 * sxz
+    cdef double t01 = a00 * sxy + a01 * syy + a02 * syz
+    cdef double t02 = a00 * sxz + a01 * syz + a02 * szz
+    cdef double t10 = a10 * sxx + a11 * sxy + a12 * sxz
+    cdef double t11 = a10 * sxy + a11 * syy + a12 * syz
+    cdef double t12 = a10 * sxz + a11 * syz + a12 * szz
+    cdef double t20 = a20 * sxx + a21 * sxy + a22 * sxz
+    cdef double t21 = a20 * sxy + a21 * syy + a22 * syz
+    cdef double t22 = a20 * sxz + a21 * syz + a22 * szz
+    # (T A^T)_ij = T_i . A_j (upper triangle)
+    out[0] = t00 * a00 + t01 * a01 + t02 * a02
+    out[1] = t00 * a10 + t01 * a11 + t02 * a12
+    out[2] = t00 * a20 + t01 * a21 + t02 * a22
+    out[3] = t10 * a10 + t11 * a11 + t12 * a12
+    out[4] = t10 * a20 + t11 * a21 + t12 * a22
+    out[5] = t20 * a20 + t21 * a21 + t22 * a22
+
+
 cdef inline void sym3_rotate(const double* M, const double* S, double* out) noexcept nogil:
     """out = R S R^T for the sym3 S (6 numbers)."""
-    cdef double sxx = S[0], sxy = S[1], sxz = S[2], syy = S[3], syz = S[4], szz = S[5]
-    # T = R S, row by row
-    cdef double t00 = M[0] * sxx + M[1] * sxy + M[2] * sxz
-    cdef double t01 = M[0] * sxy + M[1] * syy + M[2] * syz
-    cdef double t02 = M[0] * sxz + M[1] * syz + M[2] * szz
-    cdef double t10 = M[4] * sxx + M[5] * sxy + M[6] * sxz
-    cdef double t11 = M[4] * sxy + M[5] * syy + M[6] * syz
-    cdef double t12 = M[4] * sxz + M[5] * syz + M[6] * szz
-    cdef double t20 = M[8] * sxx + M[9] * sxy + M[10] * sxz
-    cdef double t21 = M[8] * sxy + M[9] * syy + M[10] * syz
-    cdef double t22 = M[8] * sxz + M[9] * syz + M[10] * szz
-    # (T R^T)_ij = T_i . R_j (upper triangle)
-    out[0] = t00 * M[0] + t01 * M[1] + t02 * M[2]
-    out[1] = t00 * M[4] + t01 * M[5] + t02 * M[6]
-    out[2] = t00 * M[8] + t01 * M[9] + t02 * M[10]
-    out[3] = t10 * M[4] + t11 * M[5] + t12 * M[6]
-    out[4] = t10 * M[8] + t11 * M[9] + t12 * M[10]
-    out[5] = t20 * M[8] + t21 * M[9] + t22 * M[10]
+    _sym3_congruence(M[0], M[1], M[2], M[4], M[5], M[6], M[8], M[9], M[10], S, out)
 
 
 cdef inline void sym3_rotate_t(const double* M, const double* S, double* out) noexcept nogil:
-    """out = R^T S R for the sym3 S."""
-    cdef double sxx = S[0], sxy = S[1], sxz = S[2], syy = S[3], syz = S[4], szz = S[5]
-    # T = R^T S: row i of R^T is column i of R (M[i], M[4 + i], M[8 + i])
-    cdef double t00 = M[0] * sxx + M[4] * sxy + M[8] * sxz
-    cdef double t01 = M[0] * sxy + M[4] * syy + M[8] * syz
-    cdef double t02 = M[0] * sxz + M[4] * syz + M[8] * szz
-    cdef double t10 = M[1] * sxx + M[5] * sxy + M[9] * sxz
-    cdef double t11 = M[1] * sxy + M[5] * syy + M[9] * syz
-    cdef double t12 = M[1] * sxz + M[5] * syz + M[9] * szz
-    cdef double t20 = M[2] * sxx + M[6] * sxy + M[10] * sxz
-    cdef double t21 = M[2] * sxy + M[6] * syy + M[10] * syz
-    cdef double t22 = M[2] * sxz + M[6] * syz + M[10] * szz
-    # (T R)_ij = T_i . (column j of R)
-    out[0] = t00 * M[0] + t01 * M[4] + t02 * M[8]
-    out[1] = t00 * M[1] + t01 * M[5] + t02 * M[9]
-    out[2] = t00 * M[2] + t01 * M[6] + t02 * M[10]
-    out[3] = t10 * M[1] + t11 * M[5] + t12 * M[9]
-    out[4] = t10 * M[2] + t11 * M[6] + t12 * M[10]
-    out[5] = t20 * M[2] + t21 * M[6] + t22 * M[10]
+    """out = R^T S R for the sym3 S (row i of R^T is column i of R)."""
+    _sym3_congruence(M[0], M[4], M[8], M[1], M[5], M[9], M[2], M[6], M[10], S, out)
 
 
 # ------------------------------------------------------------------------------------------
@@ -296,60 +287,57 @@ cdef inline void se3_log(const double* M, double* out) noexcept nogil:
 # ------------------------------------------------------------------------------------------
 # Motions and forces (24 multiplications per transform)
 # ------------------------------------------------------------------------------------------
+# A motion [v; w] and a force [f; tau] transform alike: the part that is only rotated
+# (w, f) and the part that also picks up the translation (v, tau).  One formula per
+# direction, in place-safe form (inputs read before outputs are written).
+cdef inline void _act_pair(const double* M, const double* x, const double* y, double* out_x,
+                           double* out_y) noexcept nogil:
+    """out_y = R y, out_x = R x + t x (R y)."""
+    cdef double x0 = x[0], x1 = x[1], x2 = x[2], y0 = y[0], y1 = y[1], y2 = y[2]
+    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
+    cdef double a0 = M[0] * y0 + M[1] * y1 + M[2] * y2
+    cdef double a1 = M[4] * y0 + M[5] * y1 + M[6] * y2
+    cdef double a2 = M[8] * y0 + M[9] * y1 + M[10] * y2
+    out_x[0] = M[0] * x0 + M[1] * x1 + M[2] * x2 + t1 * a2 - t2 * a1
+    out_x[1] = M[4] * x0 + M[5] * x1 + M[6] * x2 + t2 * a0 - t0 * a2
+    out_x[2] = M[8] * x0 + M[9] * x1 + M[10] * x2 + t0 * a1 - t1 * a0
+    out_y[0] = a0; out_y[1] = a1; out_y[2] = a2
+
+
+cdef inline void _inv_act_pair(const double* M, const double* x, const double* y, double* out_x,
+                               double* out_y) noexcept nogil:
+    """out_y = R^T y, out_x = R^T (x - t x y): the inverse of _act_pair."""
+    cdef double y0 = y[0], y1 = y[1], y2 = y[2]
+    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
+    cdef double u0 = x[0] - (t1 * y2 - t2 * y1)
+    cdef double u1 = x[1] - (t2 * y0 - t0 * y2)
+    cdef double u2 = x[2] - (t0 * y1 - t1 * y0)
+    out_x[0] = M[0] * u0 + M[4] * u1 + M[8] * u2
+    out_x[1] = M[1] * u0 + M[5] * u1 + M[9] * u2
+    out_x[2] = M[2] * u0 + M[6] * u1 + M[10] * u2
+    out_y[0] = M[0] * y0 + M[4] * y1 + M[8] * y2
+    out_y[1] = M[1] * y0 + M[5] * y1 + M[9] * y2
+    out_y[2] = M[2] * y0 + M[6] * y1 + M[10] * y2
+
+
 cdef inline void act_motion(const double* M, const double* m, double* out) noexcept nogil:
     """out = Ad_M m = [R v + t x (R w); R w]."""
-    cdef double v0 = m[0], v1 = m[1], v2 = m[2], w0 = m[3], w1 = m[4], w2 = m[5]
-    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
-    cdef double a0 = M[0] * w0 + M[1] * w1 + M[2] * w2
-    cdef double a1 = M[4] * w0 + M[5] * w1 + M[6] * w2
-    cdef double a2 = M[8] * w0 + M[9] * w1 + M[10] * w2
-    out[0] = M[0] * v0 + M[1] * v1 + M[2] * v2 + t1 * a2 - t2 * a1
-    out[1] = M[4] * v0 + M[5] * v1 + M[6] * v2 + t2 * a0 - t0 * a2
-    out[2] = M[8] * v0 + M[9] * v1 + M[10] * v2 + t0 * a1 - t1 * a0
-    out[3] = a0; out[4] = a1; out[5] = a2
+    _act_pair(M, m, m + 3, out, out + 3)
 
 
 cdef inline void inv_act_motion(const double* M, const double* m, double* out) noexcept nogil:
     """out = Ad_M^-1 m = [R^T (v - t x w); R^T w]."""
-    cdef double w0 = m[3], w1 = m[4], w2 = m[5]
-    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
-    cdef double u0 = m[0] - (t1 * w2 - t2 * w1)
-    cdef double u1 = m[1] - (t2 * w0 - t0 * w2)
-    cdef double u2 = m[2] - (t0 * w1 - t1 * w0)
-    out[0] = M[0] * u0 + M[4] * u1 + M[8] * u2
-    out[1] = M[1] * u0 + M[5] * u1 + M[9] * u2
-    out[2] = M[2] * u0 + M[6] * u1 + M[10] * u2
-    out[3] = M[0] * w0 + M[4] * w1 + M[8] * w2
-    out[4] = M[1] * w0 + M[5] * w1 + M[9] * w2
-    out[5] = M[2] * w0 + M[6] * w1 + M[10] * w2
+    _inv_act_pair(M, m, m + 3, out, out + 3)
 
 
 cdef inline void act_force(const double* M, const double* f, double* out) noexcept nogil:
     """out = Ad_M^-T f = [R f; R tau + t x (R f)]."""
-    cdef double f0 = f[0], f1 = f[1], f2 = f[2], n0 = f[3], n1 = f[4], n2 = f[5]
-    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
-    cdef double a0 = M[0] * f0 + M[1] * f1 + M[2] * f2
-    cdef double a1 = M[4] * f0 + M[5] * f1 + M[6] * f2
-    cdef double a2 = M[8] * f0 + M[9] * f1 + M[10] * f2
-    out[3] = M[0] * n0 + M[1] * n1 + M[2] * n2 + t1 * a2 - t2 * a1
-    out[4] = M[4] * n0 + M[5] * n1 + M[6] * n2 + t2 * a0 - t0 * a2
-    out[5] = M[8] * n0 + M[9] * n1 + M[10] * n2 + t0 * a1 - t1 * a0
-    out[0] = a0; out[1] = a1; out[2] = a2
+    _act_pair(M, f + 3, f, out + 3, out)
 
 
 cdef inline void inv_act_force(const double* M, const double* f, double* out) noexcept nogil:
     """out = Ad_M^T f = [R^T f; R^T (tau - t x f)]."""
-    cdef double f0 = f[0], f1 = f[1], f2 = f[2]
-    cdef double t0 = M[3], t1 = M[7], t2 = M[11]
-    cdef double u0 = f[3] - (t1 * f2 - t2 * f1)
-    cdef double u1 = f[4] - (t2 * f0 - t0 * f2)
-    cdef double u2 = f[5] - (t0 * f1 - t1 * f0)
-    out[0] = M[0] * f0 + M[4] * f1 + M[8] * f2
-    out[1] = M[1] * f0 + M[5] * f1 + M[9] * f2
-    out[2] = M[2] * f0 + M[6] * f1 + M[10] * f2
-    out[3] = M[0] * u0 + M[4] * u1 + M[8] * u2
-    out[4] = M[1] * u0 + M[5] * u1 + M[9] * u2
-    out[5] = M[2] * u0 + M[6] * u1 + M[10] * u2
+    _inv_act_pair(M, f + 3, f, out + 3, out)
 
 
 cdef inline void motion_cross(const double* m1, const double* m2, double* out) noexcept nogil:
@@ -537,22 +525,23 @@ cdef inline void adjoint_matrix(const double* M, double* out) noexcept nogil:
           t0 * r10 - t1 * r00, t0 * r11 - t1 * r01, t0 * r12 - t1 * r02)
 
 
-cdef inline void ad_matrix(const double* m, double* out) noexcept nogil:
-    """out = ad_m = [[[w]x, [v]x], [0, [w]x]]."""
+cdef inline void _cross_blocks(const double* m, int v_row, int v_col, double* out) noexcept nogil:
+    """out = [w]x on both diagonal blocks, [v]x in the off-diagonal block at (v_row, v_col)."""
     cdef double v0 = m[0], v1 = m[1], v2 = m[2], w0 = m[3], w1 = m[4], w2 = m[5]
     _zero36(out)
     _put3(out, 0, 0, 0.0, -w2, w1, w2, 0.0, -w0, -w1, w0, 0.0)
     _put3(out, 3, 3, 0.0, -w2, w1, w2, 0.0, -w0, -w1, w0, 0.0)
-    _put3(out, 0, 3, 0.0, -v2, v1, v2, 0.0, -v0, -v1, v0, 0.0)
+    _put3(out, v_row, v_col, 0.0, -v2, v1, v2, 0.0, -v0, -v1, v0, 0.0)
+
+
+cdef inline void ad_matrix(const double* m, double* out) noexcept nogil:
+    """out = ad_m = [[[w]x, [v]x], [0, [w]x]]."""
+    _cross_blocks(m, 0, 3, out)
 
 
 cdef inline void ad_star_matrix(const double* m, double* out) noexcept nogil:
     """out = the matrix of force_cross(m, .) = -ad_m^T = [[[w]x, 0], [[v]x, [w]x]]."""
-    cdef double v0 = m[0], v1 = m[1], v2 = m[2], w0 = m[3], w1 = m[4], w2 = m[5]
-    _zero36(out)
-    _put3(out, 0, 0, 0.0, -w2, w1, w2, 0.0, -w0, -w1, w0, 0.0)
-    _put3(out, 3, 3, 0.0, -w2, w1, w2, 0.0, -w0, -w1, w0, 0.0)
-    _put3(out, 3, 0, 0.0, -v2, v1, v2, 0.0, -v0, -v1, v0, 0.0)
+    _cross_blocks(m, 3, 0, out)
 
 
 cdef inline void inertia_matrix(const double* Y, double* out) noexcept nogil:
