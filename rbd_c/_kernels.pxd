@@ -184,13 +184,10 @@ cdef inline void _exp_coefficients(double theta, double* a, double* b, double* c
         c[0] = (theta - s) / (t2 * theta)
 
 
-cdef inline void so3_exp(const double* w, double* out) noexcept nogil:
-    """The rotation block of the transform ``out`` (its R part only) = exp([w]x)
-    = 1 + a [w]x + b [w]x^2, with [w]x^2 = w w^T - |w|^2 1."""
-    cdef double wx = w[0], wy = w[1], wz = w[2]
-    cdef double t2 = wx * wx + wy * wy + wz * wz
-    cdef double a, b, c
-    _exp_coefficients(sqrt(t2), &a, &b, &c)
+cdef inline void _exp_rotation(double wx, double wy, double wz, double t2, double a, double b,
+                               double* out) noexcept nogil:
+    """The rotation block of the transform ``out`` = 1 + a [w]x + b [w]x^2, with
+    [w]x^2 = w w^T - |w|^2 1 (t2 = |w|^2, a and b from _exp_coefficients)."""
     out[0] = 1.0 + b * (wx * wx - t2)
     out[5] = 1.0 + b * (wy * wy - t2)
     out[10] = 1.0 + b * (wz * wz - t2)
@@ -200,6 +197,15 @@ cdef inline void so3_exp(const double* w, double* out) noexcept nogil:
     out[8] = b * wx * wz - a * wy
     out[6] = b * wy * wz - a * wx
     out[9] = b * wy * wz + a * wx
+
+
+cdef inline void so3_exp(const double* w, double* out) noexcept nogil:
+    """The rotation block of the transform ``out`` (its R part only) = exp([w]x)."""
+    cdef double wx = w[0], wy = w[1], wz = w[2]
+    cdef double t2 = wx * wx + wy * wy + wz * wz
+    cdef double a, b, c
+    _exp_coefficients(sqrt(t2), &a, &b, &c)
+    _exp_rotation(wx, wy, wz, t2, a, b, out)
 
 
 cdef inline void se3_exp(const double* twist, double* out) noexcept nogil:
@@ -211,15 +217,7 @@ cdef inline void se3_exp(const double* twist, double* out) noexcept nogil:
     _exp_coefficients(sqrt(t2), &a, &b, &c)
     cdef double u0 = wy * v2 - wz * v1, u1 = wz * v0 - wx * v2, u2 = wx * v1 - wy * v0  # w x v
     cdef double q0 = wy * u2 - wz * u1, q1 = wz * u0 - wx * u2, q2 = wx * u1 - wy * u0  # w x (w x v)
-    out[0] = 1.0 + b * (wx * wx - t2)
-    out[5] = 1.0 + b * (wy * wy - t2)
-    out[10] = 1.0 + b * (wz * wz - t2)
-    out[1] = b * wx * wy - a * wz
-    out[4] = b * wx * wy + a * wz
-    out[2] = b * wx * wz + a * wy
-    out[8] = b * wx * wz - a * wy
-    out[6] = b * wy * wz - a * wx
-    out[9] = b * wy * wz + a * wx
+    _exp_rotation(wx, wy, wz, t2, a, b, out)
     out[3] = v0 + b * u0 + c * q0
     out[7] = v1 + b * u1 + c * q1
     out[11] = v2 + b * u2 + c * q2
