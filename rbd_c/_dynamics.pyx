@@ -13,13 +13,13 @@ matrix work in world axes instead (see k_crba).
 cimport cython
 from libc.string cimport memset, memcpy
 
-from rbd_c._kernels cimport (se3_compose, act_motion, inv_act_motion, act_force, motion_cross,
+from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add)
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, kernel_t,
-                           joint_placement, joint_motion, joint_motion_add, joint_force, joint_column,
+                           joint_placement, joint_motion_add, joint_force, joint_column,
                            K_REV_Z, K_REV, K_PRISM, rbd_sel)
-from rbd_c._passes cimport (add6, sub6, dot6, set_bottom_row, world_placements, body_velocities,
-                            first_moment)
+from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
+                            child_twist, first_moment)
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_col,
                                  sym6_rank1_sub, sym6_sub_products, sym6_act_add, spd_inverse)
 
@@ -92,14 +92,10 @@ cdef int k_rnea(const Call* c, const double** ins, double* tau, double* work) no
         if a != NULL:
             joint_motion_add(m, i, a + m.v_idx[i], ai)
         if v != NULL:
-            joint_motion(m, i, v + m.v_idx[i], vJ)
+            child_twist(m, i, xi, v, V + 6 * p if p >= 0 else NULL, vJ, vi)
             if p >= 0:
-                inv_act_motion(xi, V + 6 * p, vi)
-                add6(vi, vJ)
                 motion_cross(vi, vJ, t)  # the joint's velocity-product acceleration
                 add6(ai, t)
-            else:
-                memcpy(vi, vJ, 6 * sizeof(double))
             inertia_apply(Y, ai, fi)
             inertia_cross_term(Y, vi, t)
             add6(fi, t)
@@ -236,7 +232,15 @@ def crba(model, q):
 # ABA
 # ==========================================================================================
 cdef enum:
-    ABA_PER_BODY = 61   # X 16, v 6, c 6, IA 21, pA 6, a 6
+    # ABA's scratch per body, by offset: parent_from_body X, twist v, velocity-product
+    # acceleration c, articulated inertia IA (sym6, 21), bias force pA, acceleration a.
+    ABA_X = 0
+    ABA_V = 16
+    ABA_C = 22
+    ABA_IA = 28
+    ABA_PA = 49
+    ABA_A = 55
+    ABA_PER_BODY = 61
 
 
 @cython.cdivision(True)
@@ -274,20 +278,17 @@ cdef int k_aba(const Call* c, const double** ins, double* qdd, double* work) noe
     # ---- forward: placements, velocities, bias terms, rigid inertias ------------------
     for i in range(nb):
         B = work + ABA_PER_BODY * i
-        xi = B
-        vel = B + 16
-        ci = B + 22
-        IA = B + 28
-        pA = B + 49
+        xi = B + ABA_X
+        vel = B + ABA_V
+        ci = B + ABA_C
+        IA = B + ABA_IA
+        pA = B + ABA_PA
         p = m.parents[i]
         joint_placement(m, i, q + m.q_idx[i], xi)
-        joint_motion(m, i, v + m.v_idx[i], vJ)
+        child_twist(m, i, xi, v, work + ABA_PER_BODY * p + ABA_V if p >= 0 else NULL, vJ, vel)
         if p >= 0:
-            inv_act_motion(xi, work + ABA_PER_BODY * p + 16, vel)
-            add6(vel, vJ)
             motion_cross(vel, vJ, ci)
         else:
-            memcpy(vel, vJ, 6 * sizeof(double))
             memset(ci, 0, 6 * sizeof(double))
         sym6_from_inertia(m.inertias + 10 * i, IA)
         inertia_cross_term(m.inertias + 10 * i, vel, pA)
@@ -297,10 +298,10 @@ cdef int k_aba(const Call* c, const double** ins, double* qdd, double* work) noe
     # ---- backward: articulated inertias and bias forces --------------------------------
     for i in range(nb - 1, -1, -1):
         B = work + ABA_PER_BODY * i
-        xi = B
-        ci = B + 22
-        IA = B + 28
-        pA = B + 49
+        xi = B + ABA_X
+        ci = B + ABA_C
+        IA = B + ABA_IA
+        pA = B + ABA_PA
         p = m.parents[i]
         k = m.nvj[i]
         kind = m.kinds[i]
@@ -349,23 +350,23 @@ cdef int k_aba(const Call* c, const double** ins, double* qdd, double* work) noe
                 for r in range(6):
                     pa[r] += W[6 * col + r] * qdd[vi + col]
         B = work + ABA_PER_BODY * p
-        sym6_act_add(xi, Ia, B + 28)
+        sym6_act_add(xi, Ia, B + ABA_IA)
         act_force(xi, pa, t)
-        add6(B + 49, t)
+        add6(B + ABA_PA, t)
 
     # ---- forward: accelerations and joint accelerations --------------------------------
     _gravity_accel(c, a0)
     for i in range(nb):
         B = work + ABA_PER_BODY * i
-        xi = B
-        ci = B + 22
-        acc = B + 55
+        xi = B + ABA_X
+        ci = B + ABA_C
+        acc = B + ABA_A
         p = m.parents[i]
         k = m.nvj[i]
         vi = m.v_idx[i]
         Ui = U + 6 * vi
         Di = Dinv + m.d2_idx[i]
-        inv_act_motion(xi, work + ABA_PER_BODY * p + 55 if p >= 0 else a0, acc)
+        inv_act_motion(xi, work + ABA_PER_BODY * p + ABA_A if p >= 0 else a0, acc)
         add6(acc, ci)
         for r in range(k):
             t[r] = qdd[vi + r] - dot6(Ui + 6 * r, acc)
@@ -392,7 +393,14 @@ def aba(model, q, v, tau, fext=None):
 # Coriolis matrix
 # ==========================================================================================
 cdef enum:
-    COR_PER_BODY = 74   # oM 16, v (local) 6, ov 6, oYc 10, Bc 36
+    # The Coriolis kernel's scratch per body, by offset: world placement oM, body-frame
+    # twist v, world twist ov, composite world inertia oYc (10), composite Bc (6x6).
+    COR_OM = 0
+    COR_V = 16
+    COR_OV = 22
+    COR_YC = 28
+    COR_BC = 38
+    COR_PER_BODY = 74
 
 
 cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) noexcept nogil:
@@ -427,22 +435,15 @@ cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) 
     memset(C, 0, nv * nv * sizeof(double))
     for i in range(nb):
         Bb = work + COR_PER_BODY * i
-        oM = Bb
-        vl = Bb + 16
-        ov = Bb + 22
-        oY = Bb + 28
-        Bc = Bb + 38
+        oM = Bb + COR_OM
+        vl = Bb + COR_V
+        ov = Bb + COR_OV
+        oY = Bb + COR_YC
+        Bc = Bb + COR_BC
         p = m.parents[i]
         joint_placement(m, i, q + m.q_idx[i], Xl)
-        joint_motion(m, i, v + m.v_idx[i], vJ)
-        if p >= 0:
-            se3_compose(work + COR_PER_BODY * p, Xl, oM)
-            inv_act_motion(Xl, work + COR_PER_BODY * p + 16, vl)
-            add6(vl, vJ)
-        else:
-            memcpy(oM, Xl, 12 * sizeof(double))
-            memcpy(vl, vJ, 6 * sizeof(double))
-        oM[12] = 0.0; oM[13] = 0.0; oM[14] = 0.0; oM[15] = 1.0
+        child_placement(work + COR_PER_BODY * p + COR_OM if p >= 0 else NULL, Xl, oM)
+        child_twist(m, i, Xl, v, work + COR_PER_BODY * p + COR_V if p >= 0 else NULL, vJ, vl)
         act_motion(oM, vl, ov)
         inertia_act(oM, m.inertias + 10 * i, oY)
         # B_i column by column: B e = (v x* (Y e) - Y (v x e) + e x* (Y v)) / 2
@@ -463,8 +464,8 @@ cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) 
             motion_cross(ov, S + 6 * kk, dS + 6 * kk)
     for i in range(nb - 1, -1, -1):
         Bb = work + COR_PER_BODY * i
-        oY = Bb + 28
-        Bc = Bb + 38
+        oY = Bb + COR_YC
+        Bc = Bb + COR_BC
         d = m.depth[i]
         cs = m.chain_start[i]
         for col in range(m.nvj[i]):
@@ -491,9 +492,9 @@ cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) 
         if p >= 0:
             Bb = work + COR_PER_BODY * p
             for r in range(10):
-                Bb[28 + r] += oY[r]
+                Bb[COR_YC + r] += oY[r]
             for r in range(36):
-                Bb[38 + r] += Bc[r]
+                Bb[COR_BC + r] += Bc[r]
     return 0
 
 
@@ -571,11 +572,7 @@ cdef int k_centroidal(const Call* c, const double** ins, double* out, double* wo
     body_velocities(m, ins[0], ins[1], X, V)
     for i in range(m.nb):
         p = m.parents[i]
-        if p >= 0:
-            se3_compose(oM + 16 * p, X + 16 * i, oM + 16 * i)
-        else:
-            memcpy(oM + 16 * i, X + 16 * i, 12 * sizeof(double))
-        oM[16 * i + 12] = 0.0; oM[16 * i + 13] = 0.0; oM[16 * i + 14] = 0.0; oM[16 * i + 15] = 1.0
+        child_placement(oM + 16 * p if p >= 0 else NULL, X + 16 * i, oM + 16 * i)
         inertia_apply(m.inertias + 10 * i, V + 6 * i, f)
         act_force(oM + 16 * i, f, t)
         add6(tot, t)

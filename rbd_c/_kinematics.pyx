@@ -11,20 +11,15 @@ to the frame's origin (v + w x p).
 cimport cython
 from libc.string cimport memset, memcpy
 
-from rbd_c._kernels cimport se3_compose, act_motion, inv_act_motion, motion_cross
+from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross
 from rbd_c._model cimport (CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
                            resolve_reference, joint_column, REF_LOCAL, REF_WORLD, REF_LWA)
-from rbd_c._passes cimport world_placements, chain_pass, add6, sub6, set_bottom_row, first_moment
+from rbd_c._passes cimport world_placements, chain_pass, child_placement, sub6, first_moment
 
 
 cdef inline void _frame_world(const Call* c, const double* oMb, double* oMf) noexcept nogil:
     """world_from_frame from world_from_body (oMb unused when the frame is on the world)."""
-    cdef const double* bMf = c.m.frame_placements + 16 * c.frame
-    if c.body >= 0:
-        se3_compose(oMb, bMf, oMf)
-    else:
-        memcpy(oMf, bMf, 12 * sizeof(double))
-    set_bottom_row(oMf)
+    child_placement(oMb if c.body >= 0 else NULL, c.m.frame_placements + 16 * c.frame, oMf)
 
 
 cdef inline void _rotate6(const double* M, const double* x, double* out) noexcept nogil:

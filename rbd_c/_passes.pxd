@@ -22,18 +22,37 @@ cdef inline void set_bottom_row(double* M) noexcept nogil:
     M[12] = 0.0; M[13] = 0.0; M[14] = 0.0; M[15] = 1.0
 
 
+# One step of a forward pass, from a body's parent to the body: the parent's quantity is
+# NULL at a root (the world: identity placement, zero twist).
+cdef inline void child_placement(const double* oM_parent, const double* X, double* oM) noexcept nogil:
+    """World placement oM = oM_parent X of a body from its parent_from_body X, bottom row set."""
+    if oM_parent != NULL:
+        se3_compose(oM_parent, X, oM)
+    else:
+        memcpy(oM, X, 12 * sizeof(double))
+    set_bottom_row(oM)
+
+
+cdef inline void child_twist(const CModel* m, int i, const double* X, const double* v, const double* V_parent,
+                             double* vJ, double* V) noexcept nogil:
+    """Body-frame twist V = Ad_X^-1 V_parent + vJ of body i, with vJ = S_i v_i its joint's
+    twist (kept for the caller's velocity-product terms) and X its parent_from_body."""
+    joint_motion(m, i, v + m.v_idx[i], vJ)
+    if V_parent != NULL:
+        inv_act_motion(X, V_parent, V)
+        add6(V, vJ)
+    else:
+        memcpy(V, vJ, 6 * sizeof(double))
+
+
 cdef inline void world_placements(const CModel* m, const double* q, double* oM) noexcept nogil:
     """World_from_body placements (4x4, bottom row set) of every body."""
     cdef int i, p
     cdef double Xl[16]
     for i in range(m.nb):
         p = m.parents[i]
-        if p >= 0:
-            joint_placement(m, i, q + m.q_idx[i], Xl)
-            se3_compose(oM + 16 * p, Xl, oM + 16 * i)
-        else:
-            joint_placement(m, i, q + m.q_idx[i], oM + 16 * i)
-        set_bottom_row(oM + 16 * i)
+        joint_placement(m, i, q + m.q_idx[i], Xl)
+        child_placement(oM + 16 * p if p >= 0 else NULL, Xl, oM + 16 * i)
 
 
 cdef inline void body_velocities(const CModel* m, const double* q, const double* v, double* X,
@@ -44,12 +63,7 @@ cdef inline void body_velocities(const CModel* m, const double* q, const double*
     for i in range(m.nb):
         p = m.parents[i]
         joint_placement(m, i, q + m.q_idx[i], X + 16 * i)
-        joint_motion(m, i, v + m.v_idx[i], vJ)
-        if p >= 0:
-            inv_act_motion(X + 16 * i, V + 6 * p, V + 6 * i)
-            add6(V + 6 * i, vJ)
-        else:
-            memcpy(V + 6 * i, vJ, 6 * sizeof(double))
+        child_twist(m, i, X + 16 * i, v, V + 6 * p if p >= 0 else NULL, vJ, V + 6 * i)
 
 
 cdef inline int chain_pass(const CModel* m, int body, const double* q, const double* v, const double* a,
@@ -63,18 +77,9 @@ cdef inline int chain_pass(const CModel* m, int body, const double* q, const dou
     for l in range(d):
         i = m.chains[cs + l]
         joint_placement(m, i, q + m.q_idx[i], Xl)
-        if l > 0:
-            se3_compose(oM + 16 * (l - 1), Xl, oM + 16 * l)
-        else:
-            memcpy(oM, Xl, 12 * sizeof(double))
-        set_bottom_row(oM + 16 * l)
+        child_placement(oM + 16 * (l - 1) if l > 0 else NULL, Xl, oM + 16 * l)
         if v != NULL:
-            joint_motion(m, i, v + m.v_idx[i], vJ)
-            if l > 0:
-                inv_act_motion(Xl, V + 6 * (l - 1), V + 6 * l)
-                add6(V + 6 * l, vJ)
-            else:
-                memcpy(V, vJ, 6 * sizeof(double))
+            child_twist(m, i, Xl, v, V + 6 * (l - 1) if l > 0 else NULL, vJ, V + 6 * l)
             if a != NULL:
                 if l > 0:
                     inv_act_motion(Xl, A + 6 * (l - 1), A + 6 * l)
