@@ -17,9 +17,9 @@ from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add)
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, kernel_t,
                            joint_placement, joint_motion_add, joint_force, joint_column,
-                           K_REV_Z, K_REV, K_PRISM, rbd_sel)
+                           K_REV, K_PRISM, rbd_sel)
 from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
-                            child_twist, first_moment)
+                            child_twist, world_column, first_moment, total_first_moment)
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_col,
                                  sym6_rank1_sub, sym6_sub_products, sym6_act_add, spd_inverse)
 
@@ -160,22 +160,6 @@ cdef int k_rnea_nle(const Call* c, const double** ins, double* out, double* work
 # ==========================================================================================
 # CRBA
 # ==========================================================================================
-cdef inline void _world_column(const CModel* m, int i, int col, const double* oM, double* out) noexcept nogil:
-    """out = column col of body i's motion subspace in world axes, Ad_oM S_i[:, col]
-    (oM = world_from_body); a revolute joint about basis axis a reads it off oM:
-    [t x r_a; r_a] with r_a that column of the rotation."""
-    cdef int a = m.kinds[i]
-    cdef double s[6]
-    if a <= K_REV_Z:
-        out[3] = oM[a]; out[4] = oM[4 + a]; out[5] = oM[8 + a]
-        out[0] = oM[7] * out[5] - oM[11] * out[4]
-        out[1] = oM[11] * out[3] - oM[3] * out[5]
-        out[2] = oM[3] * out[4] - oM[7] * out[3]
-    else:
-        joint_column(m, i, col, s)
-        act_motion(oM, s, out)
-
-
 cdef int k_crba(const Call* c, const double** ins, double* M, double* work) noexcept nogil:
     """Joint-space mass matrix by the composite-rigid-body algorithm in world axes: with
     the subspaces J_i = Ad_oM_i S_i and the inertias taken to the world once, composite
@@ -195,7 +179,7 @@ cdef int k_crba(const Call* c, const double** ins, double* M, double* work) noex
     for i in range(nb):
         inertia_act(oM + 16 * i, m.inertias + 10 * i, Yc + 10 * i)
         for col in range(m.nvj[i]):
-            _world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
+            world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
     for i in range(nb - 1, -1, -1):
         vi = m.v_idx[i]
         for col in range(m.nvj[i]):
@@ -460,7 +444,7 @@ cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) 
                 Bc[6 * r + col] = 0.5 * (t1[r] - t2[r] + t3[r])
         for col in range(m.nvj[i]):
             kk = m.v_idx[i] + col
-            _world_column(m, i, col, oM, S + 6 * kk)
+            world_column(m, i, col, oM, S + 6 * kk)
             motion_cross(ov, S + 6 * kk, dS + 6 * kk)
     for i in range(nb - 1, -1, -1):
         Bb = work + COR_PER_BODY * i
@@ -535,15 +519,10 @@ def kinetic_energy(model, q, v):
 
 
 cdef int k_potential(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
-    cdef const CModel* m = c.m
     cdef double h[3]
-    cdef double e = 0.0
-    cdef int i
-    world_placements(m, ins[0], work)
-    for i in range(m.nb):
-        first_moment(m, i, work + 16 * i, h)
-        e -= c.g[0] * h[0] + c.g[1] * h[1] + c.g[2] * h[2]
-    out[0] = e
+    world_placements(c.m, ins[0], work)
+    total_first_moment(c.m, work, h)
+    out[0] = -(c.g[0] * h[0] + c.g[1] * h[1] + c.g[2] * h[2])
     return 0
 
 

@@ -13,8 +13,9 @@ from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross
 from rbd_c._model cimport (CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
-                           resolve_reference, joint_column, REF_LOCAL, REF_WORLD, REF_LWA)
-from rbd_c._passes cimport world_placements, chain_pass, child_placement, sub6, first_moment
+                           resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
+from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, sub6, first_moment,
+                            total_first_moment)
 
 
 cdef inline void _frame_world(const Call* c, const double* oMb, double* oMf) noexcept nogil:
@@ -43,6 +44,24 @@ cdef inline void _shift_lwa(const double* oMf, const double* w, double* out) noe
     cdef double p[3]
     p[0] = oMf[3]; p[1] = oMf[7]; p[2] = oMf[11]
     _shift_to(p, w, out)
+
+
+cdef inline void _from_world(int ref, const double* oMf, const double* w, double* out) noexcept nogil:
+    """A world motion (origin at the world origin) expressed in the reference ref for the
+    frame at the world_from_frame placement oMf."""
+    if ref == REF_WORLD:
+        memcpy(out, w, 6 * sizeof(double))
+    elif ref == REF_LOCAL:
+        inv_act_motion(oMf, w, out)
+    else:
+        _shift_lwa(oMf, w, out)
+
+
+cdef inline void _put_column(double* J, int ncols, int col, const double* x) noexcept nogil:
+    """Column col of the row-major (6, ncols) matrix J = x."""
+    cdef int r
+    for r in range(6):
+        J[r * ncols + col] = x[r]
 
 
 cdef inline int m_depth(const Call* c) noexcept nogil:
@@ -176,9 +195,8 @@ def frame_acceleration(model, q, v, a, frame, reference="local"):
 # ---- frame Jacobian and its time derivative ----------------------------------------------------
 cdef int k_frame_jacobian(const Call* c, const double** ins, double* J, double* work) noexcept nogil:
     cdef const CModel* m = c.m
-    cdef int nv = m.nv, d, l, i, col, r, jc, cs
+    cdef int nv = m.nv, d, l, i, col, jc, cs
     cdef double oMf[16]
-    cdef double s[6]
     cdef double w[6]
     cdef double t[6]
     memset(J, 0, 6 * nv * sizeof(double))
@@ -191,17 +209,9 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double* J, double* 
     for l in range(d):
         i = m.chains[cs + l]
         for col in range(m.nvj[i]):
-            jc = m.v_idx[i] + col
-            joint_column(m, i, col, s)
-            act_motion(oM + 16 * l, s, w)
-            if c.ref == REF_WORLD:
-                memcpy(t, w, 6 * sizeof(double))
-            elif c.ref == REF_LOCAL:
-                inv_act_motion(oMf, w, t)
-            else:
-                _shift_lwa(oMf, w, t)
-            for r in range(6):
-                J[r * nv + jc] = t[r]
+            world_column(m, i, col, oM + 16 * l, w)
+            _from_world(c.ref, oMf, w, t)
+            _put_column(J, nv, m.v_idx[i] + col, t)
     return 0
 
 
@@ -212,7 +222,7 @@ def frame_jacobian(model, q, frame, reference="local"):
 
 cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, double* work) noexcept nogil:
     cdef const CModel* m = c.m
-    cdef int nv = m.nv, d, l, i, col, r, jc, cs
+    cdef int nv = m.nv, d, l, i, col, cs
     cdef double oMf[16]
     cdef double s[6]
     cdef double w[6]
@@ -244,26 +254,20 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, dou
         i = m.chains[cs + l]
         act_motion(oM + 16 * l, V + 6 * l, ov)     # world twist of the joint's body
         for col in range(m.nvj[i]):
-            jc = m.v_idx[i] + col
-            joint_column(m, i, col, s)
-            act_motion(oM + 16 * l, s, w)           # world Jacobian column
-            motion_cross(ov, w, dw)                 # its time derivative
-            if c.ref == REF_WORLD:
-                memcpy(t, dw, 6 * sizeof(double))
-            elif c.ref == REF_LOCAL:
+            world_column(m, i, col, oM + 16 * l, w)     # world Jacobian column
+            motion_cross(ov, w, dw)                     # its time derivative
+            _from_world(c.ref, oMf, dw, t)
+            if c.ref == REF_LOCAL:
                 # d/dt (fX0 w) = fX0 dw - v_f x (fX0 w)
-                inv_act_motion(oMf, dw, t)
                 inv_act_motion(oMf, w, u)
                 motion_cross(vf, u, s)
                 sub6(t, s)
-            else:
+            elif c.ref == REF_LWA:
                 # d/dt [w_v + w_w x p; w_w] = [dw_v + dw_w x p + w_w x pdot; dw_w]
-                _shift_lwa(oMf, dw, t)
                 t[0] += w[4] * pdot[2] - w[5] * pdot[1]
                 t[1] += w[5] * pdot[0] - w[3] * pdot[2]
                 t[2] += w[3] * pdot[1] - w[4] * pdot[0]
-            for r in range(6):
-                dJ[r * nv + jc] = t[r]
+            _put_column(dJ, nv, m.v_idx[i] + col, t)
     return 0
 
 
@@ -276,13 +280,8 @@ def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
 @cython.cdivision(True)
 cdef int k_com(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
     cdef const CModel* m = c.m
-    cdef double h[3]
-    cdef int i
-    out[0] = 0.0; out[1] = 0.0; out[2] = 0.0
     world_placements(m, ins[0], work)
-    for i in range(m.nb):
-        first_moment(m, i, work + 16 * i, h)
-        out[0] += h[0]; out[1] += h[1]; out[2] += h[2]
+    total_first_moment(m, work, out)
     out[0] /= m.total_mass; out[1] /= m.total_mass; out[2] /= m.total_mass
     return 0
 
@@ -290,8 +289,7 @@ cdef int k_com(const Call* c, const double** ins, double* out, double* work) noe
 def center_of_mass(model, q):
     """Center of mass of the robot, world frame (compiled)."""
     cdef Call call
-    cdef CompiledModel cm = prepare_call(&call, model)
-    _check_mass(cm)
+    cdef CompiledModel cm = _prepare_mass_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = 3
     return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_com, 16 * cm.m.nb, 25 * cm.m.nb)
@@ -305,7 +303,6 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double* J, double* wo
     cdef int nb = m.nb, nv = m.nv, i, p, col, jc, r
     cdef double* oM = work
     cdef double* H = work + 16 * nb     # per body: subtree mass, first moment (4)
-    cdef double s[6]
     cdef double w[6]
     cdef double inv_mass = 1.0 / m.total_mass
     world_placements(m, ins[0], oM)
@@ -320,8 +317,7 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double* J, double* wo
     for i in range(nb):
         for col in range(m.nvj[i]):
             jc = m.v_idx[i] + col
-            joint_column(m, i, col, s)
-            act_motion(oM + 16 * i, s, w)
+            world_column(m, i, col, oM + 16 * i, w)
             J[jc] = (H[4 * i] * w[0] + w[4] * H[4 * i + 3] - w[5] * H[4 * i + 2]) * inv_mass
             J[nv + jc] = (H[4 * i] * w[1] + w[5] * H[4 * i + 1] - w[3] * H[4 * i + 3]) * inv_mass
             J[2 * nv + jc] = (H[4 * i] * w[2] + w[3] * H[4 * i + 2] - w[4] * H[4 * i + 1]) * inv_mass
@@ -331,15 +327,16 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double* J, double* wo
 def com_jacobian(model, q):
     """Jacobian (3, nv) of the center of mass, world frame (compiled)."""
     cdef Call call
-    cdef CompiledModel cm = prepare_call(&call, model)
-    _check_mass(cm)
+    cdef CompiledModel cm = _prepare_mass_call(&call, model)
     cdef Py_ssize_t dims[2]
     dims[0] = 3
     dims[1] = cm.m.nv
     return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_com_jacobian, 20 * cm.m.nb, 40 * cm.m.nb)
 
 
-cdef int _check_mass(CompiledModel cm) except -1:
+cdef CompiledModel _prepare_mass_call(Call* call, object model):
+    """prepare_call for the center-of-mass quantities: refuses a model without mass."""
+    cdef CompiledModel cm = prepare_call(call, model)
     if not cm.m.total_mass > 0.0:
         raise ValueError("the model has no mass: its center of mass is undefined")
-    return 0
+    return cm

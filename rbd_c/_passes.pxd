@@ -2,8 +2,8 @@
 """Forward passes shared by the kinematics and dynamics kernels (inline, nogil)."""
 from libc.string cimport memcpy, memset
 
-from rbd_c._kernels cimport se3_compose, inv_act_motion, motion_cross
-from rbd_c._model cimport CModel, joint_placement, joint_motion, joint_motion_add
+from rbd_c._kernels cimport se3_compose, act_motion, inv_act_motion, motion_cross
+from rbd_c._model cimport CModel, joint_placement, joint_motion, joint_motion_add, joint_column, K_REV_Z
 
 
 cdef inline void add6(double* x, const double* y) noexcept nogil:
@@ -97,3 +97,30 @@ cdef inline void first_moment(const CModel* m, int i, const double* oM, double* 
     h[0] = Y[0] * oM[3] + oM[0] * Y[1] + oM[1] * Y[2] + oM[2] * Y[3]
     h[1] = Y[0] * oM[7] + oM[4] * Y[1] + oM[5] * Y[2] + oM[6] * Y[3]
     h[2] = Y[0] * oM[11] + oM[8] * Y[1] + oM[9] * Y[2] + oM[10] * Y[3]
+
+
+cdef inline void total_first_moment(const CModel* m, const double* oM, double* h) noexcept nogil:
+    """World first moment of mass of the whole robot (total mass times its com) from the
+    world placements oM of every body."""
+    cdef double hi[3]
+    cdef int i
+    h[0] = 0.0; h[1] = 0.0; h[2] = 0.0
+    for i in range(m.nb):
+        first_moment(m, i, oM + 16 * i, hi)
+        h[0] += hi[0]; h[1] += hi[1]; h[2] += hi[2]
+
+
+cdef inline void world_column(const CModel* m, int i, int col, const double* oM, double* out) noexcept nogil:
+    """out = column col of body i's motion subspace in world axes, Ad_oM S_i[:, col]
+    (oM = world_from_body); a revolute joint about basis axis a reads it off oM:
+    [t x r_a; r_a] with r_a that column of the rotation."""
+    cdef int a = m.kinds[i]
+    cdef double s[6]
+    if a <= K_REV_Z:
+        out[3] = oM[a]; out[4] = oM[4 + a]; out[5] = oM[8 + a]
+        out[0] = oM[7] * out[5] - oM[11] * out[4]
+        out[1] = oM[11] * out[3] - oM[3] * out[5]
+        out[2] = oM[3] * out[4] - oM[7] * out[3]
+    else:
+        joint_column(m, i, col, s)
+        act_motion(oM, s, out)
