@@ -62,6 +62,16 @@ cdef inline void _quat_conj(const double* q, double* out) noexcept nogil:
 
 
 # ---- SE(3) / SE(2) left Jacobians --------------------------------------------------------------
+cdef inline void _cross_twice(const double* w, const double* x, double* c1, double* c2) noexcept nogil:
+    """c1 = w x x and c2 = w x (w x x): the [w]x and [w]x^2 terms of V(w) and V(w)^-1."""
+    c1[0] = w[1] * x[2] - w[2] * x[1]
+    c1[1] = w[2] * x[0] - w[0] * x[2]
+    c1[2] = w[0] * x[1] - w[1] * x[0]
+    c2[0] = w[1] * c1[2] - w[2] * c1[1]
+    c2[1] = w[2] * c1[0] - w[0] * c1[2]
+    c2[2] = w[0] * c1[1] - w[1] * c1[0]
+
+
 @cython.cdivision(True)
 cdef inline void _se3_V(const double* w, const double* v, double* out) noexcept nogil:
     """out = V(w) v with V = I + (1 - cos t)/t^2 [w]x + (t - sin t)/t^3 [w]x^2."""
@@ -75,12 +85,7 @@ cdef inline void _se3_V(const double* w, const double* v, double* out) noexcept 
     else:
         a = (1.0 - cos(t)) / t2
         b = (t - sin(t)) / (t2 * t)
-    c1[0] = w[1] * v[2] - w[2] * v[1]
-    c1[1] = w[2] * v[0] - w[0] * v[2]
-    c1[2] = w[0] * v[1] - w[1] * v[0]
-    c2[0] = w[1] * c1[2] - w[2] * c1[1]
-    c2[1] = w[2] * c1[0] - w[0] * c1[2]
-    c2[2] = w[0] * c1[1] - w[1] * c1[0]
+    _cross_twice(w, v, c1, c2)
     out[0] = v[0] + a * c1[0] + b * c2[0]
     out[1] = v[1] + a * c1[1] + b * c2[1]
     out[2] = v[2] + a * c1[2] + b * c2[2]
@@ -97,12 +102,7 @@ cdef inline void _se3_Vinv(const double* w, const double* p, double* out) noexce
         b = 1.0 / 12.0 + t2 / 720.0
     else:
         b = (1.0 - t * sin(t) / (2.0 * (1.0 - cos(t)))) / t2
-    c1[0] = w[1] * p[2] - w[2] * p[1]
-    c1[1] = w[2] * p[0] - w[0] * p[2]
-    c1[2] = w[0] * p[1] - w[1] * p[0]
-    c2[0] = w[1] * c1[2] - w[2] * c1[1]
-    c2[1] = w[2] * c1[0] - w[0] * c1[2]
-    c2[2] = w[0] * c1[1] - w[1] * c1[0]
+    _cross_twice(w, p, c1, c2)
     out[0] = p[0] - 0.5 * c1[0] + b * c2[0]
     out[1] = p[1] - 0.5 * c1[1] + b * c2[1]
     out[2] = p[2] - 0.5 * c1[2] + b * c2[2]
