@@ -579,6 +579,14 @@ def rtb_rows(rtb, robot, rng):
             for label, impl in reversed(rbd_backends())]  # NumPy first: the like-for-like row
 
 
+def _fixed_base(robots, peer, notes):
+    """The fixed-base robots among ``robots``; a note for each floating-base one ``peer`` skips."""
+    for robot in robots:
+        if robot.floating_base:
+            notes.append("%s: %s is compared on fixed-base robots only" % (robot.name, peer))
+    return [robot for robot in robots if not robot.floating_base]
+
+
 def build_rows(robot_names_, batch, notes, seed=0):
     rng = np.random.default_rng(seed)
     pin = _optional_import("pinocchio")
@@ -607,19 +615,13 @@ def build_rows(robot_names_, batch, notes, seed=0):
         for robot in robots:
             rows += pinocchio_rows(pin, robot, rng)
     if pybullet is not None:
-        for robot in robots:
-            if robot.floating_base:
-                notes.append("%s: pybullet is compared on fixed-base robots only" % robot.name)
-            else:
-                rows += pybullet_rows(pybullet, robot, rng)
+        for robot in _fixed_base(robots, "pybullet", notes):
+            rows += pybullet_rows(pybullet, robot, rng)
     if mr is not None:
         rows += modern_robotics_rows(mr, rng)
     if rtb is not None:
-        for robot in robots:
-            if robot.floating_base:
-                notes.append("%s: the Robotics Toolbox is compared on fixed-base robots only" % robot.name)
-            else:
-                rows += rtb_rows(rtb, robot, rng)
+        for robot in _fixed_base(robots, "the Robotics Toolbox", notes):
+            rows += rtb_rows(rtb, robot, rng)
     if pin is not None:
         for robot in robots:
             rows += batched_rows(pin, robot, rng, batch)

@@ -186,36 +186,35 @@ def force_cross(m, f):
     return np.concatenate([np.cross(w, lin), np.cross(w, tau) + np.cross(v, lin)], axis=-1)
 
 
+def _block_triangular(diagonal, corner, upper):
+    """The 6x6 matrix with the 3x3 ``diagonal`` on both diagonal blocks and ``corner`` in
+    the upper-right (upper) or lower-left block, zero elsewhere (batched)."""
+    out = np.zeros(diagonal.shape[:-2] + (6, 6))
+    out[..., :3, :3] = diagonal
+    out[..., 3:, 3:] = diagonal
+    if upper:
+        out[..., :3, 3:] = corner
+    else:
+        out[..., 3:, :3] = corner
+    return out
+
+
 def adjoint(M):
     """The 6x6 matrix Ad_M = [[R, [t]x R], [0, R]] (motions; forces use its inverse transpose)."""
     M, R, p = _transform(M)
-    out = np.zeros(M.shape[:-2] + (6, 6))
-    out[..., :3, :3] = R
-    out[..., 3:, 3:] = R
-    out[..., :3, 3:] = np.matmul(rotations.skew(p), R)
-    return out
+    return _block_triangular(R, np.matmul(rotations.skew(p), R), upper=True)
 
 
 def ad_matrix(m):
     """The 6x6 matrix ad_m = [[[w]x, [v]x], [0, [w]x]] with ad_m x = motion_cross(m, x)."""
     m = as_array(m, "m", (6,))
-    W = rotations.skew(m[..., 3:])
-    out = np.zeros(m.shape[:-1] + (6, 6))
-    out[..., :3, :3] = W
-    out[..., 3:, 3:] = W
-    out[..., :3, 3:] = rotations.skew(m[..., :3])
-    return out
+    return _block_triangular(rotations.skew(m[..., 3:]), rotations.skew(m[..., :3]), upper=True)
 
 
 def ad_star_matrix(m):
     """The 6x6 matrix of force_cross(m, .): -ad_m^T = [[[w]x, 0], [[v]x, [w]x]]."""
     m = as_array(m, "m", (6,))
-    W = rotations.skew(m[..., 3:])
-    out = np.zeros(m.shape[:-1] + (6, 6))
-    out[..., :3, :3] = W
-    out[..., 3:, 3:] = W
-    out[..., 3:, :3] = rotations.skew(m[..., :3])
-    return out
+    return _block_triangular(rotations.skew(m[..., 3:]), rotations.skew(m[..., :3]), upper=False)
 
 
 # ------------------------------------------------------------------------------------------
