@@ -125,7 +125,7 @@ def test_unknown_sample_name():
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_sample_matches_pinocchio(name, backend):
     pytest.importorskip("pinocchio")
-    from oracles.pinocchio_adapter import ModelPair, PinocchioOracle
+    from oracles.pinocchio_adapter import ModelPair, PinocchioOracle, assert_spot_checks
     frames = ("tool0", "flange") if name == "arm7" else ("FL_foot", "HR_foot", "base_link")
     pair = ModelPair(name, rbd.sample_model_path(name), SAMPLES[name], frames)
     oracle = PinocchioOracle(pair)
@@ -133,17 +133,7 @@ def test_sample_matches_pinocchio(name, backend):
     # sample_model is load_urdf of the shipped file with the right base.
     assert model.joint_names == pair.model.joint_names
     np.testing.assert_array_equal(model.inertias, pair.model.inertias)
-    pm = pair.pin_model
-    assert model.total_mass == pytest.approx(sum(pm.inertias[j].mass for j in range(1, pm.njoints)), rel=1e-12)
-    rng = np.random.default_rng(5)
-    for _ in range(3):
-        q = np.asarray(rbd.random_configuration(model, rng), float)
-        v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
-        np.testing.assert_allclose(rbd.crba(model, q), oracle.crba(q), rtol=1e-10, atol=1e-11)
-        np.testing.assert_allclose(rbd.rnea(model, q, v, a), oracle.rnea(q, v, a), rtol=1e-10, atol=1e-10)
-        for frame in frames:
-            np.testing.assert_allclose(rbd.frame_placement(model, q, frame), oracle.frame_placement(q, frame),
-                                       atol=1e-12, err_msg=frame)
+    assert_spot_checks(model, oracle, frames, seed=5, mass_rtol=1e-12)
 
 
 # ------------------------------------------------------------------------------------------

@@ -659,20 +659,9 @@ MIXED = robot(
 @pytest.mark.skipif(not pin_available, reason="pinocchio is not installed")
 @pytest.mark.parametrize("floating_base", [False, True])
 def test_small_urdf_matches_pinocchio(floating_base, tmp_path, backend):
-    from oracles.pinocchio_adapter import ModelPair, PinocchioOracle
+    from oracles.pinocchio_adapter import ModelPair, PinocchioOracle, assert_spot_checks
     path = tmp_path / "mixed.urdf"
     path.write_text(MIXED)
     pair = ModelPair("mixed", path, floating_base, ("base", "lower", "tool", "tcp", "wheel"))
     oracle = PinocchioOracle(pair)
-    model = pair.model
-    assert model.total_mass == pytest.approx(
-        sum(pair.pin_model.inertias[j].mass for j in range(1, pair.pin_model.njoints)), rel=1e-14)
-    rng = np.random.default_rng(7)
-    for _ in range(3):
-        q = np.asarray(rbd.random_configuration(model, rng), float)
-        v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
-        np.testing.assert_allclose(rbd.crba(model, q), oracle.crba(q), rtol=1e-10, atol=1e-11)
-        np.testing.assert_allclose(rbd.rnea(model, q, v, a), oracle.rnea(q, v, a), rtol=1e-10, atol=1e-10)
-        for frame in model.frame_names:
-            np.testing.assert_allclose(placement(model, q, frame), oracle.frame_placement(q, frame),
-                                       atol=1e-12, err_msg=frame)
+    assert_spot_checks(pair.model, oracle, pair.model.frame_names, seed=7, mass_rtol=1e-14)

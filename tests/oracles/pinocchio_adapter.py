@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import rbd
 from rbd import JointKind
@@ -414,3 +415,19 @@ class PinocchioOracle:
 
     def centroidal_momentum(self, q, v):
         return pin.computeCentroidalMomentum(self.pm, self.pd, *self._args(q, v)).vector.copy()
+
+
+def assert_spot_checks(model, oracle, frames, seed, mass_rtol):
+    """The quick comparison of a loaded model with Pinocchio's: total mass, then the mass
+    matrix, inverse dynamics and frame placements at three random states."""
+    pm = oracle.pair.pin_model
+    assert model.total_mass == pytest.approx(sum(pm.inertias[j].mass for j in range(1, pm.njoints)), rel=mass_rtol)
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        q = np.asarray(rbd.random_configuration(model, rng), float)
+        v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+        np.testing.assert_allclose(rbd.crba(model, q), oracle.crba(q), rtol=1e-10, atol=1e-11)
+        np.testing.assert_allclose(rbd.rnea(model, q, v, a), oracle.rnea(q, v, a), rtol=1e-10, atol=1e-10)
+        for frame in frames:
+            np.testing.assert_allclose(rbd.frame_placement(model, q, frame), oracle.frame_placement(q, frame),
+                                       atol=1e-12, err_msg=frame)
