@@ -1,9 +1,12 @@
 """Keep the benchmarks alive without asv: every asv benchmark runs once on a small
-subset of its parameters, and ``python -m rbd.bench --quick`` runs end to end.
+subset of its parameters, on its class's ``setup_cache`` states passed through
+pickle as asv does, and ``python -m rbd.bench --quick`` runs end to end.
 Nothing here looks at a time: a benchmark passes when it runs."""
+import functools
 import importlib
 import inspect
 import itertools
+import pickle
 import pkgutil
 import subprocess
 import sys
@@ -53,14 +56,19 @@ def keep_backend():
     rbd.set_backend(previous)
 
 
+@functools.lru_cache(maxsize=None)
+def states_of(cls):
+    """What asv hands ``cls``'s benchmarks: its ``setup_cache`` result, pickled and
+    loaded again (once per class, as asv does)."""
+    return pickle.loads(pickle.dumps(cls().setup_cache()))
+
+
 @pytest.mark.parametrize("cls, params, method", benchmark_cases())
 def test_benchmark_runs_once(cls, params, method):
-    benchmark = cls()
     try:
-        benchmark.setup(*params)
-    except NotImplementedError as exc:  # asv's "skipped": an absent backend or robot
+        getattr(cls(), method)(states_of(cls), *params)
+    except NotImplementedError as exc:  # asv's SkipNotImplemented: an absent backend or robot
         pytest.skip(str(exc))
-    getattr(benchmark, method)(*params)
 
 
 def test_every_benchmark_module_is_collected():
@@ -68,12 +76,38 @@ def test_every_benchmark_module_is_collected():
     assert {"benchmarks.spatial", "benchmarks.kinematics", "benchmarks.dynamics"} <= names
 
 
-def test_benchmark_states_are_reproducible():
+def test_no_benchmark_has_a_setup_hook():
+    """asv-runner would re-run it before every timed call and time calls one by one
+    (see benchmarks/common.py); asv matches the name in any case."""
+    for module in benchmark_modules():
+        for owner in [module] + [cls for _, cls in inspect.getmembers(module, inspect.isclass)]:
+            assert "setup" not in {name.lower() for name in dir(owner)}, owner
+
+
+def common_module():
     sys.path.insert(0, str(ASV_DIR))
     try:
-        common = importlib.import_module("benchmarks.common")
+        return importlib.import_module("benchmarks.common")
     finally:
         sys.path.remove(str(ASV_DIR))
+
+
+def test_an_absent_parameter_set_is_skipped():
+    common = common_module()
+
+    def make_state(backend):
+        if backend == "absent":
+            raise NotImplementedError("no such backend")
+        return common.robot_state(backend, "arm7")
+
+    states = pickle.loads(pickle.dumps(common.States([["numpy", "absent"]], make_state)))
+    assert states["numpy",].impl is rbd.reference
+    with pytest.raises(NotImplementedError, match="no such backend"):
+        states["absent",].impl
+
+
+def test_benchmark_states_are_reproducible():
+    common = common_module()
     model = rbd.sample_model("quadruped")
     first, second = common.random_state(model, batch=3), common.random_state(model, batch=3)
     for x, y in zip(first, second):

@@ -1,41 +1,41 @@
 """Inverse dynamics (RNEA), the mass matrix (CRBA) and forward dynamics (ABA):
 single calls, and batches of N samples in one call."""
-from .common import BACKENDS, BATCH_SIZES, ROBOTS, RobotBenchmark
+from .common import BACKENDS, BATCH_SIZES, ROBOTS, States, robot_state
 
 
 class _DynamicsOperations:
-    """The timed operations, shared by the single-call and the batched classes."""
+    """The timed operations, shared by the single-call and the batched classes:
+    each takes the class's States (its ``setup_cache``), then its parameters."""
 
-    def time_rnea(self, *params):
-        self.impl.rnea(self.model, self.q, self.v, self.a)
+    def time_rnea(self, states, *params):
+        s = states[params]
+        s.impl.rnea(s.model, s.q, s.v, s.a)
 
-    def time_crba(self, *params):
-        self.impl.crba(self.model, self.q)
+    def time_crba(self, states, *params):
+        s = states[params]
+        s.impl.crba(s.model, s.q)
 
-    def time_aba(self, *params):
-        self.impl.aba(self.model, self.q, self.v, self.tau)
+    def time_aba(self, states, *params):
+        s = states[params]
+        s.impl.aba(s.model, s.q, s.v, s.tau)
 
-    def peakmem_rnea(self, *params):
-        self.impl.rnea(self.model, self.q, self.v, self.a)
-
-    def peakmem_crba(self, *params):
-        self.impl.crba(self.model, self.q)
-
-    def peakmem_aba(self, *params):
-        self.impl.aba(self.model, self.q, self.v, self.tau)
+    # the same calls, measured for peak memory
+    peakmem_rnea = time_rnea
+    peakmem_crba = time_crba
+    peakmem_aba = time_aba
 
 
-class Dynamics(_DynamicsOperations, RobotBenchmark):
+class Dynamics(_DynamicsOperations):
     """One sample per call (1-D q, v, a)."""
 
     params = [BACKENDS, ROBOTS]
     param_names = ["backend", "robot"]
 
-    def setup(self, backend, robot):
-        self.load(backend, robot)
+    def setup_cache(self):
+        return States(self.params, robot_state)
 
 
-class BatchedDynamics(_DynamicsOperations, RobotBenchmark):
+class BatchedDynamics(_DynamicsOperations):
     """``n`` samples per call, stacked as (n, nq) arrays; the compiled backend runs
     them on all of rbd_c's threads (its default)."""
 
@@ -43,6 +43,5 @@ class BatchedDynamics(_DynamicsOperations, RobotBenchmark):
     param_names = ["backend", "robot", "n"]
     timeout = 300  # NumPy's CRBA on 10000 Talos samples takes seconds per call
 
-    def setup(self, backend, robot, n):
-        self.batch = n
-        self.load(backend, robot)
+    def setup_cache(self):
+        return States(self.params, robot_state)

@@ -1,26 +1,25 @@
 """Forward kinematics and frame Jacobians, single calls."""
-from .common import BACKENDS, ROBOTS, RobotBenchmark
+from .common import BACKENDS, ROBOTS, States, robot_state
 
 
-class Kinematics(RobotBenchmark):
+class Kinematics:
     """World placements of every body, and the world-axes Jacobian of the last frame
     (the end effector, or a foot)."""
 
     params = [BACKENDS, ROBOTS]
     param_names = ["backend", "robot"]
 
-    def setup(self, backend, robot):
-        self.load(backend, robot)
-        self.frame = self.model.frame_names[-1]
+    def time_forward_kinematics(self, states, backend, robot):
+        s = states[backend, robot]
+        s.impl.forward_kinematics(s.model, s.q)
 
-    def time_forward_kinematics(self, backend, robot):
-        self.impl.forward_kinematics(self.model, self.q)
+    def time_frame_jacobian(self, states, backend, robot):
+        s = states[backend, robot]
+        s.impl.frame_jacobian(s.model, s.q, s.frame, reference="world")
 
-    def time_frame_jacobian(self, backend, robot):
-        self.impl.frame_jacobian(self.model, self.q, self.frame, reference="world")
+    # the same calls, measured for peak memory
+    peakmem_forward_kinematics = time_forward_kinematics
+    peakmem_frame_jacobian = time_frame_jacobian
 
-    def peakmem_forward_kinematics(self, backend, robot):
-        self.impl.forward_kinematics(self.model, self.q)
-
-    def peakmem_frame_jacobian(self, backend, robot):
-        self.impl.frame_jacobian(self.model, self.q, self.frame, reference="world")
+    def setup_cache(self):
+        return States(self.params, robot_state)
