@@ -72,16 +72,22 @@ def check_quaternions(model, name, q):
             raise ValueError("%s[%d:%d] is the quaternion of a joint and must not be zero" % (name, k, k + 4))
 
 
-def model_arrays(model, **named):
+def model_arrays(model, optional=("fext",), **named):
     """Validate the state arguments of an algorithm and broadcast their batch
     dimensions together.
 
-    ``named`` maps argument names to values (``q=..., v=..., fext=None``);
-    ``None`` values are skipped.  Names starting with ``q`` have ``nq``
-    entries, ``fext`` is ``(nbodies, 6)``, every other name has ``nv``.
-    Returns ``(batch_shape, arrays)`` with ``arrays`` in the order given (None
-    kept as None), each C-contiguous float64 of shape ``batch_shape + trailing``.
+    ``named`` maps argument names to values (``q=..., v=..., fext=None``).
+    The names in ``optional`` may be ``None`` (absent: the algorithm reads
+    zero); any other ``None`` is a TypeError naming the argument.  Names
+    starting with ``q`` have ``nq`` entries, ``fext`` is ``(nbodies, 6)``,
+    every other name has ``nv``.  Returns ``(batch_shape, arrays)`` with
+    ``arrays`` in the order given (None kept as None), each C-contiguous
+    float64 of shape ``batch_shape + trailing``.
     """
+    for name, value in named.items():
+        if value is None and name not in optional:
+            raise TypeError("%s must be an array of real numbers of shape (..., %s), got None"
+                            % (name, ", ".join(map(str, trailing_shape(model, name)))))
     # Fast path for the common single call: float64 vectors of exactly the right shape.
     single = []
     for name, value in named.items():

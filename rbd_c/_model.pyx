@@ -333,6 +333,9 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
     for k in range(nin):
         x = values[k]
         if x is None:
+            if spec[k] != b'f':  # only fext may be absent: the reference names a missing array
+                fast = False
+                break
             base[k] = NULL
             size[k] = 0
             continue

@@ -414,3 +414,16 @@ def test_batches_need_no_memory_beyond_their_outputs(name):
     finally:
         tracemalloc.stop()
     assert peak <= out.nbytes + 64 * 1024, (peak, out.nbytes)
+
+
+def test_none_for_an_array_is_a_type_error_naming_it(arm):
+    """A missing array (None where the API wants one) raises the reference's
+    TypeError on the compiled path too: rbd_c never reads a NULL pointer."""
+    q, v, a, tau, fext = random_state(arm, np.random.default_rng(0))
+    for name, args, kwargs in algorithm_calls(q, v, a, tau, fext, q, [0]):
+        for k, arg in enumerate(args):
+            if isinstance(arg, np.ndarray):
+                broken = args[:k] + (None,) + args[k + 1:]
+                _same_error(name, arm, broken, kwargs)
+                with pytest.raises(TypeError, match="got None"):
+                    getattr(rbd_c, name)(arm, *broken, **kwargs)

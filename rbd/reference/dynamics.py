@@ -36,12 +36,12 @@ def rnea(model, q, v, a, fext=None):
 
 def gravity(model, q):
     """Generalized gravity g(q) = rnea(q, 0, 0), shape (..., nv)."""
-    return inverse_dynamics(model, q, None, None, None)
+    return inverse_dynamics(model, q, None, None, None, zero=("v", "a"))
 
 
 def nonlinear_effects(model, q, v):
     """C(q, v) v + g(q) = rnea(q, v, 0), shape (..., nv)."""
-    return inverse_dynamics(model, q, v, None, None)
+    return inverse_dynamics(model, q, v, None, None, zero=("a",))
 
 
 # ------------------------------------------------------------------------------------------

@@ -18,12 +18,12 @@ def _passes(bodies, gravity, q, v, a, fext, trig):
     n = len(bodies)
     placements, twists, joint_twists = c.kinematics(bodies, q, v, trig)
     accs, forces = [None] * n, [None] * n
-    world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0) if gravity is not None else None
+    world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0)
     for i, body in enumerate(bodies):
         R, p = placements[i]
         parent = body.parent
         parent_acc = world_acc if parent < 0 else accs[parent]
-        acc = c.inv_act_motion(R, p, parent_acc) if parent_acc is not None else (0.0,) * 6
+        acc = c.inv_act_motion(R, p, parent_acc)
         if a is not None:
             acc = c.add_joint_motion(acc, body, a)
         if v is not None:
@@ -43,9 +43,10 @@ def _passes(bodies, gravity, q, v, a, fext, trig):
     return [x for joint in tau for x in joint]
 
 
-def inverse_dynamics(model, q, v, a, fext, with_gravity=True):
-    """tau (..., nv) for validated arrays (v, a, fext may be None for zero)."""
-    batch, arrays = model_arrays(model, q=q, v=v, a=a, fext=fext)
+def inverse_dynamics(model, q, v, a, fext, zero=()):
+    """tau (..., nv) for arrays to validate; fext, and the names in ``zero``
+    (``"v"``, ``"a"``), may be None for zero."""
+    batch, arrays = model_arrays(model, optional=("fext",) + tuple(zero), q=q, v=v, a=a, fext=fext)
     bodies = c.constants(model)
-    gravity = model.gravity.tolist() if with_gravity else None
+    gravity = model.gravity.tolist()
     return c.evaluate(lambda *args: _passes(bodies, gravity, *args), batch, arrays, (model.nv,))
