@@ -23,6 +23,7 @@ model argument) and returns its answers in rbd's layout, so a test reads
 import functools
 import importlib.metadata
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,7 +121,9 @@ class ModelPair:
         self.name = name
         self.path = str(path)
         self.frames = tuple(frames)
-        self.model = rbd.load_urdf(self.path, floating_base=floating_base)
+        with warnings.catch_warnings():  # the Panda's and Talos's mimic joints (tested in test_urdf)
+            warnings.filterwarnings("ignore", message="mimic joints", category=UserWarning)
+            self.model = rbd.load_urdf(self.path, floating_base=floating_base)
         if floating_base:
             self.pin_model = pin.buildModelFromUrdf(self.path, pin.JointModelFreeFlyer())
         else:
