@@ -21,17 +21,15 @@ model argument) and returns its answers in rbd's layout, so a test reads
 ``assert_close(rbd.rnea(model, q, v, a), oracle.rnea(q, v, a))``.
 """
 import functools
-import importlib.metadata
-import os
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import rbd
 from rbd import JointKind
+from rbd.bench import example_robot_data_dir  # where the installed example-robot-data keeps its URDFs
 
 try:  # Pinocchio is an optional test dependency (the "pin" package).
     import pinocchio as pin
@@ -67,40 +65,6 @@ ROBOTS = {
     "kinova": RobotSpec("kinova_description/robots/kinova.urdf", False,
                         ("j2s6s200_link_base", "j2s6s200_link_3", "j2s6s200_end_effector")),
 }
-
-
-def example_robot_data_dir():
-    """The ``robots/`` directory of the installed example-robot-data, or None.
-
-    Version 6 ships only data (under the cmeel prefix of site-packages); older
-    versions also have an ``example_robot_data`` Python module.  Nothing here
-    touches the network.
-    """
-    candidates = []
-    if os.environ.get("EXAMPLE_ROBOT_DATA_MODEL_DIR"):
-        candidates.append(Path(os.environ["EXAMPLE_ROBOT_DATA_MODEL_DIR"]))
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        dist = None
-    if dist is not None:
-        for f in dist.files or ():
-            if f.as_posix().endswith("share/example-robot-data/package.xml"):
-                candidates.append(Path(dist.locate_file(f)).parent / "robots")
-                break
-    try:
-        import example_robot_data  # older releases
-        candidates.append(Path(example_robot_data.getModelPath("panda_description/urdf/panda.urdf"))
-                          / "example-robot-data" / "robots")
-    except Exception:  # absent or a different layout: the other candidates remain
-        pass
-    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
-        if prefix:
-            candidates.append(Path(prefix) / "share" / "example-robot-data" / "robots")
-    for directory in candidates:
-        if (directory / ROBOTS["panda"].urdf).is_file():
-            return directory
-    return None
 
 
 def robot_urdf_path(name):
