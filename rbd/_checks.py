@@ -30,13 +30,21 @@ def as_array(x, name, trailing_shape, allow_batch=True):
     return np.asarray(arr, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
 
 
+def _orthonormality_error(R):
+    return np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(initial=0.0)
+
+
+def is_rotation(R):
+    """Whether every (3, 3) matrix of ``R`` is a rotation: orthonormal to 1e-6, det = +1."""
+    return _orthonormality_error(R) <= 1e-6 and not np.any(np.linalg.det(R) < 0.0)
+
+
 def as_rotation(R, name):
     """``as_array(R, name, (3, 3))`` that also rejects matrices that are not rotations."""
     R = as_array(R, name, (3, 3))
-    error = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(initial=0.0)
-    if error > 1e-6 or np.any(np.linalg.det(R) < 0.0):
+    if not is_rotation(R):
         raise ValueError("%s must be a rotation matrix (orthonormal, det = +1); "
-                         "R^T R differs from I by %.3g" % (name, error))
+                         "R^T R differs from I by %.3g" % (name, _orthonormality_error(R)))
     return R
 
 

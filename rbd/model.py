@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import spatial
-from ._checks import as_array
+from ._checks import as_array, is_rotation
 
 
 class JointKind(enum.IntEnum):
@@ -429,9 +429,7 @@ def _cycle_from(link, parent_joint):
 def _check_rigid(M, name):
     """A joint origin must be a rigid transform: anything else silently skews
     every placement and inertia downstream."""
-    R = M[:3, :3]
-    if (not np.array_equal(M[3], [0.0, 0.0, 0.0, 1.0]) or np.abs(R.T @ R - np.eye(3)).max() > 1e-6
-            or np.linalg.det(R) < 0):
+    if not np.array_equal(M[3], [0.0, 0.0, 0.0, 1.0]) or not is_rotation(M[:3, :3]):
         raise ValueError("%s must be a rigid transform (rotation block orthonormal to 1e-6 with "
                          "determinant +1, last row 0 0 0 1)" % name)
 
