@@ -449,6 +449,13 @@ def rbd_backends():
     return backends + [("rbd numpy", rbd_numpy)]
 
 
+def dynamics_calls(impl, model, q, v, a, tau):
+    """One backend's single calls of RNEA, CRBA and ABA on a state, by case."""
+    return {"rnea": lambda: impl.rnea(model, q, v, a),
+            "crba": lambda: impl.crba(model, q),
+            "aba": lambda: impl.aba(model, q, v, tau)}
+
+
 def pinocchio_rows(pin, robot, rng):
     """Single calls of RNEA, CRBA and ABA: each rbd backend against Pinocchio."""
     twin = PinocchioTwin(pin, robot)
@@ -463,12 +470,7 @@ def pinocchio_rows(pin, robot, rng):
         "aba": Contender("pin.aba", lambda: pin.aba(twin.model, twin.data, q_pin, v_pin, tau_pin), twin.v_back),
     }
 
-    def ours(impl):
-        return {"rnea": lambda: impl.rnea(model, q, v, a),
-                "crba": lambda: impl.crba(model, q),
-                "aba": lambda: impl.aba(model, q, v, tau)}
-
-    return [Row(case, robot.name, Contender(label, ours(impl)[case]), peers[case])
+    return [Row(case, robot.name, Contender(label, dynamics_calls(impl, model, q, v, a, tau)[case]), peers[case])
             for case in ("rnea", "crba", "aba") for label, impl in rbd_backends()]
 
 
@@ -569,12 +571,7 @@ def rtb_rows(rtb, robot, rng):
         "aba": Contender("rtb.accel (Python)", lambda: twin.accel(q, v, tau, gravity=gravity)),
     }
 
-    def ours(impl):
-        return {"rnea": lambda: impl.rnea(model, q, v, a),
-                "crba": lambda: impl.crba(model, q),
-                "aba": lambda: impl.aba(model, q, v, tau)}
-
-    return [Row(case, robot.name, Contender(label, ours(impl)[case]), peers[case])
+    return [Row(case, robot.name, Contender(label, dynamics_calls(impl, model, q, v, a, tau)[case]), peers[case])
             for case in ("rnea", "crba", "aba")
             for label, impl in reversed(rbd_backends())]  # NumPy first: the like-for-like row
 
