@@ -46,14 +46,21 @@ def _import_compiled():
 
 
 def set_backend(name):
-    """Bind every name of ``ALGORITHMS`` to the ``"numpy"`` or ``"cython"`` backend."""
+    """Bind every name of ``ALGORITHMS`` to the ``"numpy"`` or ``"cython"`` backend.
+
+    The binding is all or nothing: a backend that lacks one of the names (for
+    example a compiled package caught half-initialised) is refused with
+    ImportError, and nothing is rebound."""
     global backend
     if name not in ("numpy", "cython"):
         raise ValueError("backend must be 'numpy' or 'cython', got %r" % (name,))
     impl = _import_compiled() if name == "cython" else reference
+    missing = [fname for fname in ALGORITHMS if not callable(getattr(impl, fname, None))]
+    if missing:
+        raise ImportError("rbd: the %s backend lacks %s (is it fully initialised?)"
+                          % (name, ", ".join(missing)))
     for fname in ALGORITHMS:
-        # A function the compiled backend does not accelerate runs the reference.
-        globals()[fname] = getattr(impl, fname, None) or getattr(reference, fname)
+        globals()[fname] = getattr(impl, fname)
     backend = name
 
 

@@ -179,14 +179,13 @@ class Model:
         lines = ["%s: %d bodies, nq = %d, nv = %d, mass = %.3f kg"
                  % (self.name or "<unnamed>", self.nbodies, self.nq, self.nv, self.total_mass)]
 
-        def visit(body, depth):
-            for child in self.children[body]:
-                kind = JointKind(self.joint_kinds[child]).name.lower()
-                lines.append("%s%s [%s] -> %s (%.3f kg)" % ("  " * (depth + 1), self.joint_names[child], kind,
-                                                             self.body_names[child], self.inertias[child, 0]))
-                visit(child, depth + 1)
-
-        visit(-1, 0)
+        stack = [(child, 1) for child in reversed(self.children[-1])]  # iterative: any depth
+        while stack:
+            child, depth = stack.pop()
+            kind = JointKind(self.joint_kinds[child]).name.lower()
+            lines.append("%s%s [%s] -> %s (%.3f kg)" % ("  " * depth, self.joint_names[child], kind,
+                                                         self.body_names[child], self.inertias[child, 0]))
+            stack.extend((grandchild, depth + 1) for grandchild in reversed(self.children[child]))
         return "\n".join(lines)
 
     def __repr__(self):
@@ -328,28 +327,33 @@ class ModelBuilder:
             placed[root] = (-1, np.eye(4))  # fixed to the world: its mass never moves
         frames.append((root, *placed[root]))
 
-        def visit(link):
-            body, body_from_link = placed[link]
-            for joint in children_of[link]:
-                body_from_joint = body_from_link @ joint.origin
-                child_inertia = self._links[joint.child].inertia10
-                if joint.kind is None:  # fixed: merge the child link into this body
-                    placed[joint.child] = (body, body_from_joint)
-                    if body >= 0:
-                        bodies[body]["inertia"] = bodies[body]["inertia"] + spatial.inertia_act(
-                            body_from_joint, child_inertia)
-                else:
-                    kind = _fast_kind(joint.kind, joint.axis)
-                    nv = JOINT_DIMENSIONS[kind][1]
-                    bodies.append(dict(parent=body, kind=kind, axis=joint.axis, placement=body_from_joint,
-                                       inertia=child_inertia.copy(), joint=joint.name, link=joint.child,
-                                       lower=joint.lower, upper=joint.upper,
-                                       velocity=np.full(nv, joint.velocity), effort=np.full(nv, joint.effort)))
-                    placed[joint.child] = (len(bodies) - 1, np.eye(4))
-                frames.append((joint.child, *placed[joint.child]))
-                visit(joint.child)
+        # Depth-first from the root, children in the order they were added; an explicit
+        # stack (not recursion) so that chains of any depth build.
+        stack = [iter(children_of[root])]
+        while stack:
+            joint = next(stack[-1], None)
+            if joint is None:
+                stack.pop()
+                continue
+            body, body_from_link = placed[joint.parent]
+            body_from_joint = body_from_link @ joint.origin
+            child_inertia = self._links[joint.child].inertia10
+            if joint.kind is None:  # fixed: merge the child link into this body
+                placed[joint.child] = (body, body_from_joint)
+                if body >= 0:
+                    bodies[body]["inertia"] = bodies[body]["inertia"] + spatial.inertia_act(
+                        body_from_joint, child_inertia)
+            else:
+                kind = _fast_kind(joint.kind, joint.axis)
+                nv = JOINT_DIMENSIONS[kind][1]
+                bodies.append(dict(parent=body, kind=kind, axis=joint.axis, placement=body_from_joint,
+                                   inertia=child_inertia.copy(), joint=joint.name, link=joint.child,
+                                   lower=joint.lower, upper=joint.upper,
+                                   velocity=np.full(nv, joint.velocity), effort=np.full(nv, joint.effort)))
+                placed[joint.child] = (len(bodies) - 1, np.eye(4))
+            frames.append((joint.child, *placed[joint.child]))
+            stack.append(iter(children_of[joint.child]))
 
-        visit(root)
         return self._make_model(bodies, frames)
 
     def _make_model(self, bodies, frames):

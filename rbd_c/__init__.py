@@ -7,7 +7,7 @@ modules were not built, which is how ``rbd`` falls back to NumPy.
 from ._spatial import *  # noqa: F401,F403  (ImportError here means "not built")
 
 # The algorithms (same names and signatures as rbd.reference), and the batch thread count.
-from ._model import set_num_threads, get_num_threads, have_openmp  # noqa: F401,E402
+from ._model import set_num_threads, get_num_threads, have_openmp, MAX_THREADS  # noqa: F401,E402
 from ._configuration import (  # noqa: F401,E402
     neutral, integrate, difference, normalize,
 )
@@ -23,5 +23,7 @@ from ._dynamics import (  # noqa: F401,E402
 
 def random_configuration(model, rng=None, batch=None):
     """The reference's sampler (sampling is NumPy's: nothing to compile)."""
-    from rbd.reference import random_configuration as sample  # lazy: rbd imports rbd_c
+    # Imported on use: rbd_c must not import rbd while it initialises (rbd would
+    # then bind a half-built compiled backend).
+    from rbd.reference import random_configuration as sample
     return sample(model, rng, batch)

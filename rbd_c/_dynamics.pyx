@@ -395,7 +395,7 @@ cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) 
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef const double* v = ins[1]
-    cdef int nb = m.nb, nv = m.nv, i, p, k, kk, col, r, b, jj, l, d, cs, jk
+    cdef int nb = m.nb, nv = m.nv, i, p, k, kk, col, r, b, jj, l, jk
     cdef double* S = work + COR_PER_BODY * nb      # world S columns, 6 per dof
     cdef double* dS = S + 6 * nv                    # their time derivatives
     cdef double* Bb
@@ -450,8 +450,6 @@ cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) 
         Bb = work + COR_PER_BODY * i
         oY = Bb + COR_YC
         Bc = Bb + COR_BC
-        d = m.depth[i]
-        cs = m.chain_start[i]
         for col in range(m.nvj[i]):
             jk = m.v_idx[i] + col
             # column jk against the joints of i and its ancestors
@@ -465,13 +463,14 @@ cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) 
             for r in range(6):
                 G2[r] = (Bc[r] * S[6 * jk] + Bc[6 + r] * S[6 * jk + 1] + Bc[12 + r] * S[6 * jk + 2]
                          + Bc[18 + r] * S[6 * jk + 3] + Bc[24 + r] * S[6 * jk + 4] + Bc[30 + r] * S[6 * jk + 5])
-            for l in range(d):
-                b = m.chains[cs + l]
+            b = i
+            while b >= 0:  # i and its ancestors
                 for kk in range(m.nvj[b]):
                     jj = m.v_idx[b] + kk
                     C[jj * nv + jk] = dot6(S + 6 * jj, F)
                     if b != i:
                         C[jk * nv + jj] = dot6(G1, dS + 6 * jj) + dot6(G2, S + 6 * jj)
+                b = m.parents[b]
         p = m.parents[i]
         if p >= 0:
             Bb = work + COR_PER_BODY * p

@@ -69,7 +69,14 @@ cdef inline int m_depth(const Call* c) noexcept nogil:
 
 
 cdef inline int _frame_work(const CModel* m) noexcept:
-    return 28 * m.max_depth + 64
+    """Scratch of the frame kernels: placements (16), twists (6) and accelerations (6)
+    per link of the longest chain, 64 spare, then the chain's body indices."""
+    return 29 * m.max_depth + 64
+
+
+cdef inline int* _chain(const CModel* m, double* work) noexcept nogil:
+    """Where the frame kernels keep the chain's body indices in their scratch."""
+    return <int*>(work + 28 * m.max_depth + 64)
 
 
 cdef object _run_frame(object model, object frame, object reference, const char* spec, tuple names,
@@ -107,7 +114,7 @@ def forward_kinematics(model, q):
 cdef int k_frame_placement(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
     cdef int d = 0
     if c.body >= 0:
-        d = chain_pass(c.m, c.body, ins[0], NULL, NULL, work, NULL, NULL)
+        d = chain_pass(c.m, c.body, ins[0], NULL, NULL, _chain(c.m, work), work, NULL, NULL)
     _frame_world(c, work + 16 * (d - 1), out)
     return 0
 
@@ -149,7 +156,7 @@ cdef int k_frame_velocity(const Call* c, const double** ins, double* out, double
     d = m_depth(c)
     cdef double* oM = work
     cdef double* V = work + 16 * d
-    chain_pass(c.m, c.body, ins[0], ins[1], NULL, oM, V, NULL)
+    chain_pass(c.m, c.body, ins[0], ins[1], NULL, _chain(c.m, work), oM, V, NULL)
     _express(c, oM + 16 * (d - 1), V + 6 * (d - 1), out)
     return 0
 
@@ -171,7 +178,7 @@ cdef int k_frame_acceleration(const Call* c, const double** ins, double* out, do
     cdef double* oM = work
     cdef double* V = work + 16 * d
     cdef double* A = V + 6 * d
-    chain_pass(c.m, c.body, ins[0], ins[1], ins[2], oM, V, A)
+    chain_pass(c.m, c.body, ins[0], ins[1], ins[2], _chain(c.m, work), oM, V, A)
     _express(c, oM + 16 * (d - 1), A + 6 * (d - 1), out)
     if c.ref == REF_LWA:
         # d/dt of the mixed twist [R v; R w]: R (a_lin + w x v) for the linear part
@@ -195,7 +202,7 @@ def frame_acceleration(model, q, v, a, frame, reference="local"):
 # ---- frame Jacobian and its time derivative ----------------------------------------------------
 cdef int k_frame_jacobian(const Call* c, const double** ins, double* J, double* work) noexcept nogil:
     cdef const CModel* m = c.m
-    cdef int nv = m.nv, d, l, i, col, jc, cs
+    cdef int nv = m.nv, d, l, i, col, jc
     cdef double oMf[16]
     cdef double w[6]
     cdef double t[6]
@@ -203,11 +210,10 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double* J, double* 
     if c.body < 0:
         return 0
     cdef double* oM = work
-    d = chain_pass(m, c.body, ins[0], NULL, NULL, oM, NULL, NULL)
+    d = chain_pass(m, c.body, ins[0], NULL, NULL, _chain(m, work), oM, NULL, NULL)
     _frame_world(c, oM + 16 * (d - 1), oMf)
-    cs = m.chain_start[c.body]
     for l in range(d):
-        i = m.chains[cs + l]
+        i = _chain(m, work)[l]
         for col in range(m.nvj[i]):
             world_column(m, i, col, oM + 16 * l, w)
             _from_world(c.ref, oMf, w, t)
@@ -222,7 +228,7 @@ def frame_jacobian(model, q, frame, reference="local"):
 
 cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, double* work) noexcept nogil:
     cdef const CModel* m = c.m
-    cdef int nv = m.nv, d, l, i, col, cs
+    cdef int nv = m.nv, d, l, i, col
     cdef double oMf[16]
     cdef double s[6]
     cdef double w[6]
@@ -240,7 +246,7 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, dou
     d = m_depth(c)
     cdef double* oM = work
     cdef double* V = work + 16 * d
-    chain_pass(m, c.body, ins[0], ins[1], NULL, oM, V, NULL)
+    chain_pass(m, c.body, ins[0], ins[1], NULL, _chain(m, work), oM, V, NULL)
     _frame_world(c, oM + 16 * (d - 1), oMf)
     if c.ref == REF_LOCAL:
         inv_act_motion(m.frame_placements + 16 * c.frame, V + 6 * (d - 1), vf)
@@ -249,9 +255,8 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, dou
         act_motion(oM + 16 * (d - 1), V + 6 * (d - 1), ov)
         _shift_lwa(oMf, ov, t)
         pdot[0] = t[0]; pdot[1] = t[1]; pdot[2] = t[2]
-    cs = m.chain_start[c.body]
     for l in range(d):
-        i = m.chains[cs + l]
+        i = _chain(m, work)[l]
         act_motion(oM + 16 * l, V + 6 * l, ov)     # world twist of the joint's body
         for col in range(m.nvj[i]):
             world_column(m, i, col, oM + 16 * l, w)     # world Jacobian column

@@ -47,8 +47,6 @@ ctypedef struct CModel:
     int* d2_idx             # (nb,)  start of the joint's nv x nv block
     int* subtree_end        # (nb,)  bodies i..subtree_end[i]-1 are i's subtree
     int* depth              # (nb,)  number of ancestors including itself
-    int* chain_start        # (nb,)  chains[chain_start[i]: +depth[i]] = root .. i
-    int* chains
     double* axes            # (nb, 3)
     double* placements      # (nb, 16) parent_from_joint, row-major 4x4
     double* inertias        # (nb, 10)

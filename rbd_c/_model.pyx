@@ -19,8 +19,12 @@ cimport numpy as cnp
 from cython.parallel cimport prange, parallel, threadid
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
+from cpython.exc cimport PyErr_CheckSignals
 
 from rbd_c._kernels cimport any_nonfinite
+
+import os
+import warnings
 
 import numpy as np
 
@@ -48,27 +52,64 @@ cdef extern from *:
 cdef enum:
     PARALLEL_WORK = 50000
     RELEASE_GIL_WORK = 4000
+    CHUNK_WORK = 20000000   # ~20 ms of work between two looks at the signals (Ctrl-C)
     STACK_DOUBLES = 2048
     MAX_INPUTS = 8
     MAX_DIMS = 64
 
-cdef int _num_threads = max(1, rbd_omp_max_threads())
+def _max_threads():
+    """The largest thread count accepted: a few per core, at most 256.  (libgomp
+    crashes when asked for tens of thousands of threads; more threads than a
+    few per core only add contention.)"""
+    return min(256, 4 * max(1, os.cpu_count() or 1))
+
+
+MAX_THREADS = _max_threads()
+
+
+def _initial_threads():
+    n = max(1, rbd_omp_max_threads())
+    if n > MAX_THREADS:
+        warnings.warn("rbd_c: OMP_NUM_THREADS asks for %d threads; batches use at most %d"
+                      % (n, MAX_THREADS), RuntimeWarning, stacklevel=3)
+        n = MAX_THREADS
+    return n
+
+
+cdef int _num_threads = _initial_threads()
 cdef object _model_arrays = None
+# Set once a batch has woken an OpenMP team: a process forked after that runs
+# its batches on the calling thread (libgomp's team does not survive fork, and
+# a child that enters a parallel region then waits forever).
+cdef bint _team_started = False
+cdef bint _serial_after_fork = False
+
+
+def _after_fork_in_child():
+    global _serial_after_fork
+    if _team_started:
+        _serial_after_fork = True
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def set_num_threads(n):
-    """Number of OpenMP threads batched calls use (default: all cores, or OMP_NUM_THREADS)."""
+    """Number of OpenMP threads batched calls use (default: all cores, or OMP_NUM_THREADS),
+    between 1 and ``rbd_c.MAX_THREADS``.  In a process forked after a parallel batch
+    (``multiprocessing`` with the fork start method) batches stay serial whatever
+    this says; use the spawn or forkserver start method for threaded children."""
     global _num_threads
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError("n must be an int, got %r" % (type(n).__name__,))
-    if n < 1:
-        raise ValueError("n must be >= 1, got %d" % n)
+    if not 1 <= n <= MAX_THREADS:
+        raise ValueError("n must be between 1 and %d (rbd_c.MAX_THREADS), got %d" % (MAX_THREADS, n))
     _num_threads = int(n)
 
 
 def get_num_threads():
-    """Number of OpenMP threads batched calls use."""
-    return _num_threads
+    """Number of OpenMP threads batched calls use (1 in a child forked after a parallel batch)."""
+    return 1 if _serial_after_fork else _num_threads
 
 
 def have_openmp():
@@ -77,7 +118,7 @@ def have_openmp():
 
 
 cdef int current_threads() noexcept nogil:
-    return _num_threads
+    return 1 if _serial_after_fork else _num_threads
 
 
 def _none():
@@ -152,15 +193,6 @@ cdef CompiledModel _build(object model):
     for i in reversed(range(nb)):
         if par[i] >= 0:
             subtree_end[par[i]] = max(subtree_end[par[i]], subtree_end[i])
-    chain_start = [0] * nb
-    chains = []
-    for i in range(nb):
-        chain_start[i] = len(chains)
-        path, j = [], i
-        while j >= 0:
-            path.append(j)
-            j = par[j]
-        chains.extend(reversed(path))
     d2 = nv_j * nv_j
     d2_idx = np.cumsum(d2) - d2
 
@@ -181,8 +213,6 @@ cdef CompiledModel _build(object model):
     cm.m.d2_idx = _ints(owner, d2_idx)
     cm.m.subtree_end = _ints(owner, subtree_end)
     cm.m.depth = _ints(owner, depth)
-    cm.m.chain_start = _ints(owner, chain_start)
-    cm.m.chains = _ints(owner, chains)
     cm.m.axes = _doubles(owner, axes)
     cm.m.placements = _doubles(owner, placements)
     cm.m.inertias = _doubles(owner, inertias)
@@ -319,7 +349,7 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
     cdef cnp.ndarray arr
     cdef object x
     cdef object keep = None
-    cdef Py_ssize_t N = 1, s, out_size = 1, wpad
+    cdef Py_ssize_t N = 1, s, out_size = 1, wpad, chunk, start, stop
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = NULL
     cdef double* outp
@@ -410,6 +440,11 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
     nt = current_threads()
     if nt > N:
         nt = <int>N
+    # Long batches run in chunks of about CHUNK_WORK, with a look at the signals
+    # between chunks, so Ctrl-C interrupts within a fraction of a second.
+    chunk = CHUNK_WORK // (cost if cost > 0 else 1)
+    if chunk < 1:
+        chunk = 1
     if N == 1 or nt <= 1 or N * cost < PARALLEL_WORK:
         # ---- one thread: scratch on the stack when it fits --------------------------
         if work_doubles <= STACK_DOUBLES:
@@ -423,14 +458,22 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
                 for s in range(N):
                     bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work)
             else:
-                with nogil:
-                    for s in range(N):
-                        bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work)
+                start = 0
+                while start < N:
+                    stop = min(start + chunk, N)
+                    with nogil:
+                        for s in range(start, stop):
+                            bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work)
+                    start = stop
+                    if start < N:
+                        PyErr_CheckSignals()  # raises KeyboardInterrupt after Ctrl-C
         finally:
             if work != stackbuf:
                 free(work)
     else:
         # ---- OpenMP: one scratch and one flag word per thread -----------------------
+        global _team_started
+        _team_started = True
         wpad = (work_doubles + 7) & ~(<Py_ssize_t>7)
         work = <double*>malloc(nt * wpad * sizeof(double))
         flags = <int*>malloc(nt * 16 * sizeof(int))
@@ -439,14 +482,23 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
             free(flags)
             raise MemoryError()
         memset(flags, 0, nt * 16 * sizeof(int))
-        with nogil, parallel(num_threads=nt):
-            for s in prange(N, schedule='dynamic', chunksize=32):
-                flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size,
-                                               work + threadid() * wpad)
-        for j in range(nt):
-            bad |= flags[16 * j]
-        free(work)
-        free(flags)
+        chunk *= nt
+        try:
+            start = 0
+            while start < N:
+                stop = min(start + chunk, N)
+                with nogil, parallel(num_threads=nt):
+                    for s in prange(start, stop, schedule='dynamic', chunksize=32):
+                        flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, qmask, s, outp,
+                                                       out_size, work + threadid() * wpad)
+                start = stop
+                if start < N:
+                    PyErr_CheckSignals()
+            for j in range(nt):
+                bad |= flags[16 * j]
+        finally:
+            free(work)
+            free(flags)
 
     if bad:
         _validate(model, names, values)  # raises the reference's error for the NaN/inf

@@ -67,15 +67,21 @@ cdef inline void body_velocities(const CModel* m, const double* q, const double*
 
 
 cdef inline int chain_pass(const CModel* m, int body, const double* q, const double* v, const double* a,
-                           double* oM, double* V, double* A) noexcept nogil:
-    """Walk the chain root .. body (d bodies, returned): world placements oM[16 l] and,
-    when v (a) is given, body-frame twists V[6 l] (accelerations A[6 l], without gravity)."""
-    cdef int d = m.depth[body], cs = m.chain_start[body], l, i
+                           int* chain, double* oM, double* V, double* A) noexcept nogil:
+    """Walk the chain root .. body (d bodies, returned): the bodies chain[l], root first,
+    their world placements oM[16 l] and, when v (a) is given, body-frame twists V[6 l]
+    (accelerations A[6 l], without gravity).  The chain is found by walking up the
+    parents, so the model stores no per-body list of ancestors (memory linear in bodies)."""
+    cdef int d = m.depth[body], l, i
     cdef double Xl[16]
     cdef double vJ[6]
     cdef double t[6]
+    i = body
+    for l in range(d - 1, -1, -1):
+        chain[l] = i
+        i = m.parents[i]
     for l in range(d):
-        i = m.chains[cs + l]
+        i = chain[l]
         joint_placement(m, i, q + m.q_idx[i], Xl)
         child_placement(oM + 16 * (l - 1) if l > 0 else NULL, Xl, oM + 16 * l)
         if v != NULL:

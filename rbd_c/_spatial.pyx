@@ -30,7 +30,19 @@ import numpy as np
 cimport rbd_c._kernels as K
 from rbd_c._typedefs cimport unary_kernel_t, binary_kernel_t
 
-from rbd._checks import as_array, as_rotation, batch_shape
+
+
+cdef object _checks_module = None
+
+
+cdef object _checks():
+    """rbd._checks, imported on first use: importing rbd while rbd_c initialises
+    would make rbd bind a half-built compiled backend."""
+    global _checks_module
+    if _checks_module is None:
+        import rbd._checks
+        _checks_module = rbd._checks
+    return _checks_module
 
 cnp.import_array()
 
@@ -250,7 +262,7 @@ cdef object _unary(unary_kernel_t kernel, object x, str name, tuple trailing, tu
     cdef Arg a
     out = _run_unary(kernel, &a, out_trailing) if _plain(x, trailing, &a) else None
     if out is None:
-        x = as_array(x, name, trailing)
+        x = _checks().as_array(x, name, trailing)
         x = _fit(x, trailing, x.shape[:x.ndim - len(trailing)])
         _prepared(x, trailing, &a)
         out = _ran(_run_unary(kernel, &a, out_trailing))
@@ -264,9 +276,9 @@ cdef object _binary(binary_kernel_t kernel, object x, str name_x, tuple trail_x,
     if _plain(x, trail_x, &a) and _plain(y, trail_y, &b):
         out = _run_binary(kernel, &a, &b, out_trailing)
     if out is None:
-        x = as_array(x, name_x, trail_x)
-        y = as_array(y, name_y, trail_y)
-        shape = batch_shape([(name_x, x, len(trail_x)), (name_y, y, len(trail_y))])
+        x = _checks().as_array(x, name_x, trail_x)
+        y = _checks().as_array(y, name_y, trail_y)
+        shape = _checks().batch_shape([(name_x, x, len(trail_x)), (name_y, y, len(trail_y))])
         x = _fit(x, trail_x, shape)
         y = _fit(y, trail_y, shape)
         _prepared(x, trail_x, &a)
@@ -278,7 +290,7 @@ cdef object _binary(binary_kernel_t kernel, object x, str name_x, tuple trail_x,
 cdef object _mass(object mass):
     # as_array goes through np.ascontiguousarray, which turns a 0-d array into
     # shape (1,): restore the caller's shape so a scalar mass has batch shape ().
-    arr = as_array(mass, "mass", ()).reshape(np.shape(mass))
+    arr = _checks().as_array(mass, "mass", ()).reshape(np.shape(mass))
     if np.any(arr < 0.0):
         raise ValueError("mass must be non-negative, got %s" % (arr.min(),))
     return arr
@@ -286,13 +298,13 @@ cdef object _mass(object mass):
 
 cdef object _from_mass_com(object mass, object com, object I_com, str I_name):
     mass = _mass(mass)
-    com = as_array(com, "com", (3,))
-    I_com = as_array(I_com, I_name, (3, 3))
+    com = _checks().as_array(com, "com", (3,))
+    I_com = _checks().as_array(I_com, I_name, (3, 3))
     # Accept round-off asymmetry (as the model builder does) and use the symmetric part.
     scale = np.maximum(np.abs(I_com).max(axis=(-2, -1)), 1e-300)
     if np.any(np.abs(I_com - np.swapaxes(I_com, -1, -2)).max(axis=(-2, -1)) > 1e-9 * scale):
         raise ValueError("%s must be symmetric (a rotational inertia)" % I_name)
-    cdef tuple shape = batch_shape([("mass", mass, 0), ("com", com, 1), (I_name, I_com, 2)])
+    cdef tuple shape = _checks().batch_shape([("mass", mass, 0), ("com", com, 1), (I_name, I_com, 2)])
     cdef Arg m, c, i
     mass = _fit(mass[..., None], (1,), shape)
     com = _fit(com, (3,), shape)
@@ -319,7 +331,7 @@ def se3_exp(twist):
 def se3_log(M):
     """The twist [v; w] with se3_exp(twist) = M, rotation angle in [0, pi]."""
     # The log of a matrix that is no rotation would be silently meaningless: check as the reference does.
-    as_rotation(as_array(M, "M", _T)[..., :3, :3], "the rotation of M")
+    _checks().as_rotation(_checks().as_array(M, "M", _T)[..., :3, :3], "the rotation of M")
     return _unary(K.se3_log, M, "M", _T, _V)
 
 

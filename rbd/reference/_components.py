@@ -65,19 +65,28 @@ def _subspace(kind, basis, axis):
 
 def constants(model):
     """The ``Body`` list of a model, built once and cached on it.  Beyond its own
-    constants each body knows its ``chain`` (its ancestors and itself, root first)
-    and its ``subtree_mass`` (its mass and its descendants')."""
+    constants each body knows its ``subtree_mass`` (its mass and its descendants')."""
     bodies = model.__dict__.get(_CACHE_ATTRIBUTE)
     if bodies is None:
         bodies = [Body(model, i) for i in range(model.nbodies)]
-        for i, body in enumerate(bodies):  # parents come before their children
-            body.chain = (bodies[body.parent].chain if body.parent >= 0 else []) + [i]
+        for body in bodies:
             body.subtree_mass = body.inertia[0]
         for body in reversed(bodies):
             if body.parent >= 0:
                 bodies[body.parent].subtree_mass += body.subtree_mass
         setattr(model, _CACHE_ATTRIBUTE, bodies)
     return bodies
+
+
+def chain_of(bodies, i):
+    """Body i and its ancestors, root first (-1, the world: none).  Walked up the
+    parents on each use: a stored list per body would take memory quadratic in depth."""
+    chain = []
+    while i >= 0:
+        chain.append(i)
+        i = bodies[i].parent
+    chain.reverse()
+    return chain
 
 
 # ------------------------------------------------------------------------------------------

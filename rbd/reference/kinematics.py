@@ -57,7 +57,12 @@ class Frame:
         M = model.frame_placements[f]
         self.R = tuple(M[:3, :3].ravel().tolist())
         self.p = tuple(M[:3, 3].tolist())
-        self.chain = bodies[self.body].chain if self.body >= 0 else []
+        self._bodies = bodies
+
+    @property
+    def chain(self):
+        """The frame's body and its ancestors, root first."""
+        return c.chain_of(self._bodies, self.body)
 
 
 def _frame(model, frame):

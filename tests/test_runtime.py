@@ -1,0 +1,298 @@
+"""The compiled path under ordinary misuse: absurd thread counts, fork, Ctrl-C, import
+order, and models far deeper than Python's recursion limit.
+
+Each crash or hang case runs in a fresh interpreter with a time limit, so a
+regression fails the test instead of killing or stalling the suite.
+"""
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rbd
+
+from conftest import HAVE_COMPILED
+
+SOURCE_ROOT = str(Path(rbd.__file__).resolve().parent.parent)
+needs_compiled = pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
+
+
+def run_python(code, env=None, timeout=60):
+    """Run ``code`` in a fresh interpreter importing this checkout's rbd."""
+    import os
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    full_env["PYTHONPATH"] = SOURCE_ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                          env=full_env, cwd=SOURCE_ROOT)
+
+
+# ------------------------------------------------------------------------------------------
+# Thread counts
+# ------------------------------------------------------------------------------------------
+@needs_compiled
+@pytest.mark.parametrize("n", [0, -1, 65536, 10 ** 9])
+def test_absurd_thread_counts_are_refused(n):
+    import rbd_c
+    with pytest.raises(ValueError, match="n must be between 1 and %d" % rbd_c.MAX_THREADS):
+        rbd_c.set_num_threads(n)
+
+
+@needs_compiled
+def test_thread_count_bounds_accept_the_whole_range():
+    import rbd_c
+    before = rbd_c.get_num_threads()
+    try:
+        for n in (1, rbd_c.MAX_THREADS):
+            rbd_c.set_num_threads(n)
+            assert rbd_c.get_num_threads() == n
+    finally:
+        rbd_c.set_num_threads(before)
+
+
+@needs_compiled
+def test_absurd_omp_num_threads_does_not_crash():
+    code = """
+import warnings, numpy as np
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import rbd, rbd_c
+m = rbd.sample_model("arm7")
+Q = rbd.random_configuration(m, rng=0, batch=4000)
+Z = np.zeros((4000, m.nv))
+tau = rbd_c.rnea(m, Q, Z, Z)
+ref = rbd.reference.rnea(m, Q, Z, Z)
+print(rbd_c.get_num_threads(), rbd_c.MAX_THREADS, float(np.abs(tau - ref).max()),
+      any("OMP_NUM_THREADS" in str(w.message) for w in caught))
+"""
+    result = run_python(code, env={"OMP_NUM_THREADS": "65536"})
+    assert result.returncode == 0, result.stderr
+    threads, maximum, err, warned = result.stdout.split()
+    assert int(threads) == int(maximum)
+    assert float(err) < 1e-9
+    assert warned == "True"
+
+
+# ------------------------------------------------------------------------------------------
+# fork after a parallel batch
+# ------------------------------------------------------------------------------------------
+@needs_compiled
+def test_forked_pool_after_a_parallel_batch_does_not_hang():
+    code = """
+import multiprocessing as mp, numpy as np
+import rbd, rbd_c
+rbd_c.set_num_threads(2)
+m = rbd.sample_model("arm7")
+Q = rbd.random_configuration(m, rng=0, batch=20000)
+Z = np.zeros((20000, m.nv))
+parent = rbd_c.rnea(m, Q, Z, Z)          # large enough to wake the OpenMP team
+
+def work(k):
+    return rbd_c.rnea(m, Q[k::4], Z[k::4], Z[k::4])
+
+with mp.get_context("fork").Pool(2) as pool:
+    parts = pool.map(work, range(4))
+err = max(float(np.abs(parts[k] - parent[k::4]).max()) for k in range(4))
+print(err)
+"""
+    result = run_python(code, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert float(result.stdout) == 0.0  # the same kernels on the same samples
+
+
+# ------------------------------------------------------------------------------------------
+# Ctrl-C during a long batch
+# ------------------------------------------------------------------------------------------
+@needs_compiled
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_interrupts_a_long_batch(threads):
+    code = """
+import sys, time, numpy as np
+import rbd, rbd_c
+rbd_c.set_num_threads(%d)
+m = rbd.sample_model("quadruped")
+Q = rbd.random_configuration(m, rng=0, batch=400000)
+Z = np.zeros((400000, m.nv))
+t = time.perf_counter(); rbd_c.crba(m, Q[:20000]); per_sample = (time.perf_counter() - t) / 20000
+print("ready", per_sample * 400000 * 30, flush=True)   # the batch below takes this long
+try:
+    for _ in range(30):
+        rbd_c.crba(m, Q)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(3)
+print("finished", flush=True)
+""" % threads
+    import os
+    env = dict(os.environ, PYTHONPATH=SOURCE_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, cwd=SOURCE_ROOT)
+    try:
+        line = proc.stdout.readline().split()
+        assert line and line[0] == "ready", proc.stderr.read()
+        expected_duration = float(line[1])
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        sent = time.perf_counter()
+        out, err = proc.communicate(timeout=60)
+        waited = time.perf_counter() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    if expected_duration < 5.0:
+        pytest.skip("this machine finishes the batch too fast to interrupt it")
+    assert proc.returncode == 3, (out, err)
+    assert "interrupted" in out
+    assert waited < expected_duration / 2  # a hang guard, not a timing measurement
+
+
+# ------------------------------------------------------------------------------------------
+# Import order binds the whole compiled backend
+# ------------------------------------------------------------------------------------------
+_REPORT = """
+import json, sys
+import rbd
+compiled = sys.modules["rbd_c"]
+print(json.dumps({"backend": rbd.backend,
+                  "compiled": all(getattr(rbd, f) is getattr(compiled, f) for f in rbd.ALGORITHMS)}))
+"""
+
+
+@needs_compiled
+@pytest.mark.parametrize("first", ["import rbd_c", "import rbd", "import rbd_c._dynamics",
+                                   "import rbd_c._spatial", "from rbd_c import rnea"])
+def test_import_order_binds_every_name_to_the_compiled_backend(first):
+    result = run_python(first + "\nimport rbd_c\n" + _REPORT, env={"RBD_BACKEND": ""})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report == {"backend": "cython", "compiled": True}
+
+
+def test_set_backend_refuses_an_incomplete_backend(monkeypatch):
+    import types
+    partial = types.ModuleType("rbd_c")
+    partial.rnea = rbd.reference.rnea  # one name only: a half-initialised package
+    monkeypatch.setitem(sys.modules, "rbd_c", partial)
+    before = {f: getattr(rbd, f) for f in rbd.ALGORITHMS}
+    backend = rbd.backend
+    with pytest.raises(ImportError, match="lacks"):
+        rbd.set_backend("cython")
+    assert rbd.backend == backend
+    assert all(getattr(rbd, f) is before[f] for f in rbd.ALGORITHMS)
+
+
+# ------------------------------------------------------------------------------------------
+# Deep chains: no recursion, memory linear in the number of bodies
+# ------------------------------------------------------------------------------------------
+def chain_urdf(n):
+    """A chain of n revolute links about alternating axes, 0.1 m apart."""
+    parts = ['<robot name="chain%d">' % n]
+    inertial = ('<inertial><origin xyz="0 0 0.05"/><mass value="0.1"/>'
+                '<inertia ixx="1e-4" ixy="0" ixz="0" iyy="1e-4" iyz="0" izz="5e-5"/></inertial>')
+    parts.append('<link name="l0">%s</link>' % inertial)
+    for i in range(1, n + 1):
+        axis = ("1 0 0", "0 1 0", "0 0 1")[i % 3]
+        parts.append('<link name="l%d">%s</link>' % (i, inertial))
+        parts.append('<joint name="j%d" type="revolute"><parent link="l%d"/><child link="l%d"/>'
+                     '<origin xyz="0 0 0.1"/><axis xyz="%s"/><limit lower="-3" upper="3" effort="1" '
+                     'velocity="1"/></joint>' % (i, i - 1, i, axis))
+    parts.append("</robot>")
+    return "".join(parts)
+
+
+def test_deep_chain_loads_and_prints():
+    model = rbd.load_urdf(chain_urdf(3000))
+    assert model.nbodies == model.nv == 3000
+    assert list(model.parents[:4]) == [-1, 0, 1, 2]
+    lines = model.tree_string().splitlines()
+    assert len(lines) == 3001
+    assert lines[-1].strip().startswith("j3000 ")
+    assert lines[-1].startswith("  " * 3000)
+
+
+def test_deep_builder_chain():
+    builder = rbd.ModelBuilder("deep")
+    builder.add_link("l0")
+    for i in range(1, 2001):
+        builder.add_link("l%d" % i, mass=1.0, com=[0, 0, 0.05], inertia=np.diag([1e-3, 1e-3, 1e-3]))
+        builder.add_joint("j%d" % i, "continuous", "l%d" % (i - 1), "l%d" % i,
+                          origin=np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.1], [0, 0, 0, 1.0]]),
+                          axis=(0, 1, 0))
+    model = builder.build()
+    assert model.nbodies == 2000 and model.frame_id("l2000") == model.nframes - 1
+
+
+@pytest.fixture(scope="module")
+def deep_chain():
+    return rbd.load_urdf(chain_urdf(1500))
+
+
+def test_deep_chain_algorithms_agree_between_backends(deep_chain, backend):
+    model = deep_chain
+    rng = np.random.default_rng(7)
+    q = rng.uniform(-0.3, 0.3, model.nq)
+    v = rng.uniform(-0.3, 0.3, model.nv)
+    a = rng.uniform(-0.3, 0.3, model.nv)
+    tip = model.nframes - 1
+    got = dict(rnea=rbd.rnea(model, q, v, a), fk=rbd.forward_kinematics(model, q),
+               J=rbd.frame_jacobian(model, q, tip, "world"),
+               vel=rbd.frame_velocity(model, q, v, tip, "local_world_aligned"),
+               acc=rbd.frame_acceleration(model, q, v, a, tip, "local"),
+               dJ=rbd.frame_jacobian_time_derivative(model, q, v, tip, "world"))
+    # ABA inverts RNEA.  A 1500-link chain's mass matrix is badly conditioned, so the
+    # check is on the residual (backward error), not on the accelerations themselves.
+    qdd = rbd.aba(model, q, v, got["rnea"])
+    residual = rbd.rnea(model, q, v, qdd) - got["rnea"]
+    assert np.abs(residual).max() < 1e-9 * np.abs(got["rnea"]).max()
+    np.testing.assert_allclose(rbd.frame_placement(model, q, tip), got["fk"][-1], atol=1e-9)
+    # The world Jacobian maps v to the world twist of the tip body.
+    twist_world = got["J"] @ v
+    vel_world = rbd.frame_velocity(model, q, v, tip, "world")
+    np.testing.assert_allclose(twist_world, vel_world, atol=1e-9 * max(1.0, np.abs(vel_world).max()))
+    if backend == "cython":
+        rbd.set_backend("numpy")
+        try:
+            ref = dict(rnea=rbd.rnea(model, q, v, a), fk=rbd.forward_kinematics(model, q),
+                       J=rbd.frame_jacobian(model, q, tip, "world"),
+                       vel=rbd.frame_velocity(model, q, v, tip, "local_world_aligned"),
+                       acc=rbd.frame_acceleration(model, q, v, a, tip, "local"),
+                       dJ=rbd.frame_jacobian_time_derivative(model, q, v, tip, "world"))
+        finally:
+            rbd.set_backend("cython")
+        for key, value in ref.items():
+            scale = max(1.0, np.abs(value).max())
+            np.testing.assert_allclose(got[key], value, atol=1e-9 * scale, err_msg=key)
+
+
+@needs_compiled
+def test_ten_thousand_link_chain_stays_linear_in_memory():
+    code = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))   # a guard: fail, never swap
+sys.path.insert(0, %r)
+from test_runtime import chain_urdf
+import numpy as np
+import rbd, rbd_c
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+text = chain_urdf(10000)
+base = peak_mb()
+model = rbd.load_urdf(text)
+q = np.full(model.nq, 0.01); z = np.zeros(model.nv)
+tau = rbd_c.rnea(model, q, z, z)
+qdd = rbd_c.aba(model, q, z, tau)
+placements = rbd_c.forward_kinematics(model, q)
+J = rbd_c.frame_jacobian(model, q, model.nframes - 1)
+residual = rbd_c.rnea(model, q, z, qdd) - tau    # ABA inverts RNEA (backward error)
+print(peak_mb() - base, float(np.abs(residual).max() / np.abs(tau).max()))
+""" % str(Path(__file__).resolve().parent)
+    result = run_python(code, timeout=300)
+    assert result.returncode == 0, result.stderr
+    extra_mb, relative_residual = map(float, result.stdout.split())
+    assert extra_mb < 200.0, extra_mb
+    assert relative_residual < 1e-9
