@@ -1,5 +1,7 @@
 """Input validation shared by both backends: turn user input into contiguous
 float64 arrays of the expected shape, or raise an error that names the argument."""
+import numbers
+
 import numpy as np
 
 
@@ -7,17 +9,56 @@ class URDFError(ValueError):
     """A URDF file is malformed or describes a physically impossible robot."""
 
 
-def as_array(x, name, trailing_shape, allow_batch=True):
-    """Return ``x`` as a C-contiguous float64 array whose last dimensions are
-    ``trailing_shape``; leading batch dimensions are allowed if ``allow_batch``.
+#: The most leading (batch) dimensions an argument may have, on both backends.
+MAX_BATCH_DIMS = 16
 
-    Raises TypeError for non-numeric input and ValueError for wrong shapes or
-    non-finite values, naming ``name``.
-    """
+
+def short_repr(value, limit=60):
+    """``repr(value)`` cut to ``limit`` characters: error messages never quote
+    a user's value at unbounded length."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _real_array(x, name):
+    """``x`` as a float64 array; TypeError unless it holds real numbers.
+
+    Refused rather than converted: complex numbers (the imaginary part would be
+    dropped), strings (``"1"`` would read as 1.0), booleans, dates, and masked
+    arrays (their mask would be ignored)."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError("%s is a masked array: rbd does not apply masks; pass a plain array "
+                        "(e.g. x.filled(value))" % name)
     try:
-        arr = np.asarray(x, dtype=np.float64)
+        arr = np.asarray(x)
     except (TypeError, ValueError) as exc:
         raise TypeError("%s must be an array of real numbers (%s)" % (name, exc)) from None
+    kind = arr.dtype.kind
+    if kind == "O":
+        if not all(isinstance(e, numbers.Real) and not isinstance(e, (bool, np.bool_)) for e in arr.flat):
+            raise TypeError("%s must be an array of real numbers, got an object array holding %s"
+                            % (name, _first_unreal(arr)))
+    elif kind not in "fiu":
+        raise TypeError("%s must be an array of real numbers, got dtype %s" % (name, arr.dtype))
+    return np.asarray(arr, dtype=np.float64)
+
+
+def _first_unreal(arr):
+    for e in arr.flat:
+        if not isinstance(e, numbers.Real) or isinstance(e, (bool, np.bool_)):
+            return type(e).__name__
+    return "?"
+
+
+def as_array(x, name, trailing_shape, allow_batch=True):
+    """Return ``x`` as a C-contiguous float64 array whose last dimensions are
+    ``trailing_shape``; up to MAX_BATCH_DIMS leading batch dimensions are allowed
+    if ``allow_batch``.
+
+    Raises TypeError for anything but real numbers and ValueError for wrong shapes
+    or non-finite values, naming ``name``.
+    """
+    arr = _real_array(x, name)
     trailing_shape = tuple(trailing_shape)
     k = len(trailing_shape)
     if arr.ndim < k or arr.shape[arr.ndim - k:] != trailing_shape or (not allow_batch and arr.ndim != k):
@@ -25,6 +66,9 @@ def as_array(x, name, trailing_shape, allow_batch=True):
         if k == 1 and not allow_batch:
             expected = "(%d,)" % trailing_shape[0]
         raise ValueError("%s must have shape %s, got %s" % (name, expected, arr.shape))
+    if arr.ndim - k > MAX_BATCH_DIMS:
+        raise ValueError("%s has %d batch dimensions; at most %d are supported"
+                         % (name, arr.ndim - k, MAX_BATCH_DIMS))
     if not np.all(np.isfinite(arr)):
         raise ValueError("%s must contain only finite numbers (found NaN or inf)" % name)
     return np.asarray(arr, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
@@ -48,6 +92,16 @@ def as_rotation(R, name):
     return R
 
 
+def as_transform(M, name):
+    """``as_array(M, name, (4, 4))`` that also rejects matrices that are not rigid
+    transforms: the rotation block a rotation, the last row 0 0 0 1."""
+    M = as_array(M, name, (4, 4))
+    if np.abs(M[..., 3, :] - (0.0, 0.0, 0.0, 1.0)).max(initial=0.0) > 1e-6 or not is_rotation(M[..., :3, :3]):
+        raise ValueError("%s must be a rigid transform (4x4: a rotation block orthonormal to 1e-6 "
+                         "with determinant +1, last row 0 0 0 1 to 1e-6)" % name)
+    return M
+
+
 def batch_shape(name_arrays):
     """Broadcast the batch shapes of several validated arrays, given as
     ``[(name, array, n_trailing_dims), ...]``; raise naming the mismatch."""
@@ -69,15 +123,68 @@ def trailing_shape(model, name):
 
 
 def check_quaternions(model, name, q):
-    """Raise ValueError naming ``name`` if a joint quaternion of ``q`` is (near) zero:
-    non-unit quaternions are read as their direction, a zero one has none."""
+    """``q`` with its joint quaternions checked: a (near) zero quaternion has no
+    direction (ValueError naming ``name``); any other is read as its direction.
+    Quaternions so large that their squared norm would overflow come back scaled
+    down (a copy), so that every formula downstream can square them."""
     idx = model.quaternion_q_idx
     if idx.size:
         blocks = q[..., idx[:, None] + np.arange(4)]
-        norms = np.sqrt(np.sum(blocks * blocks, axis=-1))
+        largest = np.abs(blocks).max(axis=-1)
+        # |quaternion| is in [largest, 2 largest]: computed from the scaled block, never overflowing.
+        scaled = blocks / np.where(largest > 0.0, largest, 1.0)[..., None]
+        norms = largest * np.sqrt(np.sum(scaled * scaled, axis=-1))
         if np.any(norms < 1e-12):
             k = int(idx[np.argmax(np.any((norms < 1e-12).reshape(-1, idx.size), axis=0))])
             raise ValueError("%s[%d:%d] is the quaternion of a joint and must not be zero" % (name, k, k + 4))
+        if np.any(largest > 1e100):
+            q = q.copy()
+            q[..., idx[:, None] + np.arange(4)] = scaled
+    return q
+
+
+_MODEL_TYPE = []
+
+
+def check_model(model):
+    """TypeError unless ``model`` is an ``rbd.Model`` (the same on both backends)."""
+    if not _MODEL_TYPE:
+        from .model import Model  # here: rbd.model imports this module
+        _MODEL_TYPE.append(Model)
+    if not isinstance(model, _MODEL_TYPE[0]):
+        raise TypeError("model must be an rbd.Model, got %s" % type(model).__name__)
+
+
+class SingularModelError(ValueError):
+    """Forward dynamics is undefined: a joint's articulated inertia is singular
+    (typically a massless subtree, such as a link without <inertial>, behind it)."""
+
+
+def singular_joint_error(model, body):
+    """The error for a singular articulated inertia at ``body``'s joint."""
+    return SingularModelError(
+        "forward dynamics is singular at joint %s: the bodies it moves have no inertia along "
+        "its motion (a massless link or subtree behind a moving joint); give them mass and "
+        "inertia, fix the joint, or remove the link" % short_repr(model.joint_names[body]))
+
+
+def singular_tolerance(model):
+    """Pivots of an articulated inertia at or below this are singular: relative to
+    the largest inertial number of the robot (its scale), near double round-off."""
+    return 1e-13 * max(float(np.abs(model.inertias).max(initial=0.0)), 1e-300)
+
+
+def overflow_error():
+    """The error for a non-finite result of finite inputs."""
+    return ValueError("the result is not finite (inf or NaN) although every input is: the inputs are "
+                      "too large for float64 arithmetic (overflow)")
+
+
+def check_finite_result(out):
+    """``out`` if finite, else the overflow ValueError (its inputs were checked finite)."""
+    if not np.isfinite(out).all():
+        raise overflow_error()
+    return out
 
 
 def model_arrays(model, optional=("fext",), **named):
@@ -92,6 +199,7 @@ def model_arrays(model, optional=("fext",), **named):
     ``arrays`` in the order given (None kept as None), each C-contiguous
     float64 of shape ``batch_shape + trailing``.
     """
+    check_model(model)
     for name, value in named.items():
         if value is None and name not in optional:
             raise TypeError("%s must be an array of real numbers of shape (..., %s), got None"
@@ -107,9 +215,9 @@ def model_arrays(model, optional=("fext",), **named):
                 break  # the general path below raises the error naming it
         single.append(value)
     else:
-        for name, value in named.items():
+        for k, (name, value) in enumerate(named.items()):
             if name.startswith("q") and value is not None:
-                check_quaternions(model, name, value)
+                single[k] = check_quaternions(model, name, value)
         return (), single
     checked = []
     for name, value in named.items():
@@ -119,7 +227,7 @@ def model_arrays(model, optional=("fext",), **named):
         shape = trailing_shape(model, name)
         arr = as_array(value, name, shape)
         if name.startswith("q"):
-            check_quaternions(model, name, arr)
+            arr = check_quaternions(model, name, arr)
         checked.append((name, arr, len(shape)))
     batch = batch_shape([c for c in checked if c[1] is not None])
     out = []

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import spatial
-from ._checks import as_array, is_rotation
+from ._checks import as_array, is_rotation, short_repr
 
 
 class JointKind(enum.IntEnum):
@@ -207,8 +207,8 @@ def _lookup(key, index, count, what):
         try:
             return index[key]
         except KeyError:
-            known = ", ".join(list(index)[:12]) + (", ..." if len(index) > 12 else "")
-            raise ValueError("unknown %s %r (known: %s)" % (what, key, known)) from None
+            known = ", ".join(short_repr(name, 40) for name in list(index)[:12]) + (", ..." if len(index) > 12 else "")
+            raise ValueError("unknown %s %s (known: %s)" % (what, short_repr(key), known)) from None
     raise TypeError("%s must be a name (str) or an index (int), got %r" % (what, type(key).__name__))
 
 

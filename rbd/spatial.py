@@ -2,8 +2,9 @@
 
 Conventions (see ``API.md``):
 
-* a transform ``aMb`` is a 4x4 homogeneous matrix, ``p_a = R p_b + t``; only
-  its top three rows are read;
+* a transform ``aMb`` is a 4x4 homogeneous matrix, ``p_a = R p_b + t``; one
+  that is not rigid (rotation block not a rotation to 1e-6, last row not
+  ``0 0 0 1``) is refused;
 * a motion (twist, acceleration) is ``[v; w]``, a force (wrench) is ``[f; tau]``;
 * an inertia is stored as the 10 numbers
   ``inertia10 = [m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]`` with
@@ -20,7 +21,7 @@ applied with the minimal-operation formulas on ``R``, ``t`` and cross products
 import numpy as np
 
 from . import rotations
-from ._checks import as_array, batch_shape
+from ._checks import as_array, as_transform, batch_shape
 
 __all__ = [
     "se3_exp", "se3_log", "se3_inverse", "se3_compose", "se3_act_point",
@@ -36,7 +37,7 @@ __all__ = [
 # Small helpers
 # ------------------------------------------------------------------------------------------
 def _transform(M, name="M"):
-    M = as_array(M, name, (4, 4))
+    M = as_transform(M, name)
     return M, M[..., :3, :3], M[..., :3, 3]
 
 

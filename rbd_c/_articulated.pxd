@@ -167,9 +167,10 @@ cdef inline void sym6_act_add(const double* M, const double* S, double* out) noe
     out[20] += Cr[5] + L[8] + K[8]
 
 
-cdef inline void spd_inverse(const double* D, int k, double* out, double* L) noexcept nogil:
+cdef inline bint spd_inverse(const double* D, int k, double* out, double* L, double tol) noexcept nogil:
     """out = D^-1 for a k x k (k <= 6) symmetric positive-definite row-major D, by
-    Cholesky; L is k*k scratch.  A singular D gives inf/NaN, never a crash."""
+    Cholesky; L is k*k scratch.  Returns True, leaving out unset, when a pivot is
+    at most tol: D is singular (or not positive definite) at the model's scale."""
     cdef int i, j, l
     cdef double acc
     for i in range(k):
@@ -178,6 +179,8 @@ cdef inline void spd_inverse(const double* D, int k, double* out, double* L) noe
             for l in range(j):
                 acc -= L[k * i + l] * L[k * j + l]
             if i == j:
+                if not acc > tol:  # (NaN included)
+                    return True
                 L[k * i + i] = sqrt(acc)
             else:
                 L[k * i + j] = acc / L[k * j + j]
@@ -200,3 +203,4 @@ cdef inline void spd_inverse(const double* D, int k, double* out, double* L) noe
                 acc += Linv[k * l + i] * Linv[k * l + j]
             out[k * i + j] = acc
             out[k * j + i] = acc
+    return False

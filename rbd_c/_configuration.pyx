@@ -12,7 +12,7 @@ from libc.math cimport sin, cos, sqrt, atan2, fabs
 import numpy as np
 
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run,
-                           K_REV, K_SPH, K_PLANAR, K_FREE, quat_to_rot)
+                           K_REV, K_SPH, K_PLANAR, K_FREE, quat_to_rot, quat_unit)
 
 
 # ---- quaternions [w, x, y, z] ------------------------------------------------------------------
@@ -49,12 +49,6 @@ cdef inline void _quat_log(const double* q, double* out) noexcept nogil:
     else:
         k = 2.0 * atan2(n, w) / n
     out[0] = k * x; out[1] = k * y; out[2] = k * z
-
-
-@cython.cdivision(True)
-cdef inline void _quat_normalize(const double* q, double* out) noexcept nogil:
-    cdef double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    out[0] = q[0] / n; out[1] = q[1] / n; out[2] = q[2] / n; out[3] = q[3] / n
 
 
 cdef inline void _quat_conj(const double* q, double* out) noexcept nogil:
@@ -157,7 +151,7 @@ cdef int k_integrate(const Call* c, const double** ins, double* out, double* wor
         if k == K_SPH:
             _quat_exp(vj, e)
             _quat_mul(qj, e, oj)
-            _quat_normalize(oj, oj)
+            quat_unit(oj, oj)
         elif k == K_PLANAR:
             _se2_V(vj[2], &a, &b)
             tx = a * vj[0] - b * vj[1]
@@ -173,7 +167,7 @@ cdef int k_integrate(const Call* c, const double** ins, double* out, double* wor
                 oj[j] = qj[j] + R[3 * j] * t[0] + R[3 * j + 1] * t[1] + R[3 * j + 2] * t[2]
             _quat_exp(vj + 3, e)
             _quat_mul(qj + 3, e, oj + 3)
-            _quat_normalize(oj + 3, oj + 3)
+            quat_unit(oj + 3, oj + 3)
         else:
             oj[0] = qj[0] + vj[0]
     return 0
@@ -201,8 +195,8 @@ cdef int k_difference(const Call* c, const double** ins, double* out, double* wo
         b = q1 + m.q_idx[i]
         oj = out + m.v_idx[i]
         if k == K_SPH:
-            _quat_normalize(a, qa)
-            _quat_normalize(b, qb)
+            quat_unit(a, qa)
+            quat_unit(b, qb)
             _quat_conj(qa, qa)
             _quat_mul(qa, qb, rel)
             _quat_log(rel, oj)
@@ -222,8 +216,8 @@ cdef int k_difference(const Call* c, const double** ins, double* out, double* wo
             oj[1] = -h * dx + ct * dy
             oj[2] = phi
         elif k == K_FREE:
-            _quat_normalize(a + 3, qa)
-            _quat_normalize(b + 3, qb)
+            quat_unit(a + 3, qa)
+            quat_unit(b + 3, qb)
             quat_to_rot(qa, R)
             for j in range(3):
                 d[j] = b[j] - a[j]
@@ -248,9 +242,9 @@ cdef int k_normalize(const Call* c, const double** ins, double* out, double* wor
     for i in range(m.nb):
         k = m.kinds[i]
         if k == K_SPH:
-            _quat_normalize(q + m.q_idx[i], out + m.q_idx[i])
+            quat_unit(q + m.q_idx[i], out + m.q_idx[i])
         elif k == K_FREE:
-            _quat_normalize(q + m.q_idx[i] + 3, out + m.q_idx[i] + 3)
+            quat_unit(q + m.q_idx[i] + 3, out + m.q_idx[i] + 3)
     return 0
 
 

@@ -15,7 +15,7 @@ from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add)
-from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, kernel_t,
+from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
                            joint_placement, joint_motion_add, joint_force, joint_column,
                            K_REV, K_PRISM, rbd_sel)
 from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
@@ -303,13 +303,16 @@ cdef int k_aba(const Call* c, const double** ins, double* qdd, double* work) noe
             qdd[vi + r] = tau[vi + r] - t[r]          # u_i, turned into qdd in the last pass
         if k == 1:
             joint_force(m, i, Ui, t)
+            if not t[0] > m.singular_tol:  # (NaN included)
+                return 1 + i               # the driver raises the singular-joint error
             Di[0] = 1.0 / t[0]
         else:
             for col in range(k):
                 joint_force(m, i, Ui + 6 * col, t)
                 for r in range(k):
                     D[k * r + col] = t[r]
-            spd_inverse(D, k, Di, L)
+            if spd_inverse(D, k, Di, L, m.singular_tol):
+                return 1 + i
         if p < 0:
             continue
         memcpy(Ia, IA, 21 * sizeof(double))
@@ -569,7 +572,7 @@ cdef int k_centroidal(const Call* c, const double** ins, double* out, double* wo
 def centroidal_momentum(model, q, v):
     """Linear and angular momentum about the center of mass, world axes (compiled)."""
     cdef Call call
-    cdef CompiledModel cm = prepare_call(&call, model)
+    cdef CompiledModel cm = prepare_mass_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = 6
     return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_centroidal, 38 * cm.m.nb, 40 * cm.m.nb)

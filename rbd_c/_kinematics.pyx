@@ -12,7 +12,7 @@ cimport cython
 from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross
-from rbd_c._model cimport (CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
+from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
 from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, sub6, first_moment,
                             total_first_moment)
@@ -294,7 +294,7 @@ cdef int k_com(const Call* c, const double** ins, double* out, double* work) noe
 def center_of_mass(model, q):
     """Center of mass of the robot, world frame (compiled)."""
     cdef Call call
-    cdef CompiledModel cm = _prepare_mass_call(&call, model)
+    cdef CompiledModel cm = prepare_mass_call(&call, model)
     cdef Py_ssize_t dims[1]
     dims[0] = 3
     return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_com, 16 * cm.m.nb, 25 * cm.m.nb)
@@ -332,16 +332,10 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double* J, double* wo
 def com_jacobian(model, q):
     """Jacobian (3, nv) of the center of mass, world frame (compiled)."""
     cdef Call call
-    cdef CompiledModel cm = _prepare_mass_call(&call, model)
+    cdef CompiledModel cm = prepare_mass_call(&call, model)
     cdef Py_ssize_t dims[2]
     dims[0] = 3
     dims[1] = cm.m.nv
     return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_com_jacobian, 20 * cm.m.nb, 40 * cm.m.nb)
 
 
-cdef CompiledModel _prepare_mass_call(Call* call, object model):
-    """prepare_call for the center-of-mass quantities: refuses a model without mass."""
-    cdef CompiledModel cm = prepare_call(call, model)
-    if not cm.m.total_mass > 0.0:
-        raise ValueError("the model has no mass: its center of mass is undefined")
-    return cm

@@ -13,7 +13,7 @@ it checks and unpacks the arguments (fast path for exact-shape float64
 C-contiguous ndarrays, rbd._checks otherwise), allocates the output and
 calls the algorithm's kernel once per sample, over the batch in parallel.
 """
-from libc.math cimport sin, cos, sqrt
+from libc.math cimport sin, cos, sqrt, fabs
 
 cdef enum JointCode:
     K_REV_X = 0
@@ -53,6 +53,7 @@ ctypedef struct CModel:
     int* frame_parents      # (nframes,)
     double* frame_placements  # (nframes, 16) body_from_frame
     double total_mass
+    double singular_tol     # articulated-inertia pivots at or below this are singular
 
 # Per-call parameters handed to the kernels (read-only during the loop).
 ctypedef struct Call:
@@ -63,7 +64,8 @@ ctypedef struct Call:
     int ref                 # RefCode
     int flag                # algorithm variant
 
-# One sample: ins[k] points at input k of this sample (NULL when absent).
+# One sample: ins[k] points at input k of this sample (NULL when absent).  Returns 0,
+# or 1 + i when body i's joint makes forward dynamics singular.
 ctypedef int (*kernel_t)(const Call* c, const double** ins, double* out, double* work) noexcept nogil
 
 
@@ -74,6 +76,7 @@ cdef class CompiledModel:
 
 cdef CompiledModel compiled(object model)
 cdef CompiledModel prepare_call(Call* call, object model)
+cdef CompiledModel prepare_mass_call(Call* call, object model)
 cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tuple names, tuple values,
                 int out_nd, Py_ssize_t* out_dims, kernel_t kern, Py_ssize_t work_doubles, int cost)
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1
@@ -93,11 +96,34 @@ cdef extern from *:
     const int rbd_sel[8][6]
 
 
+cdef inline double quat_largest(const double* q) noexcept nogil:
+    """The largest |component| of the quaternion q (|q| lies between it and twice it)."""
+    cdef double a = fabs(q[0]), b = fabs(q[1]), c = fabs(q[2]), d = fabs(q[3])
+    if b > a:
+        a = b
+    if d > c:
+        c = d
+    return a if a > c else c
+
+
+cdef inline void quat_unit(const double* q, double* out) noexcept nogil:
+    """out = q / |q|, scaled by its largest component first so that no square
+    overflows or underflows (a zero q gives zeros)."""
+    cdef double s = quat_largest(q), n
+    if s == 0.0:
+        out[0] = 0.0; out[1] = 0.0; out[2] = 0.0; out[3] = 0.0
+        return
+    out[0] = q[0] / s; out[1] = q[1] / s; out[2] = q[2] / s; out[3] = q[3] / s
+    n = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
+    out[0] /= n; out[1] /= n; out[2] /= n; out[3] /= n
+
+
 cdef inline void quat_to_rot(const double* q, double* R) noexcept nogil:
     """Rotation matrix (3x3 row-major) of the quaternion [w, x, y, z], normalised first."""
-    cdef double w = q[0], x = q[1], y = q[2], z = q[3]
-    cdef double n2 = w * w + x * x + y * y + z * z
-    cdef double s = 2.0 / n2 if n2 > 0.0 else 0.0
+    cdef double u[4]
+    quat_unit(q, u)
+    cdef double w = u[0], x = u[1], y = u[2], z = u[3]
+    cdef double s = 2.0
     cdef double xx = s * x * x, yy = s * y * y, zz = s * z * z
     cdef double xy = s * x * y, xz = s * x * z, yz = s * y * z
     cdef double wx = s * w * x, wy = s * w * y, wz = s * w * z
@@ -277,9 +303,14 @@ cdef inline void joint_column(const CModel* m, int i, int col, double* out) noex
 cdef inline bint zero_quaternion(const CModel* m, const double* q) noexcept nogil:
     """True if a joint quaternion of the configuration q is (near) zero: it has no direction."""
     cdef int i, k
+    cdef double u
     for i in range(m.nb):
         if m.kinds[i] == K_SPH or m.kinds[i] == K_FREE:
             k = m.q_idx[i] + (3 if m.kinds[i] == K_FREE else 0)
-            if q[k] * q[k] + q[k + 1] * q[k + 1] + q[k + 2] * q[k + 2] + q[k + 3] * q[k + 3] < 1e-24:
-                return True
+            # |q| < 1e-12 (as rbd._checks), read without squaring: |q| <= 2 max |q_i|
+            if quat_largest(q + k) < 5e-13:
+                u = quat_largest(q + k)
+                if u == 0.0 or u * sqrt((q[k] / u) ** 2 + (q[k + 1] / u) ** 2 + (q[k + 2] / u) ** 2
+                                        + (q[k + 3] / u) ** 2) < 1e-12:
+                    return True
     return False

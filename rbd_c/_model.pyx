@@ -56,6 +56,7 @@ cdef enum:
     STACK_DOUBLES = 2048
     MAX_INPUTS = 8
     MAX_DIMS = 64
+    MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS (a test keeps them equal)
 
 def _max_threads():
     """The largest thread count accepted: a few per core, at most 256.  (libgomp
@@ -77,7 +78,6 @@ def _initial_threads():
 
 
 cdef int _num_threads = _initial_threads()
-cdef object _model_arrays = None
 # Set once a batch has woken an OpenMP team: a process forked after that runs
 # its batches on the calling thread (libgomp's team does not survive fork, and
 # a child that enters a parallel region then waits forever).
@@ -159,6 +159,7 @@ cdef inline double* _doubles(list owner, values):
 
 
 cdef CompiledModel _build(object model):
+    _checks().check_model(model)
     try:
         parents = np.asarray(model.parents, dtype=np.intp).reshape(-1)
         kinds = np.asarray(model.joint_kinds, dtype=np.intc).reshape(-1)
@@ -219,6 +220,7 @@ cdef CompiledModel _build(object model):
     cm.m.frame_parents = _ints(owner, frame_parents)
     cm.m.frame_placements = _doubles(owner, frame_placements)
     cm.m.total_mass = float(inertias[:, 0].sum()) if nb else 0.0
+    cm.m.singular_tol = _checks().singular_tolerance(model)
     cm.owner = tuple(owner)
     return cm
 
@@ -262,6 +264,14 @@ cdef CompiledModel prepare_call(Call* call, object model):
     return cm
 
 
+cdef CompiledModel prepare_mass_call(Call* call, object model):
+    """prepare_call for the center-of-mass quantities: refuses a model without mass."""
+    cdef CompiledModel cm = prepare_call(call, model)
+    if not cm.m.total_mass > 0.0:
+        raise ValueError("the model has no mass: its center of mass is undefined")
+    return cm
+
+
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1:
     cdef Py_ssize_t fid
     if type(frame) is int and 0 <= frame < cm.m.nframes:
@@ -275,7 +285,8 @@ cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame)
 
 cdef int resolve_reference(Call* call, object reference) except -1:
     if not isinstance(reference, str):
-        raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %r" % (reference,))
+        raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %s"
+                         % _checks().short_repr(reference))
     if reference == "local":
         call.ref = REF_LOCAL
     elif reference == "world":
@@ -283,7 +294,8 @@ cdef int resolve_reference(Call* call, object reference) except -1:
     elif reference == "local_world_aligned":
         call.ref = REF_LWA
     else:
-        raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %r" % (reference,))
+        raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %s"
+                         % _checks().short_repr(reference))
     return 0
 
 
@@ -300,24 +312,34 @@ cdef inline Py_ssize_t _trailing(const CModel* m, char code, Py_ssize_t* dims) n
     return 1
 
 
+cdef object _checks_module = None
+
+
+cdef object _checks():
+    """rbd._checks, the validation both backends share, imported on first use:
+    importing rbd while rbd_c initialises would bind a half-built backend."""
+    global _checks_module
+    if _checks_module is None:
+        import rbd._checks
+        _checks_module = rbd._checks
+    return _checks_module
+
+
 cdef object _validate(object model, tuple names, tuple values):
     """The shared validation (rbd._checks.model_arrays): raises the reference's errors."""
-    global _model_arrays
-    if _model_arrays is None:
-        # Imported lazily: rbd imports rbd_c while it initialises.
-        from rbd._checks import model_arrays
-        _model_arrays = model_arrays
     kwargs = {}
     for k in range(len(names)):
         kwargs[names[k]] = values[k]
-    return _model_arrays(model, **kwargs)
+    return _checks().model_arrays(model, **kwargs)
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** base, const Py_ssize_t* size,
-                     bint check, int qmask, Py_ssize_t s, double* out, Py_ssize_t out_size, double* work) noexcept nogil:
-    """Run sample s: returns a bit per non-finite input (bit k for input k)."""
+                     bint check, int qmask, Py_ssize_t s, double* out, Py_ssize_t out_size, double* work,
+                     int* status) noexcept nogil:
+    """Run sample s: returns a bit per non-finite input (bit k for input k); the
+    first non-zero kernel status lands in status."""
     cdef const double* ins[MAX_INPUTS]
     cdef int k, bad = 0
     for k in range(nin):
@@ -328,7 +350,9 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
             if check and (any_nonfinite(ins[k], size[k])
                           or (qmask & (1 << k) and zero_quaternion(call.m, ins[k]))):
                 bad |= 1 << k
-    kern(call, ins, out + s * out_size, work)
+    k = kern(call, ins, out + s * out_size, work)
+    if k != 0 and status[0] == 0:
+        status[0] = k
     return bad
 
 
@@ -343,7 +367,7 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
     cdef Py_ssize_t tdims[2]
     cdef cnp.npy_intp dims[MAX_DIMS]
     cdef cnp.npy_intp* adims
-    cdef int k, j, nt, tnd, nbatch = -1, bad = 0, andim
+    cdef int k, j, nt, tnd, nbatch = -1, bad = 0, andim, status = 0
     cdef bint fast = True, check = True
     cdef int qmask = 0
     cdef cnp.ndarray arr
@@ -379,7 +403,7 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
         tnd = <int>_trailing(m, spec[k], tdims)
         andim = cnp.PyArray_NDIM(arr)
         adims = cnp.PyArray_DIMS(arr)
-        if andim < tnd or andim - tnd + out_nd > MAX_DIMS:
+        if andim < tnd or andim - tnd + out_nd > MAX_DIMS or andim - tnd > MAX_BATCH_DIMS:
             fast = False
             break
         if adims[andim - 1] != tdims[tnd - 1] or (tnd == 2 and adims[andim - 2] != tdims[0]):
@@ -456,14 +480,14 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
         try:
             if N * cost < RELEASE_GIL_WORK:
                 for s in range(N):
-                    bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work)
+                    bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work, &status)
             else:
                 start = 0
                 while start < N:
                     stop = min(start + chunk, N)
                     with nogil:
                         for s in range(start, stop):
-                            bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work)
+                            bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work, &status)
                     start = stop
                     if start < N:
                         PyErr_CheckSignals()  # raises KeyboardInterrupt after Ctrl-C
@@ -490,12 +514,15 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
                 with nogil, parallel(num_threads=nt):
                     for s in prange(start, stop, schedule='dynamic', chunksize=32):
                         flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, qmask, s, outp,
-                                                       out_size, work + threadid() * wpad)
+                                                       out_size, work + threadid() * wpad,
+                                                       flags + 16 * threadid() + 1)
                 start = stop
                 if start < N:
                     PyErr_CheckSignals()
             for j in range(nt):
                 bad |= flags[16 * j]
+                if status == 0:
+                    status = flags[16 * j + 1]
         finally:
             free(work)
             free(flags)
@@ -505,6 +532,10 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
         for k in range(nin):
             if bad & (1 << k):
                 raise ValueError("%s must contain only finite numbers (found NaN or inf)" % names[k])
+    if status:
+        raise _checks().singular_joint_error(model, status - 1)
+    if any_nonfinite(outp, N * out_size):
+        raise _checks().overflow_error()
     if nbatch == 0 and out_nd == 0:
         return outp[0]
     return out

@@ -25,6 +25,7 @@ cimport cython
 cimport numpy as cnp
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
+from libc.math cimport fabs
 import numpy as np
 
 cimport rbd_c._kernels as K
@@ -67,6 +68,7 @@ cdef enum:
     # Room for the dimensions of an output: a batch (at most NPY_MAXDIMS - 1 dimensions,
     # as an input has at least one trailing one) and up to two trailing dimensions.
     MAX_OUT_DIMS = cnp.NPY_MAXDIMS + 2
+    MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS
 
 
 # An argument that can take the fast path: its raw storage and batch.
@@ -137,6 +139,8 @@ cdef bint _plain(object x, tuple trailing, Arg* arg) except -1:
     cdef int k = len(trailing), nd = cnp.PyArray_NDIM(a), j
     if nd < k:
         return False
+    if nd - k > MAX_BATCH_DIMS:
+        return False  # the general path names the limit
     cdef const cnp.npy_intp* dims = cnp.PyArray_DIMS(a)
     cdef cnp.npy_intp t
     arg.size = 1
@@ -152,6 +156,42 @@ cdef bint _plain(object x, tuple trailing, Arg* arg) except -1:
     arg.dims = dims
     arg.data = <const double*>cnp.PyArray_DATA(a)
     return True
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef bint _all_rigid(const double* M, Py_ssize_t n) noexcept nogil:
+    """Whether each of the n row-major 4x4 matrices is a rigid transform, judged as
+    rbd._checks.as_transform does: |R^T R - I| <= 1e-6 entrywise, det R >= 0, last
+    row 0 0 0 1 to 1e-6 (a NaN fails every test)."""
+    cdef Py_ssize_t k
+    cdef int i, j
+    cdef const double* T
+    cdef double g, det
+    for k in range(n):
+        T = M + 16 * k
+        if not (fabs(T[12]) <= 1e-6 and fabs(T[13]) <= 1e-6 and fabs(T[14]) <= 1e-6
+                and fabs(T[15] - 1.0) <= 1e-6):
+            return False
+        for i in range(3):
+            for j in range(i, 3):
+                g = T[i] * T[j] + T[4 + i] * T[4 + j] + T[8 + i] * T[8 + j] - (1.0 if i == j else 0.0)
+                if not (-1e-6 <= g <= 1e-6):
+                    return False
+        det = (T[0] * (T[5] * T[10] - T[6] * T[9]) - T[1] * (T[4] * T[10] - T[6] * T[8])
+               + T[2] * (T[4] * T[9] - T[5] * T[8]))
+        if det < 0.0:
+            return False
+    return True
+
+
+cdef int _rigid(object M, str name) except -1:
+    """Raise the reference's error unless every 4x4 of M is a rigid transform
+    (checked in C on the fast path, by rbd._checks.as_transform otherwise)."""
+    cdef Arg a
+    if not (_plain(M, _T, &a) and _all_rigid(a.data, a.items)):
+        _checks().as_transform(M, name)
+    return 0
 
 
 cdef int _prepared(object x, tuple trailing, Arg* arg) except -1:
@@ -330,23 +370,26 @@ def se3_exp(twist):
 
 def se3_log(M):
     """The twist [v; w] with se3_exp(twist) = M, rotation angle in [0, pi]."""
-    # The log of a matrix that is no rotation would be silently meaningless: check as the reference does.
-    _checks().as_rotation(_checks().as_array(M, "M", _T)[..., :3, :3], "the rotation of M")
+    _rigid(M, "M")
     return _unary(K.se3_log, M, "M", _T, _V)
 
 
 def se3_inverse(M):
     """M^{-1} = [[R^T, -R^T t], [0, 1]]."""
+    _rigid(M, "M")
     return _unary(K.se3_inverse, M, "M", _T, _T)
 
 
 def se3_compose(A, B):
     """A @ B, from the rotations and translations."""
+    _rigid(A, "A")
+    _rigid(B, "B")
     return _binary(K.se3_compose, A, "A", _T, B, "B", _T, _T)
 
 
 def se3_act_point(M, p):
     """The point p_b expressed in frame a: R p + t."""
+    _rigid(M, "M")
     return _binary(K.se3_act_point, M, "M", _T, p, "p", (3,), (3,))
 
 
@@ -355,21 +398,25 @@ def se3_act_point(M, p):
 # ------------------------------------------------------------------------------------------
 def act_motion(M, m):
     """Ad_M m: [R v + t x (R w); R w]."""
+    _rigid(M, "M")
     return _binary(K.act_motion, M, "M", _T, m, "m", _V, _V)
 
 
 def inv_act_motion(M, m):
     """Ad_M^{-1} m: [R^T (v - t x w); R^T w]."""
+    _rigid(M, "M")
     return _binary(K.inv_act_motion, M, "M", _T, m, "m", _V, _V)
 
 
 def act_force(M, f):
     """Ad_M^{-T} f: [R f; R tau + t x (R f)]."""
+    _rigid(M, "M")
     return _binary(K.act_force, M, "M", _T, f, "f", _V, _V)
 
 
 def inv_act_force(M, f):
     """Ad_M^T f: [R^T f; R^T (tau - t x f)]."""
+    _rigid(M, "M")
     return _binary(K.inv_act_force, M, "M", _T, f, "f", _V, _V)
 
 
@@ -385,6 +432,7 @@ def force_cross(m, f):
 
 def adjoint(M):
     """The 6x6 matrix Ad_M = [[R, [t]x R], [0, R]]."""
+    _rigid(M, "M")
     return _unary(K.adjoint_matrix, M, "M", _T, _X)
 
 
@@ -437,9 +485,11 @@ def inertia_cross_term(Y10, m):
 
 def inertia_act(M, Y10):
     """The inertia Y10 given in frame b, expressed in frame a (M = aMb)."""
+    _rigid(M, "M")
     return _binary(K.inertia_act, M, "M", _T, Y10, "Y10", _Y, _Y)
 
 
 def inertia_inv_act(M, Y10):
     """The inertia Y10 given in frame a, expressed in frame b (M = aMb)."""
+    _rigid(M, "M")
     return _binary(K.inertia_inv_act, M, "M", _T, Y10, "Y10", _Y, _Y)

@@ -23,6 +23,7 @@ import operator
 
 import numpy as np
 
+from .._checks import check_finite_result, overflow_error
 from ..model import JOINT_DIMENSIONS, JointKind
 
 _BASIS = {JointKind.REVOLUTE_X: 0, JointKind.REVOLUTE_Y: 1, JointKind.REVOLUTE_Z: 2}
@@ -422,18 +423,30 @@ def sym6_subtract_outer(S, W, scales):
 # ------------------------------------------------------------------------------------------
 # Small symmetric positive definite solves (n <= 6), D = L diag(d) L^T
 # ------------------------------------------------------------------------------------------
-def ldl(D):
+class SingularPivot(ArithmeticError):
+    """An LDL pivot at or below the tolerance: the matrix is singular at its scale."""
+
+
+def _check_pivot(pivot, tol):
+    """Raise SingularPivot unless the pivot (a float, or a row over the samples) exceeds tol."""
+    if not (pivot > tol if isinstance(pivot, float) else np.all(pivot > tol)):
+        raise SingularPivot()
+
+
+def ldl(D, tol):
     """The unit lower-triangular L (rows, below the diagonal only: L[i][k] for k < i)
     and the diagonal d of D = L diag(d) L^T, for a symmetric positive definite D
-    given as a full list of rows."""
+    given as a full list of rows; SingularPivot when a pivot is at most ``tol``."""
     n = len(D)
     if n == 1:
+        _check_pivot(D[0][0], tol)
         return [[]], [D[0][0]]
     L, d = [[] for _ in range(n)], []
     for j in range(n):
         dj = D[j][j]
         for k in range(j):
             dj = dj - L[j][k] * L[j][k] * d[k]
+        _check_pivot(dj, tol)
         d.append(dj)
         for i in range(j + 1, n):
             x = D[i][j]
@@ -519,8 +532,15 @@ def evaluate(passes, batch, inputs, out_shape):
     samples along the row (contiguous rows: fast vector ops), in blocks small
     enough that the rows stay in cache across the passes."""
     if batch == ():
-        out = passes(*[None if x is None else x.tolist() for x in inputs], (math.cos, math.sin, math.sqrt))
-        return np.array(out, dtype=float).reshape(out_shape)
+        try:
+            out = passes(*[None if x is None else x.tolist() for x in inputs], (math.cos, math.sin, math.sqrt))
+        except OverflowError:
+            raise overflow_error() from None
+        except ValueError as exc:  # math.cos(inf) & co: an intermediate overflowed
+            if str(exc) != "math domain error":
+                raise
+            raise overflow_error() from None
+        return check_finite_result(np.array(out, dtype=float).reshape(out_shape))
     n, size = math.prod(batch), math.prod(out_shape)
     tails = [None if x is None else x.shape[len(batch):] for x in inputs]
     flat = [None if x is None else x.reshape((n, math.prod(t))) for x, t in zip(inputs, tails)]
@@ -534,7 +554,7 @@ def evaluate(passes, batch, inputs, out_shape):
         for k, component in enumerate(passes(*rows, (np.cos, np.sin, np.sqrt))):
             buffer[k, :count] = component
         _transpose_into(out[start:start + count], buffer[:, :count])
-    return out.reshape(batch + out_shape)
+    return check_finite_result(out.reshape(batch + out_shape))
 
 
 def _transpose_into(out, buffer):

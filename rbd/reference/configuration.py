@@ -7,12 +7,13 @@ across all samples at each joint.
 """
 import numpy as np
 
-from .._checks import model_arrays
+from .._checks import check_finite_result, check_model, model_arrays
 from . import joints
 
 
 def neutral(model):
     """The neutral configuration (nq,): zero angles and lengths, identity quaternions."""
+    check_model(model)
     table = joints.joint_table(model)
     q = np.zeros(table.nq)
     for i in table.manifold_bodies:
@@ -31,6 +32,7 @@ def random_configuration(model, rng=None, batch=None):
     ``batch=None`` the draws are: one uniform per coordinate, then four normals
     per quaternion, in joint order.
     """
+    check_model(model)
     if not isinstance(rng, np.random.Generator):
         rng = np.random.default_rng(rng)
     if batch is None:
@@ -74,7 +76,7 @@ def integrate(model, q, v):
     for i in table.manifold_bodies:
         out[..., table.q_slices[i]] = joints.integrate(table.kinds[i], q[..., table.q_slices[i]],
                                                        v[..., table.v_slices[i]])
-    return out
+    return check_finite_result(out)
 
 
 def difference(model, q0, q1):
@@ -86,7 +88,7 @@ def difference(model, q0, q1):
     for i in table.manifold_bodies:
         s = table.q_slices[i]
         out[..., table.v_slices[i]] = joints.difference(table.kinds[i], q0[..., s], q1[..., s])
-    return out
+    return check_finite_result(out)
 
 
 def normalize(model, q):
@@ -97,4 +99,4 @@ def normalize(model, q):
     for i in table.manifold_bodies:
         s = table.q_slices[i]
         out[..., s] = joints.normalize(table.kinds[i], q[..., s])
-    return out
+    return check_finite_result(out)

@@ -133,8 +133,8 @@ def _centroidal_momentum_passes(bodies, mass, q, v, trig):
 def centroidal_momentum(model, q, v):
     """[linear; angular about the center of mass] momentum, world axes, (..., 6)
     (on scalar components)."""
-    batch, arrays = model_arrays(model, q=q, v=v)
     mass = check_mass(model)
+    batch, arrays = model_arrays(model, q=q, v=v)
     bodies = _components.constants(model)
     return _components.evaluate(lambda *args: _centroidal_momentum_passes(bodies, mass, *args),
                                 batch, arrays, (6,))

@@ -1,10 +1,14 @@
 """ABA written on scalar components (see ``_components``): one code path for
 one sample and for a batch."""
-from .._checks import model_arrays
+from .._checks import model_arrays, singular_joint_error, singular_tolerance
 from . import _components as c
 
 
-def _passes(bodies, gravity, q, v, tau, fext, trig):
+class _Singular(Exception):
+    """Raised inside the passes at the first singular joint (body index in args[0])."""
+
+
+def _passes(bodies, gravity, tol, q, v, tau, fext, trig):
     """The nv components of q_ddot; fext may be None.
 
     Articulated-body algorithm in body frames (Featherstone; Pinocchio's aba).
@@ -35,7 +39,10 @@ def _passes(bodies, gravity, q, v, tau, fext, trig):
     for i in range(n - 1, -1, -1):
         body = bodies[i]
         U = c.sym6_columns(articulated[i], body)
-        L, d = c.ldl([c.joint_force(body, column) for column in U])  # D, row by row (symmetric)
+        try:
+            L, d = c.ldl([c.joint_force(body, column) for column in U], tol)  # D, row by row (symmetric)
+        except c.SingularPivot:
+            raise _Singular(i) from None
         u = [tau[body.v0 + k] - x for k, x in enumerate(c.joint_force(body, bias[i]))]
         z = c.forward_substitute(L, u)
         W = U if body.nv == 1 else list(zip(*[c.forward_substitute(L, [col[r] for col in U]) for r in range(6)]))
@@ -70,4 +77,8 @@ def forward_dynamics(model, q, v, tau, fext):
     batch, arrays = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
     bodies = c.constants(model)
     gravity = model.gravity.tolist()
-    return c.evaluate(lambda *args: _passes(bodies, gravity, *args), batch, arrays, (model.nv,))
+    tol = singular_tolerance(model)
+    try:
+        return c.evaluate(lambda *args: _passes(bodies, gravity, tol, *args), batch, arrays, (model.nv,))
+    except _Singular as exc:
+        raise singular_joint_error(model, exc.args[0]) from None

@@ -31,7 +31,7 @@ acceleration [p_ddot; omega_dot]).
 
 Every function takes leading batch dimensions; Python loops run over joints only.
 """
-from .._checks import model_arrays
+from .._checks import check_finite_result, check_model, model_arrays, short_repr
 from . import _components as c
 
 REFERENCES = ("local", "world", "local_world_aligned")
@@ -41,7 +41,8 @@ _FRAMES_ATTRIBUTE = "_reference_frame_constants"
 def check_reference(reference):
     """Return ``reference`` if it names a reference, else raise ValueError."""
     if not isinstance(reference, str) or reference not in REFERENCES:
-        raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %r" % (reference,))
+        raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %s"
+                         % short_repr(reference))
     return reference
 
 
@@ -67,6 +68,7 @@ class Frame:
 
 def _frame(model, frame):
     """The body constants and the ``Frame`` of a frame name or index."""
+    check_model(model)
     f = model.frame_id(frame)
     bodies = c.constants(model)
     frames = model.__dict__.get(_FRAMES_ATTRIBUTE)
@@ -277,7 +279,9 @@ def subtree_first_moments(bodies, placements):
 
 
 def check_mass(model):
-    """Return the model's total mass, or raise ValueError if it has none."""
+    """Return the model's total mass, or raise ValueError if it has none (checked
+    before the state arguments, as on the compiled backend)."""
+    check_model(model)
     mass = sum(body.inertia[0] for body in c.constants(model))
     if not mass > 0.0:
         raise ValueError("the model has no mass: its center of mass is undefined")
@@ -292,8 +296,8 @@ def _center_of_mass_passes(bodies, mass, q, trig):
 
 def center_of_mass(model, q):
     """The center of mass of the moving bodies in world coordinates (..., 3)."""
-    batch, arrays = model_arrays(model, q=q)
     mass = check_mass(model)
+    batch, arrays = model_arrays(model, q=q)
     bodies = c.constants(model)
     return c.evaluate(lambda *args: _center_of_mass_passes(bodies, mass, *args), batch, arrays, (3,))
 
@@ -318,8 +322,8 @@ def com_jacobian(model, q):
 
     The column of a joint velocity with world twist s = [s_v; s_w] moves its
     subtree (mass m_sub, world first moment h_sub): (m_sub s_v + s_w x h_sub) / m."""
-    batch, arrays = model_arrays(model, q=q)
     mass = check_mass(model)
+    batch, arrays = model_arrays(model, q=q)
     bodies = c.constants(model)
     nv = model.nv
     return c.evaluate(lambda *args: _com_jacobian_passes(bodies, mass, nv, *args), batch, arrays, (3, nv))
