@@ -5,10 +5,24 @@ joints on a manifold (spherical, planar, free flyer) go through
 ``joints.integrate`` / ``joints.difference``.  Batches are handled by NumPy
 across all samples at each joint.
 """
+import contextlib
+
 import numpy as np
 
-from .._checks import check_finite_result, check_model, model_arrays
+from .._checks import check_finite_result, check_model, model_arrays, overflow_error
 from . import joints
+
+
+@contextlib.contextmanager
+def _overflow_is_an_error():
+    """On validated, finite arguments an intermediate inf or NaN can only come from
+    overflow: the joint formulas' own checks (which would name an internal argument)
+    and NumPy's warnings give way to the overflow error."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            yield
+    except ValueError:
+        raise overflow_error() from None
 
 
 def neutral(model):
@@ -73,9 +87,10 @@ def integrate(model, q, v):
     table = joints.joint_table(model)
     out = q.copy()
     out[..., table.vector_q] += v[..., table.vector_v]
-    for i in table.manifold_bodies:
-        out[..., table.q_slices[i]] = joints.integrate(table.kinds[i], q[..., table.q_slices[i]],
-                                                       v[..., table.v_slices[i]])
+    with _overflow_is_an_error():
+        for i in table.manifold_bodies:
+            out[..., table.q_slices[i]] = joints.integrate(table.kinds[i], q[..., table.q_slices[i]],
+                                                           v[..., table.v_slices[i]])
     return check_finite_result(out)
 
 
@@ -85,9 +100,10 @@ def difference(model, q0, q1):
     table = joints.joint_table(model)
     out = np.empty(batch + (table.nv,))
     out[..., table.vector_v] = q1[..., table.vector_q] - q0[..., table.vector_q]
-    for i in table.manifold_bodies:
-        s = table.q_slices[i]
-        out[..., table.v_slices[i]] = joints.difference(table.kinds[i], q0[..., s], q1[..., s])
+    with _overflow_is_an_error():
+        for i in table.manifold_bodies:
+            s = table.q_slices[i]
+            out[..., table.v_slices[i]] = joints.difference(table.kinds[i], q0[..., s], q1[..., s])
     return check_finite_result(out)
 
 

@@ -1,0 +1,304 @@
+"""Numeric edges and bad input: the right answer or the same clear error on both backends.
+
+Each expected value here is derived independently: a huge or tiny quaternion must
+act as its unit direction (compared with the unit quaternion's result), a model
+whose leaf has no inertia has no forward dynamics (its mass matrix is singular,
+checked with NumPy), and a transform is rigid or not by construction.  The fuzz
+test at the end draws arrays of every dtype, layout and shape through every
+algorithm with a fixed seed and asks only that both backends agree.
+"""
+import numpy as np
+import pytest
+
+import rbd
+
+from conftest import HAVE_COMPILED
+from models import algorithm_calls, random_model
+
+needs_compiled = pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
+
+
+def outcome(f, *args, **kwargs):
+    """("ok", result) or ("error", type, message) of one call."""
+    try:
+        return ("ok", f(*args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - the outcome itself is compared
+        return ("error", type(exc), str(exc))
+
+
+def assert_same_outcome(name, args, kwargs=None, atol=1e-12):
+    """Both backends give the same result (to atol, relative to its size) or the
+    same exception type and message; a crash would end the test run."""
+    kwargs = kwargs or {}
+    if not HAVE_COMPILED:
+        return
+    import rbd_c
+    ref = outcome(getattr(rbd.reference, name), *args, **kwargs)
+    com = outcome(getattr(rbd_c, name), *args, **kwargs)
+    assert ref[0] == com[0], (name, ref, com)
+    if ref[0] == "ok":
+        r, c = np.asarray(ref[1]), np.asarray(com[1])
+        assert r.shape == c.shape, (name, r.shape, c.shape)
+        np.testing.assert_allclose(c, r, rtol=0, atol=atol * max(1.0, np.abs(r).max(initial=0.0)))
+    else:
+        assert ref[1:] == com[1:], (name, ref, com)
+    return ref
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return random_model(3, nlinks=10, floating_base=True)
+
+
+# ------------------------------------------------------------------------------------------
+# Quaternions of any norm read as their direction
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("norm", [1e-9, 1e155, 1e300])
+def test_quaternions_of_any_size_act_as_their_direction(backend, tree, norm, rng):
+    q = rbd.random_configuration(tree, rng=rng)
+    v = rng.normal(size=tree.nv)
+    scaled = q.copy()
+    for k in tree.quaternion_q_idx:
+        scaled[k:k + 4] *= norm
+    np.testing.assert_allclose(rbd.forward_kinematics(tree, scaled), rbd.forward_kinematics(tree, q), atol=1e-12)
+    np.testing.assert_allclose(rbd.crba(tree, scaled), rbd.crba(tree, q), atol=1e-10)
+    np.testing.assert_allclose(rbd.normalize(tree, scaled), rbd.normalize(tree, q), atol=1e-14)
+    np.testing.assert_allclose(rbd.integrate(tree, scaled, v), rbd.integrate(tree, q, v), atol=1e-12)
+    np.testing.assert_allclose(rbd.difference(tree, scaled, q), np.zeros(tree.nv), atol=1e-9)
+
+
+def test_near_zero_quaternion_is_an_error_on_both_backends(tree):
+    q = rbd.neutral(tree)
+    k = int(tree.quaternion_q_idx[0])
+    for tiny in (0.0, 1e-13, 1e-200):
+        q[k:k + 4] = tiny
+        ref = assert_same_outcome("rnea", (tree, q, np.zeros(tree.nv), np.zeros(tree.nv)))
+        if HAVE_COMPILED:
+            assert ref[0] == "error" and "must not be zero" in ref[2]
+
+
+# ------------------------------------------------------------------------------------------
+# Overflow: a clear error, never NaN
+# ------------------------------------------------------------------------------------------
+def test_overflowing_inputs_raise_instead_of_returning_nan(backend):
+    model = rbd.sample_model("arm7")
+    q = rbd.neutral(model)
+    huge = np.full(model.nv, 1e154)
+    for f, args in [(rbd.rnea, (model, q, huge, np.zeros(model.nv))),
+                    (rbd.nonlinear_effects, (model, q, huge)),
+                    (rbd.kinetic_energy, (model, q, huge * 1e100)),
+                    (rbd.rnea, (model, q, huge[None].repeat(3, axis=0), np.zeros((3, model.nv)))),
+                    (rbd.integrate, (rbd.sample_model("quadruped"), rbd.neutral(rbd.sample_model("quadruped")),
+                                     np.full(rbd.sample_model("quadruped").nv, 1e308)))]:
+        with pytest.raises(ValueError, match="too large for float64"):
+            f(*args)
+
+
+def test_overflow_error_is_the_same_on_both_backends():
+    model = rbd.sample_model("arm7")
+    q = rbd.neutral(model)
+    ref = assert_same_outcome("rnea", (model, q, np.full(model.nv, 1e154), np.zeros(model.nv)))
+    if HAVE_COMPILED:
+        assert ref[0] == "error"
+
+
+# ------------------------------------------------------------------------------------------
+# Singular forward dynamics names the joint
+# ------------------------------------------------------------------------------------------
+def massless_leaf_model(kind):
+    """A 1 kg pendulum with a massless link behind a joint of ``kind``."""
+    b = rbd.ModelBuilder("leaf")
+    b.add_link("base")
+    b.add_link("arm", mass=1.0, com=[0, 0, -0.5], inertia=np.diag([0.01, 0.01, 0.001]))
+    b.add_link("finger")
+    b.add_joint("shoulder", "revolute", "base", "arm", axis=(1, 0, 0))
+    b.add_joint("finger_joint", kind, "arm", "finger", axis=(0, 0, 1) if kind == "planar" else (0, 1, 0))
+    return b.build()
+
+
+@pytest.mark.parametrize("kind", ["revolute", "prismatic", "spherical", "planar", "floating"])
+def test_massless_leaf_makes_aba_raise_naming_the_joint(backend, kind):
+    model = massless_leaf_model(kind)
+    q = rbd.neutral(model)
+    z = np.zeros(model.nv)
+    # The premise, checked independently: the mass matrix is singular.
+    assert np.linalg.matrix_rank(rbd.crba(model, q)) < model.nv
+    with pytest.raises(rbd.SingularModelError, match="finger_joint"):
+        rbd.aba(model, q, z, z)
+    with pytest.raises(rbd.SingularModelError, match="finger_joint"):
+        rbd.aba(model, np.stack([q, q]), np.zeros((2, model.nv)), np.zeros((2, model.nv)))
+    assert issubclass(rbd.SingularModelError, ValueError)
+
+
+def test_tiny_but_real_inertia_is_not_singular(backend):
+    """A light finger is not a massless one: its dynamics is well defined."""
+    b = rbd.ModelBuilder("light")
+    b.add_link("base")
+    b.add_link("arm", mass=10.0, com=[0, 0, -0.5], inertia=np.diag([0.1, 0.1, 0.01]))
+    b.add_link("finger", mass=1e-3, com=[0, 0, 0.01], inertia=np.diag([1e-8, 1e-8, 1e-8]))
+    b.add_joint("shoulder", "revolute", "base", "arm", axis=(1, 0, 0))
+    b.add_joint("finger_joint", "revolute", "arm", "finger", axis=(0, 1, 0))
+    model = b.build()
+    q = np.array([0.3, -0.2])
+    v = np.array([0.5, 1.0])
+    tau = np.array([1.0, 1e-4])
+    qdd = rbd.aba(model, q, v, tau)
+    np.testing.assert_allclose(rbd.rnea(model, q, v, qdd), tau, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------
+# Arguments of the wrong kind
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("not_a_model", ["arm7", None, 3, object()])
+def test_not_a_model_is_the_same_type_error(not_a_model):
+    for name, args in [("rnea", (np.zeros(7), np.zeros(7), np.zeros(7))), ("crba", (np.zeros(7),)),
+                       ("frame_placement", (np.zeros(7), 0)), ("neutral", ()),
+                       ("center_of_mass", (np.zeros(7),))]:
+        for impl in [rbd.reference] + ([__import__("rbd_c")] if HAVE_COMPILED else []):
+            with pytest.raises(TypeError, match="model must be an rbd.Model, got"):
+                getattr(impl, name)(not_a_model, *args)
+
+
+def test_massless_model_centroidal_quantities_fail_alike():
+    b = rbd.ModelBuilder("massless")
+    b.add_link("a")
+    b.add_link("b")
+    b.add_joint("j", "revolute", "a", "b", axis=(0, 0, 1))
+    model = b.build()
+    for name, args in [("centroidal_momentum", ([0.1], [0.2])), ("center_of_mass", ([0.1],)),
+                       ("com_jacobian", ([0.1],))]:
+        ref = assert_same_outcome(name, (model,) + args)
+        if HAVE_COMPILED:
+            assert ref[0] == "error" and "no mass" in ref[2]
+
+
+def test_batch_dimension_limit(backend):
+    model = rbd.sample_model("arm7")
+    q = rbd.neutral(model)
+    ok = q.reshape((1,) * 16 + (model.nq,))
+    assert rbd.crba(model, ok).shape == (1,) * 16 + (model.nv, model.nv)
+    for ndim in (17, 33, 40):
+        with pytest.raises(ValueError, match="q has %d batch dimensions; at most 16" % ndim):
+            rbd.crba(model, q.reshape((1,) * ndim + (model.nq,)))
+
+
+def test_batch_dimension_limits_agree():
+    if not HAVE_COMPILED:
+        pytest.skip("rbd_c is not built")
+    from rbd._checks import MAX_BATCH_DIMS
+    import rbd_c
+    M = np.eye(4).reshape((1,) * (MAX_BATCH_DIMS + 1) + (4, 4))
+    for impl in (rbd.spatial, rbd_c):
+        with pytest.raises(ValueError, match="at most %d" % MAX_BATCH_DIMS):
+            impl.se3_inverse(M)
+
+
+def test_messages_do_not_quote_values_at_length(backend):
+    model = rbd.sample_model("arm7")
+    q = rbd.neutral(model)
+    for call in (lambda: rbd.frame_placement(model, q, "x" * 100000),
+                 lambda: rbd.frame_jacobian(model, q, 0, reference="y" * 100000)):
+        with pytest.raises(ValueError) as err:
+            call()
+        assert len(str(err.value)) < 1000
+
+
+# ------------------------------------------------------------------------------------------
+# SE(3) functions refuse matrices that are not rigid transforms
+# ------------------------------------------------------------------------------------------
+TRANSFORM_CALLS = {
+    "se3_inverse": lambda S, M: S.se3_inverse(M),
+    "se3_log": lambda S, M: S.se3_log(M),
+    "se3_compose_A": lambda S, M: S.se3_compose(M, np.eye(4)),
+    "se3_compose_B": lambda S, M: S.se3_compose(np.eye(4), M),
+    "se3_act_point": lambda S, M: S.se3_act_point(M, np.ones(3)),
+    "act_motion": lambda S, M: S.act_motion(M, np.ones(6)),
+    "inv_act_motion": lambda S, M: S.inv_act_motion(M, np.ones(6)),
+    "act_force": lambda S, M: S.act_force(M, np.ones(6)),
+    "inv_act_force": lambda S, M: S.inv_act_force(M, np.ones(6)),
+    "adjoint": lambda S, M: S.adjoint(M),
+    "inertia_act": lambda S, M: S.inertia_act(M, np.array([1.0, 0, 0, 0, 1, 0, 0, 1, 0, 1])),
+    "inertia_inv_act": lambda S, M: S.inertia_inv_act(M, np.array([1.0, 0, 0, 0, 1, 0, 0, 1, 0, 1])),
+}
+
+
+def bad_transforms():
+    """Matrices that are no rigid transform, each for its own reason."""
+    scaled = np.diag([2.0, 1.0, 1.0, 1.0])
+    reflected = np.diag([1.0, 1.0, -1.0, 1.0])
+    sheared = np.eye(4)
+    sheared[0, 1] = 0.3
+    projective = np.eye(4)
+    projective[3, 0] = 0.5
+    batch = np.stack([np.eye(4), np.eye(4), scaled])  # one bad item in a batch
+    return {"scaled": scaled, "reflected": reflected, "sheared": sheared, "projective": projective,
+            "batch": batch}
+
+
+@pytest.mark.parametrize("call", sorted(TRANSFORM_CALLS))
+@pytest.mark.parametrize("bad", sorted(bad_transforms()))
+def test_non_rigid_transforms_are_refused(spatial_impl, call, bad):
+    M = bad_transforms()[bad]
+    with pytest.raises(ValueError, match="must be a rigid transform"):
+        TRANSFORM_CALLS[call](spatial_impl, M)
+
+
+@pytest.mark.parametrize("call", sorted(TRANSFORM_CALLS))
+def test_rigid_transforms_with_round_off_pass(spatial_impl, call, rng):
+    from models import random_pose
+    M = random_pose(rng)
+    M[:3, :3] *= 1.0 + 1e-9  # round-off in a computed transform
+    TRANSFORM_CALLS[call](spatial_impl, M)
+
+
+# ------------------------------------------------------------------------------------------
+# Fuzz: every dtype, layout and shape through every algorithm, same outcome on both backends
+# ------------------------------------------------------------------------------------------
+def _variants(x, rng):
+    """Ways a caller may hand over the array x (valid or not)."""
+    yield x
+    yield x.tolist()
+    for dtype in (np.float16, np.float32, np.int64, np.uint8, np.bool_, np.complex128, object, str):
+        yield x.astype(dtype)
+    yield np.asfortranarray(np.stack([x, x], axis=-1))[..., 0]  # non-contiguous
+    yield x[::-1][::-1]                                         # negative strides (a view)
+    ro = x.copy()
+    ro.setflags(write=False)
+    yield ro
+    yield np.ma.masked_array(x, mask=np.zeros(x.shape, bool))
+    yield x[..., :-1]                                           # too short
+    yield np.concatenate([x, x[..., :1]], axis=-1)              # too long
+    yield np.stack([x, x, x])                                   # a batch
+    yield np.broadcast_to(x, (2, 3) + x.shape)                  # a broadcast batch
+    yield x[None][:0]                                           # an empty batch
+    yield np.float64(1.0)                                       # 0-d
+    bad = x.copy()
+    bad.flat[rng.integers(x.size)] = np.nan
+    yield bad
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fuzz_arrays_through_every_algorithm(seed):
+    if not HAVE_COMPILED:
+        pytest.skip("rbd_c is not built")
+    rng = np.random.default_rng(seed)
+    model = random_model(seed, nlinks=6, floating_base=bool(seed % 2), nframes=1)
+    state = {"q": rbd.random_configuration(model, rng=rng), "q1": rbd.random_configuration(model, rng=rng),
+             "v": rng.normal(size=model.nv), "a": rng.normal(size=model.nv), "tau": rng.normal(size=model.nv),
+             "fext": rng.normal(size=(model.nbodies, 6))}
+    # The calls with the argument names as placeholders, one frame in the single reference "local".
+    calls = [c for c in algorithm_calls("q", "v", "a", "tau", "fext", "q1", [model.nframes - 1])
+             if c[2].get("reference", "local") == "local"]
+    for name, args, kwargs in calls:
+        slots = [("arg", k) for k, x in enumerate(args) if isinstance(x, str)]
+        slots += [("kw", key) for key, x in kwargs.items() if x == "fext"]
+        for where, key in slots:
+            marker = args[key] if where == "arg" else kwargs[key]
+            for variant in _variants(state[marker], rng):
+                call_args = [state[x] if isinstance(x, str) else x for x in args]
+                call_kwargs = {k: state[x] if x == "fext" else x for k, x in kwargs.items()}
+                if where == "arg":
+                    call_args[key] = variant
+                else:
+                    call_kwargs[key] = variant
+                assert_same_outcome(name, (model, *call_args), call_kwargs, atol=1e-9)
