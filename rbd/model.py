@@ -48,6 +48,7 @@ import numpy as np
 
 from . import spatial
 from ._checks import as_array, is_rotation, short_repr
+from ._inertia import check_inertias
 
 
 class JointKind(enum.IntEnum):
@@ -258,15 +259,20 @@ class ModelBuilder:
         """Add a link with its mass, center of mass ``com`` (link coordinates) and
         rotational inertia ``inertia`` (3x3, about the com, link axes)."""
         if not isinstance(name, str) or not name:
-            raise ValueError("link name must be a non-empty string, got %r" % (name,))
+            raise ValueError("link name must be a non-empty string, got %s" % short_repr(name))
         if name in self._links:
-            raise ValueError("link %r is defined twice" % name)
-        mass = float(as_array(mass, "mass of link %r" % name, (), allow_batch=False))
-        com = as_array(com, "com of link %r" % name, (3,), allow_batch=False)
+            raise ValueError("link %s is defined twice" % short_repr(name))
+        mass = float(as_array(mass, "mass of link %s" % short_repr(name), (), allow_batch=False))
+        com = as_array(com, "com of link %s" % short_repr(name), (3,), allow_batch=False)
         inertia = np.zeros((3, 3)) if inertia is None else as_array(
-            inertia, "inertia of link %r" % name, (3, 3), allow_batch=False)
-        check_inertia(mass, inertia, "link %r" % name)
-        self._links[name] = _Link(name, spatial.inertia10_from_mass_com(mass, com, inertia))
+            inertia, "inertia of link %s" % short_repr(name), (3, 3), allow_batch=False)
+        check_inertia(mass, inertia, "link %s" % short_repr(name))
+        with np.errstate(over="ignore", invalid="ignore"):
+            inertia10 = spatial.inertia10_from_mass_com(mass, com, inertia)
+        if not np.all(np.isfinite(inertia10)):
+            raise ValueError("link %s: its mass, centre of mass and inertia overflow when moved to "
+                             "the link origin (values too large)" % short_repr(name))
+        self._links[name] = _Link(name, inertia10)
 
     def add_joint(self, name, kind, parent, child, origin=None, axis=(0.0, 0.0, 1.0),
                   lower=None, upper=None, velocity=np.inf, effort=np.inf):
@@ -275,29 +281,31 @@ class ModelBuilder:
         4x4 pose of the joint frame in the parent link frame; ``axis`` is in the
         joint frame; ``lower``/``upper`` bound the joint's q coordinates."""
         if not isinstance(name, str) or not name:
-            raise ValueError("joint name must be a non-empty string, got %r" % (name,))
+            raise ValueError("joint name must be a non-empty string, got %s" % short_repr(name))
         if not isinstance(kind, str) or kind not in _KIND_BY_NAME:
-            raise ValueError("joint %r has unknown type %r (expected one of %s)"
-                             % (name, kind, ", ".join(sorted(_KIND_BY_NAME))))
+            raise ValueError("joint %s has unknown type %s (expected one of %s)"
+                             % (short_repr(name), short_repr(kind), ", ".join(sorted(_KIND_BY_NAME))))
         joint_kind = _KIND_BY_NAME[kind]
-        origin = np.eye(4) if origin is None else as_array(origin, "origin of joint %r" % name, (4, 4),
+        origin = np.eye(4) if origin is None else as_array(origin, "origin of joint %s" % short_repr(name), (4, 4),
                                                             allow_batch=False)
-        _check_rigid(origin, "origin of joint %r" % name)
-        axis = as_array(axis, "axis of joint %r" % name, (3,), allow_batch=False)
-        norm = np.linalg.norm(axis)
+        _check_rigid(origin, "origin of joint %s" % short_repr(name))
+        axis = as_array(axis, "axis of joint %s" % short_repr(name), (3,), allow_batch=False)
+        largest = np.abs(axis).max()
+        direction = axis / largest if largest > 0.0 else axis  # scaled first: no square overflows
+        direction = direction / max(np.linalg.norm(direction), 1e-300)
         if joint_kind in (JointKind.REVOLUTE, JointKind.PRISMATIC):
-            if norm < 1e-12:
-                raise ValueError("joint %r has a zero axis" % name)
-            axis = axis / norm
-        if joint_kind == JointKind.PLANAR and not np.allclose(axis / max(norm, 1e-300), [0, 0, 1]):
-            raise ValueError("planar joint %r must move in its frame's x-y plane (axis 0 0 1)" % name)
+            if largest == 0.0:
+                raise ValueError("joint %s has a zero axis" % short_repr(name))
+            axis = direction
+        if joint_kind == JointKind.PLANAR and not np.allclose(direction, [0, 0, 1]):
+            raise ValueError("planar joint %s must move in its frame's x-y plane (axis 0 0 1)" % short_repr(name))
         if kind == "continuous":
             lower = upper = None
         nq = JOINT_DIMENSIONS[joint_kind][0] if joint_kind is not None else 0
-        lower = _limits(lower, -np.inf, nq, "lower limit of joint %r" % name)
-        upper = _limits(upper, np.inf, nq, "upper limit of joint %r" % name)
+        lower = _limits(lower, -np.inf, nq, "lower limit of joint %s" % short_repr(name))
+        upper = _limits(upper, np.inf, nq, "upper limit of joint %s" % short_repr(name))
         if np.any(lower > upper):
-            raise ValueError("joint %r has lower limit > upper limit" % name)
+            raise ValueError("joint %s has lower limit > upper limit" % short_repr(name))
         self._joints.append(_Joint(name, joint_kind, parent, child, origin, axis, lower, upper,
                                    float(velocity), float(effort)))
 
@@ -307,9 +315,14 @@ class ModelBuilder:
         self.add_joint(name + "_fixed", "fixed", parent, name, origin=origin)
 
     # -- build -------------------------------------------------------------------------
-    def build(self, floating_base=False):
-        """Order the tree depth-first, merge fixed joints and return a ``Model``."""
+    def build(self, floating_base=False, strict=False):
+        """Order the tree depth-first, merge fixed joints and return a ``Model``.
+
+        The links' inertias go through rbd's inertia policy (``rbd._inertia``):
+        round-off passes, a physically inconsistent inertia warns once naming the
+        links, or raises ValueError when ``strict``."""
         root, children_of = self._check_tree()
+        check_inertias([link.inertia10 for link in self._links.values()], list(self._links), strict=strict)
         if floating_base and any(j.name == "root_joint" for j in self._joints):
             # Two joints of one name would make joint_idx_q("root_joint") ambiguous.
             raise ValueError("floating_base=True adds a joint 'root_joint', but joint 'root_joint' "
@@ -354,6 +367,10 @@ class ModelBuilder:
             frames.append((joint.child, *placed[joint.child]))
             stack.append(iter(children_of[joint.child]))
 
+        for body in bodies:  # merging fixed links moves their inertias: that may overflow
+            if not np.all(np.isfinite(body["inertia"])):
+                raise ValueError("the inertia of body %s overflows once its fixed links are merged into it"
+                                 % short_repr(body["link"]))
         return self._make_model(bodies, frames)
 
     def _make_model(self, bodies, frames):
@@ -391,25 +408,27 @@ class ModelBuilder:
         joint_names = set()
         for joint in self._joints:
             if joint.name in joint_names:
-                raise ValueError("joint %r is defined twice" % joint.name)
+                raise ValueError("joint %s is defined twice" % short_repr(joint.name))
             joint_names.add(joint.name)
             for role in ("parent", "child"):
                 link = getattr(joint, role)
                 if link not in self._links:
-                    raise ValueError("joint %r names %s link %r, which does not exist" % (joint.name, role, link))
+                    raise ValueError("joint %s names %s link %s, which does not exist"
+                                     % (short_repr(joint.name), role, short_repr(link)))
             if joint.child in parent_joint:
-                raise ValueError("link %r has two parents (joints %r and %r)"
-                                 % (joint.child, parent_joint[joint.child].name, joint.name))
+                raise ValueError("link %s has two parents (joints %s and %s)"
+                                 % (short_repr(joint.child), short_repr(parent_joint[joint.child].name),
+                                    short_repr(joint.name)))
             if joint.child == joint.parent:
-                raise ValueError("joint %r connects link %r to itself" % (joint.name, joint.child))
+                raise ValueError("joint %s connects link %s to itself" % (short_repr(joint.name), short_repr(joint.child)))
             parent_joint[joint.child] = joint
             children_of[joint.parent].append(joint)
         roots = [name for name in self._links if name not in parent_joint]
         if not roots:
             raise ValueError("the links form a cycle: no link is without a parent (cycle %s)"
-                             % " -> ".join(map(repr, _cycle_from(next(iter(self._links)), parent_joint))))
+                             % _names(_cycle_from(next(iter(self._links)), parent_joint), " -> "))
         if len(roots) > 1:
-            raise ValueError("the model has several root links: %s" % ", ".join(map(repr, roots)))
+            raise ValueError("the model has several root links: %s" % _names(roots))
         reached, stack = set(), [roots[0]]
         while stack:
             link = stack.pop()
@@ -417,8 +436,15 @@ class ModelBuilder:
             stack.extend(j.child for j in children_of[link])
         if len(reached) != len(self._links):
             cycle = sorted(set(self._links) - reached)
-            raise ValueError("the links %s form a cycle detached from the root %r" % (cycle, roots[0]))
+            raise ValueError("the links %s form a cycle detached from the root %s"
+                             % (_names(cycle), short_repr(roots[0])))
         return roots[0], children_of
+
+
+def _names(names, separator=", ", shown=12):
+    """Quoted names for a message: each cut short, at most ``shown`` of them."""
+    text = separator.join(short_repr(n, 40) for n in names[:shown])
+    return text + (separator + "..." if len(names) > shown else "")
 
 
 def _cycle_from(link, parent_joint):
@@ -461,20 +487,11 @@ def _fast_kind(kind, axis):
 
 
 def check_inertia(mass, inertia, where):
-    """Raise ValueError unless (mass, inertia about the com) is physically possible:
-    mass >= 0, inertia symmetric, positive semi-definite, and its principal
-    moments satisfy the triangle inequality."""
+    """Raise ValueError unless ``mass`` is finite and non-negative and ``inertia``
+    (about the com) is symmetric.  Whether it is physically consistent is judged
+    for the whole robot at build time (``rbd._inertia.check_inertias``)."""
     if not np.isfinite(mass) or mass < 0:
-        raise ValueError("%s has a negative or non-finite mass %r" % (where, mass))
+        raise ValueError("%s has a negative or non-finite mass %s" % (where, short_repr(mass)))
     scale = max(np.abs(inertia).max(), 1e-300)
     if not np.allclose(inertia, inertia.T, rtol=0, atol=1e-9 * scale):
         raise ValueError("%s has a non-symmetric inertia matrix" % where)
-    moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
-    tol = 1e-9 * scale
-    if moments[0] < -tol:
-        raise ValueError("%s has an inertia that is not positive semi-definite (principal moments %s)"
-                         % (where, moments))
-    a, b, c = moments
-    if a + b < c - tol:
-        raise ValueError("%s has an inertia whose principal moments %s break the triangle inequality"
-                         % (where, moments))

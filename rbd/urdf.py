@@ -17,21 +17,26 @@ loaded as independent joints (with a warning).
 import os
 import warnings
 import xml.etree.ElementTree as ET
+from xml.parsers import expat
 
 import numpy as np
 
 from . import rotations
-from ._checks import URDFError
+from ._checks import URDFError, short_repr
 from .model import ModelBuilder
 
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 
 
-def load_urdf(source, floating_base=False):
-    """Build a ``Model`` from a URDF file path or an XML string.
+def load_urdf(source, floating_base=False, strict=False):
+    """Build a ``Model`` from a URDF file path, an XML string, or the file's bytes
+    (any encoding the XML declares).
 
     ``floating_base=True`` puts a free-flyer joint (``root_joint``) between the
     world and the root link; otherwise the root link is fixed to the world.
+    Inertias follow rbd's policy: round-off passes silently, a physically
+    inconsistent inertia (triangle inequality, a clearly negative moment) loads
+    with one warning naming the links, or raises ``URDFError`` when ``strict``.
     """
     robot = _parse(source)
     builder = ModelBuilder(robot.get("name") or "robot")
@@ -45,14 +50,14 @@ def load_urdf(source, floating_base=False):
                 mimics.append(joint.get("name"))
         if not robot.findall("link"):
             raise URDFError("URDF: <robot> has no <link> elements")
-        model = builder.build(floating_base=floating_base)
+        model = builder.build(floating_base=floating_base, strict=strict)
     except URDFError:
         raise
     except ValueError as exc:  # the builder's checks of the tree and the inertias
         raise URDFError("URDF: %s" % exc) from None
     if mimics:
-        warnings.warn("mimic joints %s are loaded as independent joints" % ", ".join(map(repr, mimics)),
-                      stacklevel=2)
+        warnings.warn("mimic joints %s are loaded as independent joints"
+                      % ", ".join(short_repr(m, 40) for m in mimics[:12]), stacklevel=2)
     return model
 
 
@@ -60,30 +65,51 @@ def load_urdf(source, floating_base=False):
 # XML
 # ------------------------------------------------------------------------------------------
 def _read(source):
-    """The XML text of ``source``: a path, or the URDF itself when it starts with '<'."""
-    if isinstance(source, bytes):
-        source = source.decode("utf-8-sig")
+    """The XML of ``source`` as text (an XML string) or bytes (a file's content, or
+    bytes given directly), for the parser to decode as the XML declares."""
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source)
     if isinstance(source, str) and source.lstrip("\ufeff \t\r\n").startswith("<"):
         return source.lstrip("\ufeff")  # a byte-order mark would otherwise make it a "path"
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("source must be a URDF file path or an XML string, got %s" % type(source).__name__)
-    with open(source, encoding="utf-8-sig") as f:  # FileNotFoundError names the path
+    with open(source, "rb") as f:  # FileNotFoundError names the path
         return f.read()
 
 
-def _parse(source):
-    text = _read(source)
-    # Entity declarations are how XML bombs and external-file reads work; URDFs
-    # never need them, so they are refused before parsing.
-    if "<!ENTITY" in text.upper():
+def _refuse_entities(xml):
+    """Entity declarations are how XML bombs and external-file reads work; URDFs
+    never need them, so a first pass refuses them before anything is expanded."""
+    def refuse(*_):
         raise URDFError("URDF: XML entity declarations (<!ENTITY>) are not allowed")
+
+    scanner = expat.ParserCreate()
+    scanner.EntityDeclHandler = refuse
     try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
+        scanner.Parse(xml, True)
+    except (expat.ExpatError, ValueError) as exc:  # ValueError: text that cannot be encoded
+        raise URDFError("URDF: malformed XML (%s)" % short_repr(str(exc), 200)) from None
+
+
+def _parse(source):
+    xml = _read(source)
+    _refuse_entities(xml)
+    try:
+        root = ET.fromstring(xml)
+    except (ET.ParseError, ValueError, LookupError) as exc:  # LookupError: an unknown encoding
         raise URDFError("URDF: malformed XML (%s)" % exc) from None
     if root.tag != "robot":
-        raise URDFError("URDF: the root element must be <robot>, got <%s>" % root.tag)
+        raise URDFError("URDF: the root element must be <robot>, got <%s>" % short_repr(root.tag, 40).strip("'\""))
     return root
+
+
+def _single(elem, tag, owner):
+    """The one ``<tag>`` child of ``elem`` (None if absent); two are an error: which
+    one counts would be a silent guess."""
+    found = elem.findall(tag)
+    if len(found) > 1:
+        raise URDFError("URDF: %s has %d <%s> elements; at most one is allowed" % (owner, len(found), tag))
+    return found[0] if found else None
 
 
 def _where(elem, owner):
@@ -98,18 +124,19 @@ def _floats(elem, attr, count, default, owner):
     try:
         values = np.array([float(x) for x in text.split()], dtype=float)
     except ValueError:
-        raise URDFError("URDF: %s: %s=%r is not a list of numbers" % (_where(elem, owner), attr, text)) from None
+        raise URDFError("URDF: %s: %s=%s is not a list of numbers"
+                        % (_where(elem, owner), attr, short_repr(text))) from None
     if values.size != count:
-        raise URDFError("URDF: %s: %s=%r must have %d number%s"
-                        % (_where(elem, owner), attr, text, count, "s" if count > 1 else ""))
+        raise URDFError("URDF: %s: %s=%s must have %d number%s"
+                        % (_where(elem, owner), attr, short_repr(text), count, "s" if count > 1 else ""))
     if not np.all(np.isfinite(values)):
-        raise URDFError("URDF: %s: %s=%r must be finite" % (_where(elem, owner), attr, text))
+        raise URDFError("URDF: %s: %s=%s must be finite" % (_where(elem, owner), attr, short_repr(text)))
     return values
 
 
 def _origin(elem, owner):
     """The 4x4 pose of an ``<origin xyz rpy>`` element (identity if absent)."""
-    origin = elem.find("origin")
+    origin = _single(elem, "origin", owner)
     pose = np.eye(4)
     roll, pitch, yaw = _floats(origin, "rpy", 3, (0.0, 0.0, 0.0), owner)
     pose[:3, :3] = rotations.euler_zyx_to_matrix([yaw, pitch, roll])
@@ -129,12 +156,12 @@ def _name(elem, what):
 # ------------------------------------------------------------------------------------------
 def _add_link(builder, link):
     name = _name(link, "link")
-    owner = "link %r" % name
-    inertial = link.find("inertial")
+    owner = "link %s" % short_repr(name)
+    inertial = _single(link, "inertial", owner)
     if inertial is None:
         builder.add_link(name)  # massless
         return
-    mass_elem, inertia_elem = inertial.find("mass"), inertial.find("inertia")
+    mass_elem, inertia_elem = _single(inertial, "mass", owner), _single(inertial, "inertia", owner)
     if mass_elem is None or inertia_elem is None:
         raise URDFError("URDF: <inertial> of %s needs both <mass> and <inertia>" % owner)
     # No defaults here (as urdfdom): a forgotten attribute must not read as zero mass or inertia.
@@ -161,19 +188,21 @@ def _add_link(builder, link):
 
 def _add_joint(builder, joint):
     name = _name(joint, "joint")
-    owner = "joint %r" % name
+    owner = "joint %s" % short_repr(name)
     kind = joint.get("type")
     if kind not in _JOINT_TYPES:
-        raise URDFError("URDF: %s has unknown type %r (expected one of %s)"
-                        % (owner, kind, ", ".join(_JOINT_TYPES)))
+        raise URDFError("URDF: %s has unknown type %s (expected one of %s)"
+                        % (owner, short_repr(kind), ", ".join(_JOINT_TYPES)))
+    for tag in ("mimic", "dynamics", "calibration", "safety_controller"):
+        _single(joint, tag, owner)
     links = {}
     for role in ("parent", "child"):
-        elem = joint.find(role)
+        elem = _single(joint, role, owner)
         if elem is None or not elem.get("link"):
             raise URDFError("URDF: %s has no <%s link=...>" % (owner, role))
         links[role] = elem.get("link")
     limits = {}
-    limit = joint.find("limit")
+    limit = _single(joint, "limit", owner)
     if limit is not None and kind in ("revolute", "prismatic"):
         lower = _floats(limit, "lower", 1, (-np.inf,), owner)[0]
         upper = _floats(limit, "upper", 1, (np.inf,), owner)[0]
@@ -183,8 +212,8 @@ def _add_joint(builder, joint):
     if limit is not None:
         limits["velocity"] = _floats(limit, "velocity", 1, (np.inf,), owner)[0]
         limits["effort"] = _floats(limit, "effort", 1, (np.inf,), owner)[0]
-    axis = _floats(joint.find("axis"), "xyz", 3, (1.0, 0.0, 0.0), owner)
-    if kind in ("revolute", "continuous", "prismatic") and np.linalg.norm(axis) < 1e-12:
+    axis = _floats(_single(joint, "axis", owner), "xyz", 3, (1.0, 0.0, 0.0), owner)
+    if kind in ("revolute", "continuous", "prismatic") and not np.any(axis):
         raise URDFError("URDF: %s has a zero <axis>" % owner)
     try:
         builder.add_joint(name, kind, parent=links["parent"], child=links["child"],

@@ -1,0 +1,100 @@
+"""The one inertia policy of rbd, for every source of a model (URDF, builder,
+derived models).
+
+A body's rotational inertia about its centre of mass must be symmetric positive
+semi-definite with principal moments that satisfy the triangle inequality
+(a + b >= c): any real mass distribution does.  Real robot files break this in
+two ways that must be told apart:
+
+* **round-off** — a moment of -2e-22 next to moments of 3e-6, or an inertia that is
+  all zero but for 2.4e-35.  Judged against the matrix itself, such a value looks
+  like a gross error (it is "100% negative"); judged against the robot, it is
+  nothing.  The tolerance is therefore relative to the robot's own scale: the
+  largest inertia entry of any of its links (kg m^2), times 1e-9.  Round-off passes
+  silently, in every mode.
+* **a genuine inconsistency** — moments breaking the triangle inequality by more
+  than the tolerance (CAD exports that round each moment separately do this by a
+  few percent), or a clearly negative moment.  The algorithms are still
+  well-defined for such inertias, and Pinocchio and iDynTree load them, so by
+  default the model loads with ONE ``UserWarning`` naming every such link;
+  ``strict=True`` makes it an error.
+
+Non-finite numbers, a negative mass, and values that overflow when the inertia
+is moved to the body origin are always errors.
+"""
+import warnings
+
+import numpy as np
+
+from ._checks import short_repr
+
+#: Round-off tolerance, relative to the robot's largest inertia entry.
+RELATIVE_TOLERANCE = 1e-9
+
+
+def inertia_about_com(inertias10):
+    """(mass, rotational inertia about the centre of mass) of each 10-number
+    inertia ``[m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]`` (about the origin)."""
+    Y = np.asarray(inertias10, dtype=float).reshape(-1, 10)
+    mass, h = Y[:, 0], Y[:, 1:4]
+    xx, xy, xz, yy, yz, zz = Y[:, 4:].T
+    I_origin = np.stack([np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1),
+                         np.stack([xz, yz, zz], -1)], -2)
+    # Parallel axis theorem: I_origin = I_com + m (|c|^2 1 - c c^T), with c = h / m.
+    safe = np.where(mass > 0.0, mass, 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        shift = (np.einsum("ni,ni->n", h, h)[:, None, None] * np.eye(3) - h[:, :, None] * h[:, None, :])
+        I_com = I_origin - np.where(mass > 0.0, 1.0, 0.0)[:, None, None] * shift / safe[:, None, None]
+    return mass, I_com
+
+
+def check_inertias(inertias10, names, strict=False):
+    """Apply the inertia policy to bodies given as 10-number inertias about their
+    origins (the storage of ``Model.inertias``), one name per body.
+
+    Raises ValueError naming the bodies for non-finite values, negative masses,
+    a first moment without mass, and, when ``strict``, for physically inconsistent
+    inertias; otherwise warns once (UserWarning) naming the inconsistent bodies."""
+    Y = np.asarray(inertias10, dtype=float).reshape(-1, 10)
+    names = list(names)
+    if not Y.size:
+        return
+    bad = [n for n, row in zip(names, Y) if not np.all(np.isfinite(row))]
+    if bad:
+        raise ValueError("the inertia of %s is not finite (inf, NaN, or a value too large to move "
+                         "to the body origin)" % _list(bad))
+    bad = [n for n, m in zip(names, Y[:, 0]) if m < 0.0]
+    if bad:
+        raise ValueError("%s a negative mass" % _has(bad))
+    bad = [n for n, row in zip(names, Y) if row[0] == 0.0 and np.any(row[1:4] != 0.0)]
+    if bad:
+        raise ValueError("%s a first moment of mass (m c) but no mass" % _has(bad))
+    mass, I_com = inertia_about_com(Y)
+    if not np.all(np.isfinite(I_com)):
+        bad = [n for n, I in zip(names, I_com) if not np.all(np.isfinite(I))]
+        raise ValueError("the inertia of %s overflows about its centre of mass" % _list(bad))
+    tol = RELATIVE_TOLERANCE * max(np.abs(I_com).max(), np.abs(Y[:, 4:]).max(), 1e-300)
+    moments = np.linalg.eigvalsh(I_com)  # ascending, per body
+    negative = moments[:, 0] < -tol
+    triangle = moments[:, 0] + moments[:, 1] < moments[:, 2] - tol
+    inconsistent = [(n, m) for n, m, neg, tri in zip(names, moments, negative, triangle) if neg or tri]
+    if not inconsistent:
+        return
+    detail = "; ".join("%s: principal moments %s" % (short_repr(n, 40), np.array2string(m, precision=4))
+                       for n, m in inconsistent[:8]) + ("; ..." if len(inconsistent) > 8 else "")
+    message = ("%d link%s ha%s a physically inconsistent inertia (a negative principal moment, or "
+               "moments breaking the triangle inequality a + b >= c beyond round-off): %s"
+               % (len(inconsistent), "s" if len(inconsistent) > 1 else "",
+                  "ve" if len(inconsistent) > 1 else "s", detail))
+    if strict:
+        raise ValueError(message)
+    warnings.warn(message + " (loaded as given; strict=True makes this an error)", UserWarning, stacklevel=4)
+
+
+def _list(names):
+    shown = ", ".join(short_repr(n, 40) for n in names[:8])
+    return shown + (", ..." if len(names) > 8 else "")
+
+
+def _has(names):
+    return ("%s has" if len(names) == 1 else "%s have") % _list(names)
