@@ -87,7 +87,7 @@ def _refuse_entities(xml):
     scanner.EntityDeclHandler = refuse
     try:
         scanner.Parse(xml, True)
-    except (expat.ExpatError, ValueError) as exc:  # ValueError: text that cannot be encoded
+    except (expat.ExpatError, ValueError, LookupError) as exc:  # text that cannot be encoded, unknown codecs
         raise URDFError("URDF: malformed XML (%s)" % short_repr(str(exc), 200)) from None
 
 

@@ -1,0 +1,199 @@
+"""URDF files as they come: any declared encoding, duplicated elements, absurd values,
+and a derandomized fuzz of mutated real files whose every outcome must be a model
+or an ``rbd.URDFError`` (never another exception, a crash or a hang)."""
+import random
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rbd
+
+from oracles.pinocchio_adapter import example_robot_data_dir
+
+PENDULUM = """<?xml version="1.0" encoding="{encoding}"?>
+<robot name="p\u00e9ndulo">
+  <link name="base"/>
+  <link name="bra\u00e7o">
+    <inertial><origin xyz="0 0 -0.5"/><mass value="2.0"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.001"/></inertial>
+  </link>
+  <joint name="ombro" type="revolute"><parent link="base"/><child link="bra\u00e7o"/>
+    <axis xyz="1 0 0"/><limit lower="-3" upper="3" effort="10" velocity="5"/></joint>
+</robot>
+"""
+
+
+def pendulum_torque(model, theta):
+    """m g l sin(theta) about x for the 2 kg pendulum with its com 0.5 m below the axis."""
+    return rbd.gravity(model, np.array([theta]))[0]
+
+
+@pytest.mark.parametrize("encoding, codec", [("UTF-8", "utf-8"), ("ISO-8859-1", "latin-1"),
+                                             ("UTF-16", "utf-16"), ("UTF-8", "utf-8-sig")])
+def test_declared_encodings_load(encoding, codec, tmp_path):
+    data = PENDULUM.format(encoding=encoding).encode(codec)
+    path = tmp_path / "pendulum.urdf"
+    path.write_bytes(data)
+    for source in (path, str(path), data):
+        model = rbd.load_urdf(source)
+        assert model.name == "p\u00e9ndulo" and model.frame_names[1] == "bra\u00e7o"
+        np.testing.assert_allclose(pendulum_torque(model, 0.3), 2.0 * 9.81 * 0.5 * np.sin(0.3), rtol=1e-12)
+
+
+def test_unknown_encoding_is_a_urdf_error():
+    with pytest.raises(rbd.URDFError, match="malformed XML"):
+        rbd.load_urdf(PENDULUM.format(encoding="no-such-codec").encode("utf-8"))
+
+
+@pytest.mark.parametrize("element, where", [
+    ('<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>',
+     "link 'bra\u00e7o' has 2 <inertial>"),
+    ('<mass value="3"/>', "link 'bra\u00e7o' has 2 <mass>"),
+    ('<origin xyz="0 0 1"/>', "link 'bra\u00e7o' has 2 <origin>"),
+])
+def test_duplicated_link_elements_are_refused(element, where):
+    xml = PENDULUM.format(encoding="UTF-8")
+    if element.startswith("<inertial>"):
+        xml = xml.replace("</inertial>", "</inertial>" + element, 1)
+    else:
+        xml = xml.replace('<mass value="2.0"/>', '<mass value="2.0"/>' + element, 1)
+    with pytest.raises(rbd.URDFError, match=where):
+        rbd.load_urdf(xml.encode("utf-8"))
+
+
+@pytest.mark.parametrize("element", ['<axis xyz="0 1 0"/>', '<origin xyz="1 0 0"/>', '<parent link="base"/>',
+                                     '<child link="base"/>', '<limit lower="0" upper="1" effort="1" velocity="1"/>',
+                                     '<mimic joint="ombro"/>', '<dynamics damping="1"/>'])
+def test_duplicated_joint_elements_are_refused(element):
+    tag = re.match(r"<(\w+)", element).group(1)
+    xml = PENDULUM.format(encoding="UTF-8")
+    if tag in ("mimic", "dynamics", "origin"):  # elements the joint does not have yet
+        element = element + element
+    xml = xml.replace('<axis xyz="1 0 0"/>', '<axis xyz="1 0 0"/>' + element, 1)
+    with pytest.raises(rbd.URDFError, match="joint 'ombro' has 2 <%s>" % tag):
+        rbd.load_urdf(xml.encode("utf-8"))
+
+
+def test_messages_quote_values_short():
+    xml = PENDULUM.format(encoding="UTF-8").replace('xyz="0 0 -0.5"', 'xyz="%s"' % ("9 " * 100000))
+    with pytest.raises(rbd.URDFError) as err:
+        rbd.load_urdf(xml.encode("utf-8"))
+    assert len(str(err.value)) < 300
+    long_name = "x" * 100000
+    xml = PENDULUM.format(encoding="UTF-8").replace('<parent link="base"/>', '<parent link="%s"/>' % long_name)
+    with pytest.raises(rbd.URDFError) as err:
+        rbd.load_urdf(xml.encode("utf-8"))
+    assert len(str(err.value)) < 300
+
+
+@pytest.mark.parametrize("axis", ["1e200 0 0", "1e-200 0 0", "1e300 1e300 0"])
+def test_extreme_axes_keep_their_direction(axis):
+    xml = PENDULUM.format(encoding="UTF-8").replace('<axis xyz="1 0 0"/>', '<axis xyz="%s"/>' % axis)
+    model = rbd.load_urdf(xml.encode("utf-8"))
+    expected = np.array([float(x) for x in axis.split()])
+    expected = expected / np.abs(expected).max()
+    expected = expected / np.linalg.norm(expected)
+    J = rbd.frame_jacobian(model, np.zeros(1), 1, "local")
+    np.testing.assert_allclose(J[3:, 0], expected, atol=1e-15)
+
+
+@pytest.mark.parametrize("replace, match", [
+    (('<mass value="2.0"/>', '<mass value="1e300"/>'), "overflow|not finite"),
+    (('xyz="0 0 -0.5"', 'xyz="0 0 -1e200"'), "overflow|not finite"),
+    (('ixx="0.01"', 'ixx="1e400"'), "finite"),
+])
+def test_overflowing_inertias_are_errors(replace, match):
+    xml = PENDULUM.format(encoding="UTF-8").replace(*replace)
+    with pytest.raises(rbd.URDFError, match=match):
+        rbd.load_urdf(xml.encode("utf-8"))
+
+
+def test_round_off_in_an_inertia_passes_silently():
+    # -1e-20 next to moments of 1e-2 on a 2 kg robot: round-off, not physics
+    xml = PENDULUM.format(encoding="UTF-8").replace('ixx="0.01" ixy="0" ixz="0"', 'ixx="-1e-20" ixy="0" ixz="2e-35"')
+    xml = xml.replace('iyy="0.01"', 'iyy="0.0"').replace('izz="0.001"', 'izz="0.0"')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rbd.load_urdf(xml.encode("utf-8"), strict=True)
+
+
+def test_a_few_percent_off_the_triangle_inequality_warns():
+    xml = PENDULUM.format(encoding="UTF-8").replace('izz="0.001"', 'izz="0.021"')  # 0.01 + 0.01 < 0.021
+    with pytest.warns(UserWarning, match="inconsistent inertia.*bra"):
+        rbd.load_urdf(xml.encode("utf-8"))
+    with pytest.raises(rbd.URDFError, match="inconsistent inertia"):
+        rbd.load_urdf(xml.encode("utf-8"), strict=True)
+
+
+# ------------------------------------------------------------------------------------------
+# Fuzz: mutated real files are models or URDFErrors
+# ------------------------------------------------------------------------------------------
+def fuzz_sources():
+    sources = [p for p in sorted(Path(rbd.__file__).parent.joinpath("robots").glob("*.urdf"))]
+    root = example_robot_data_dir()
+    if root is not None:
+        for rel in ("ur_description/urdf/ur5_robot.urdf", "solo_description/robots/solo12.urdf",
+                    "panda_description/urdf/panda.urdf"):
+            if (root / rel).is_file():
+                sources.append(root / rel)
+    return sources
+
+
+GARBAGE = ["", "nan", "inf", "-1", "1e400", "-1e308", "abc", "1 2", "0 0 0", "1e-320", "  ", "\u00e9", "0x10"]
+
+
+def mutate(text, rnd):
+    """One random mutation of the XML text."""
+    how = rnd.randrange(6)
+    if not re.search(r'="[^"]*"', text) or not re.search(r"<(\w+)[^<>]*/>", text):
+        how = 3  # too mangled for the others: truncate further
+    if len(text) < 2:
+        return text
+    if how == 0:  # an attribute value replaced by garbage
+        spans = [m.span(1) for m in re.finditer(r'="([^"]*)"', text)]
+        a, b = rnd.choice(spans)
+        return text[:a] + rnd.choice(GARBAGE) + text[b:]
+    if how == 1:  # an element deleted
+        spans = [m.span() for m in re.finditer(r"<(\w+)[^<>]*/>", text)]
+        a, b = rnd.choice(spans)
+        return text[:a] + text[b:]
+    if how == 2:  # an element duplicated
+        spans = [m.span() for m in re.finditer(r"<(\w+)[^<>]*/>", text)]
+        a, b = rnd.choice(spans)
+        return text[:b] + text[a:b] + text[b:]
+    if how == 3:  # truncated
+        return text[:rnd.randrange(len(text))]
+    if how == 4:  # bytes flipped
+        chars = list(text)
+        for _ in range(rnd.randrange(1, 5)):
+            k = rnd.randrange(len(chars))
+            chars[k] = chr(rnd.randrange(32, 127))
+        return "".join(chars)
+    names = re.findall(r'name="([^"]*)"', text)  # a name reused elsewhere
+    if len(names) > 1:
+        return text.replace('"%s"' % rnd.choice(names), '"%s"' % rnd.choice(names), 1)
+    return text
+
+
+@pytest.mark.parametrize("source", fuzz_sources(), ids=lambda p: p.name)
+def test_mutated_urdfs_load_or_raise_urdf_error(source):
+    text = source.read_text(encoding="utf-8")
+    rnd = random.Random(source.name)  # derandomized
+    for _ in range(60):
+        mutated = text
+        for _ in range(rnd.randrange(1, 4)):
+            mutated = mutate(mutated, rnd)
+        for data in (mutated, mutated.encode("utf-8")):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    model = rbd.load_urdf(data, floating_base=rnd.random() < 0.5)
+            except rbd.URDFError:
+                continue
+            except FileNotFoundError:
+                assert not str(data).lstrip().startswith("<")  # a truncated text that lost its '<'
+                continue
+            assert isinstance(model, rbd.Model)
