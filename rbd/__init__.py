@@ -10,7 +10,7 @@ import os as _os
 
 from . import reference, rotations, spatial
 from ._checks import URDFError, SingularModelError
-from .model import Model, ModelBuilder, JointKind
+from .model import Model, ModelBuilder, JointKind, add_payload
 from .urdf import load_urdf
 from .robots import sample_model, sample_model_names, sample_model_path
 

@@ -90,64 +90,150 @@ _KIND_BY_NAME = {
 _BASIS_AXIS_KIND = {0: JointKind.REVOLUTE_X, 1: JointKind.REVOLUTE_Y, 2: JointKind.REVOLUTE_Z}
 
 
+# The arguments that define a model, in the constructor's order: what pickling,
+# equality and ``replace`` work from.
+_DEFINING = ("name", "parents", "joint_kinds", "joint_axes", "joint_placements", "inertias",
+             "joint_names", "body_names", "frame_names", "frame_parents", "frame_placements",
+             "lower_limits", "upper_limits", "velocity_limits", "effort_limits", "gravity",
+             "armature", "damping", "friction")
+
+
+class _Cache:
+    """Everything a backend derives from a model and keeps for its next call: the
+    compiled view (rbd_c) and the reference's per-body and per-frame tables.  One
+    per model, private, and never part of its value (not pickled, not compared)."""
+
+    __slots__ = ("compiled", "bodies", "frames", "joint_table")
+
+    def __init__(self):
+        self.compiled = self.bodies = self.frames = self.joint_table = None
+
+
 class Model:
     """A kinematic tree; build it with ``ModelBuilder`` or ``rbd.load_urdf``.
 
-    The arrays are read-only: a model is shared by every call and every thread.
-    Only ``gravity`` may be changed.
+    A model is a value: its attributes cannot be reassigned and its arrays are
+    read-only for good (``setflags(write=True)`` fails), so one model is safely
+    shared by every call and thread.  A changed model is derived with
+    ``model.replace(...)`` (gravity, inertias, armature, damping, friction) or
+    ``rbd.add_payload``; each derived model is validated anew.  Models pickle and
+    compare by content.
     """
 
     def __init__(self, name, parents, joint_kinds, joint_axes, joint_placements, inertias,
                  joint_names, body_names, frame_names, frame_parents, frame_placements,
-                 lower_limits, upper_limits, velocity_limits, effort_limits, gravity=(0.0, 0.0, -9.81)):
-        self.name = name
-        self.parents = _frozen(parents, np.intp)
-        self.joint_kinds = _frozen(joint_kinds, np.intc)
-        self.joint_axes = _frozen(joint_axes, np.float64).reshape(-1, 3)
-        self.joint_placements = _frozen(joint_placements, np.float64).reshape(-1, 4, 4)
-        self.inertias = _frozen(inertias, np.float64).reshape(-1, 10)
-        self.joint_names = list(joint_names)
-        self.body_names = list(body_names)
-        self.frame_names = list(frame_names)
-        self.frame_parents = _frozen(frame_parents, np.intp)
-        self.frame_placements = _frozen(frame_placements, np.float64).reshape(-1, 4, 4)
+                 lower_limits, upper_limits, velocity_limits, effort_limits, gravity=(0.0, 0.0, -9.81),
+                 armature=None, damping=None, friction=None):
+        set_ = object.__setattr__.__get__(self)
+        set_("name", str(name))
+        set_("parents", _frozen(parents, np.intp))
+        nb = len(self.parents)
+        set_("joint_kinds", _frozen(joint_kinds, np.intc))
+        if self.joint_kinds.shape != (nb,):
+            raise ValueError("joint_kinds must have one entry per body (%d), got shape %s"
+                             % (nb, self.joint_kinds.shape))
+        known = [int(k) for k in JointKind]
+        if not all(int(k) in known for k in self.joint_kinds):
+            raise ValueError("joint_kinds holds an unknown joint kind (known: %s)" % known)
+        if nb and (np.any(self.parents >= np.arange(nb)) or np.any(self.parents < -1)):
+            raise ValueError("parents must list each body after its parent (-1 <= parents[i] < i)")
+        set_("joint_axes", _frozen(joint_axes, np.float64, (nb, 3), "joint_axes"))
+        set_("joint_placements", _frozen(joint_placements, np.float64, (nb, 4, 4), "joint_placements"))
+        set_("inertias", _frozen(inertias, np.float64, (nb, 10), "inertias"))
+        set_("joint_names", _names_tuple(joint_names, nb, "joint_names"))
+        set_("body_names", _names_tuple(body_names, nb, "body_names"))
+        set_("frame_names", _names_tuple(frame_names, None, "frame_names"))
+        nf = len(self.frame_names)
+        set_("frame_parents", _frozen(frame_parents, np.intp, (nf,), "frame_parents"))
+        if np.any(self.frame_parents >= nb) or np.any(self.frame_parents < -1):
+            raise ValueError("frame_parents must name bodies (-1 <= frame_parents[f] < nbodies)")
+        set_("frame_placements", _frozen(frame_placements, np.float64, (nf, 4, 4), "frame_placements"))
 
         dims = np.array([JOINT_DIMENSIONS[JointKind(k)] for k in self.joint_kinds], dtype=np.intp).reshape(-1, 2)
-        self.joint_nq = _frozen(dims[:, 0], np.intp)
-        self.joint_nv = _frozen(dims[:, 1], np.intp)
-        self.q_idx = _frozen(np.concatenate([[0], np.cumsum(dims[:, 0])[:-1]]) if len(dims) else [], np.intp)
-        self.v_idx = _frozen(np.concatenate([[0], np.cumsum(dims[:, 1])[:-1]]) if len(dims) else [], np.intp)
-        self.nbodies = len(self.parents)
-        self.nq = int(dims[:, 0].sum())
-        self.nv = int(dims[:, 1].sum())
-        self.nframes = len(self.frame_names)
+        set_("joint_nq", _frozen(dims[:, 0], np.intp))
+        set_("joint_nv", _frozen(dims[:, 1], np.intp))
+        set_("q_idx", _frozen(np.concatenate([[0], np.cumsum(dims[:, 0])[:-1]]) if nb else [], np.intp))
+        set_("v_idx", _frozen(np.concatenate([[0], np.cumsum(dims[:, 1])[:-1]]) if nb else [], np.intp))
+        set_("nbodies", nb)
+        set_("nq", int(dims[:, 0].sum()))
+        set_("nv", int(dims[:, 1].sum()))
+        set_("nframes", nf)
 
-        self.lower_limits = _frozen(lower_limits, np.float64)
-        self.upper_limits = _frozen(upper_limits, np.float64)
-        self.velocity_limits = _frozen(velocity_limits, np.float64)
-        self.effort_limits = _frozen(effort_limits, np.float64)
-        self.gravity = gravity
+        set_("lower_limits", _frozen(lower_limits, np.float64, (self.nq,), "lower_limits"))
+        set_("upper_limits", _frozen(upper_limits, np.float64, (self.nq,), "upper_limits"))
+        set_("velocity_limits", _frozen(velocity_limits, np.float64, (self.nv,), "velocity_limits"))
+        set_("effort_limits", _frozen(effort_limits, np.float64, (self.nv,), "effort_limits"))
+        set_("gravity", _frozen(as_array(gravity, "gravity", (3,), allow_batch=False), np.float64))
+        for key, value in (("armature", armature), ("damping", damping), ("friction", friction)):
+            values = np.zeros(self.nv) if value is None else as_array(value, key, (self.nv,), allow_batch=False)
+            if np.any(values < 0.0):
+                raise ValueError("%s must be non-negative (one value per velocity coordinate)" % key)
+            set_(key, _frozen(values, np.float64))
 
         # Where each unit quaternion (spherical, free-flyer) starts in q.
-        self.quaternion_q_idx = _frozen([self.q_idx[i] + (3 if k == JointKind.FREE else 0)
-                                         for i, k in enumerate(self.joint_kinds)
-                                         if k in (JointKind.SPHERICAL, JointKind.FREE)], np.intp)
-        self._joint_index = {n: i for i, n in enumerate(self.joint_names)}
-        self._frame_index = {n: i for i, n in enumerate(self.frame_names)}
-        # children[i]: the bodies whose parent is i, in order (-1: the world's).
-        self.children = {i: [int(c) for c in np.flatnonzero(self.parents == i)] for i in range(-1, self.nbodies)}
+        set_("quaternion_q_idx", _frozen([self.q_idx[i] + (3 if k == JointKind.FREE else 0)
+                                          for i, k in enumerate(self.joint_kinds)
+                                          if k in (JointKind.SPHERICAL, JointKind.FREE)], np.intp))
+        set_("_joint_index", {n: i for i, n in enumerate(self.joint_names)})
+        set_("_frame_index", {n: i for i, n in enumerate(self.frame_names)})
+        # _children[i + 1]: the bodies whose parent is i, in order (i = -1: the world's).
+        children = [[] for _ in range(nb + 1)]
+        for i, p in enumerate(self.parents.tolist()):
+            children[p + 1].append(i)
+        set_("_children", tuple(tuple(c) for c in children))
+        set_("_cache", _Cache())
 
-    # -- gravity -----------------------------------------------------------------------
-    @property
-    def gravity(self):
-        """World-frame gravity vector (m/s^2), default ``[0, 0, -9.81]``."""
-        return self._gravity
+    # -- a value ----------------------------------------------------------------------
+    def __setattr__(self, key, value):
+        raise AttributeError("rbd.Model is immutable: %r cannot be set; derive a changed model with "
+                             "model.replace(...) or rbd.add_payload(...)" % key)
 
-    @gravity.setter
-    def gravity(self, value):
-        g = as_array(value, "gravity", (3,), allow_batch=False).copy()
-        g.setflags(write=False)
-        self._gravity = g
+    def __delattr__(self, key):
+        raise AttributeError("rbd.Model is immutable: %r cannot be deleted" % key)
+
+    def _definition(self):
+        return {key: getattr(self, key) for key in _DEFINING}
+
+    def __reduce__(self):
+        return (_rebuild, (self._definition(),))  # the cache is rebuilt on first use
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __eq__(self, other):
+        if not isinstance(other, Model):
+            return NotImplemented
+        if self is other:
+            return True
+        mine, theirs = self._definition(), other._definition()
+        return all(np.array_equal(mine[k], theirs[k]) if isinstance(mine[k], np.ndarray) else mine[k] == theirs[k]
+                   for k in _DEFINING)
+
+    def __hash__(self):
+        # Equal models have equal names, sizes and joint names; the arrays stay out (costly).
+        return hash((self.name, self.nq, self.nv, self.nbodies, self.joint_names))
+
+    def replace(self, **changes):
+        """A new model equal to this one but for ``changes``, validated anew:
+        ``gravity`` (3,), ``inertias`` (nbodies, 10) in this model's storage (see
+        ``rbd.spatial``; checked by rbd's inertia policy), ``armature``, ``damping``,
+        ``friction`` (nv,) each, non-negative.  Armature, damping and friction are
+        stored for the user; the rigid-body algorithms do not apply them yet."""
+        allowed = ("gravity", "inertias", "armature", "damping", "friction")
+        unknown = sorted(set(changes) - set(allowed))
+        if unknown:
+            raise TypeError("replace() got unexpected keyword argument(s) %s (allowed: %s)"
+                            % (", ".join(unknown), ", ".join(allowed)))
+        definition = self._definition()
+        if changes.get("inertias") is not None:
+            inertias = as_array(changes["inertias"], "inertias", (self.nbodies, 10), allow_batch=False)
+            check_inertias(inertias, self.body_names)
+            changes["inertias"] = inertias
+        definition.update({k: v for k, v in changes.items() if v is not None})
+        return Model(**definition)
 
     # -- lookups -----------------------------------------------------------------------
     def joint_id(self, joint):
@@ -180,23 +266,40 @@ class Model:
         lines = ["%s: %d bodies, nq = %d, nv = %d, mass = %.3f kg"
                  % (self.name or "<unnamed>", self.nbodies, self.nq, self.nv, self.total_mass)]
 
-        stack = [(child, 1) for child in reversed(self.children[-1])]  # iterative: any depth
+        stack = [(child, 1) for child in reversed(self._children[0])]  # iterative: any depth
         while stack:
             child, depth = stack.pop()
             kind = JointKind(self.joint_kinds[child]).name.lower()
             lines.append("%s%s [%s] -> %s (%.3f kg)" % ("  " * depth, self.joint_names[child], kind,
                                                          self.body_names[child], self.inertias[child, 0]))
-            stack.extend((grandchild, depth + 1) for grandchild in reversed(self.children[child]))
+            stack.extend((grandchild, depth + 1) for grandchild in reversed(self._children[child + 1]))
         return "\n".join(lines)
 
     def __repr__(self):
         return "<rbd.Model %r: nbodies=%d nq=%d nv=%d>" % (self.name, self.nbodies, self.nq, self.nv)
 
 
-def _frozen(values, dtype):
-    arr = np.array(values, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
+def _frozen(values, dtype, shape=None, name=None):
+    """``values`` as an array of ``dtype`` that stays read-only: it lives on an
+    immutable bytes buffer, so ``setflags(write=True)`` fails too."""
+    arr = np.asarray(values, dtype=dtype)
+    if shape is not None:
+        if arr.size == 0 and 0 in shape:
+            arr = arr.reshape(shape)
+        if arr.shape != shape:
+            raise ValueError("%s must have shape %s, got %s" % (name, shape, arr.shape))
+    return np.frombuffer(arr.tobytes(), dtype=dtype).reshape(arr.shape)
+
+
+def _names_tuple(names, count, what):
+    names = tuple(str(n) for n in names)
+    if count is not None and len(names) != count:
+        raise ValueError("%s must have one name per body (%d), got %d" % (what, count, len(names)))
+    return names
+
+
+def _rebuild(definition):
+    return Model(**definition)
 
 
 def _lookup(key, index, count, what):
@@ -211,6 +314,29 @@ def _lookup(key, index, count, what):
             known = ", ".join(short_repr(name, 40) for name in list(index)[:12]) + (", ..." if len(index) > 12 else "")
             raise ValueError("unknown %s %s (known: %s)" % (what, short_repr(key), known)) from None
     raise TypeError("%s must be a name (str) or an index (int), got %r" % (what, type(key).__name__))
+
+
+def add_payload(model, frame, mass, com, inertia):
+    """A new model with a rigid payload fixed to ``frame`` (a name or an index):
+    ``mass``, its centre of mass ``com`` in the frame's coordinates and its
+    rotational ``inertia`` (3x3) about that centre of mass in the frame's axes.
+    The payload's inertia joins the inertia of the body the frame is fixed to."""
+    if not isinstance(model, Model):
+        raise TypeError("model must be an rbd.Model, got %s" % type(model).__name__)
+    f = model.frame_id(frame)
+    body = int(model.frame_parents[f])
+    if body < 0:
+        raise ValueError("frame %s is fixed to the world: a payload there never moves"
+                         % short_repr(model.frame_names[f]))
+    mass = float(as_array(mass, "mass", (), allow_batch=False))
+    com = as_array(com, "com", (3,), allow_batch=False)
+    inertia = as_array(inertia, "inertia", (3, 3), allow_batch=False)
+    check_inertia(mass, inertia, "the payload")
+    with np.errstate(over="ignore", invalid="ignore"):
+        payload = spatial.inertia_act(model.frame_placements[f], spatial.inertia10_from_mass_com(mass, com, inertia))
+    inertias = np.array(model.inertias)
+    inertias[body] += payload
+    return model.replace(inertias=inertias)
 
 
 # ------------------------------------------------------------------------------------------

@@ -126,7 +126,7 @@ def _none():
 
 
 cdef class CompiledModel:
-    """The flat arrays of one Model as C arrays (built once, cached as model._compiled)."""
+    """The flat arrays of one Model as C arrays (built once, kept in model._cache)."""
 
     def __reduce__(self):
         # Never pickled: an unpickled model rebuilds its view on first use.
@@ -226,18 +226,18 @@ cdef CompiledModel _build(object model):
 
 
 cdef CompiledModel compiled(object model):
-    """The cached compiled view of ``model`` (built on first use)."""
+    """The compiled view of ``model``, kept in the model's private cache (built on
+    first use; a model is immutable, so the view never goes stale)."""
     try:
-        cm = model._compiled
+        cache = model._cache
     except AttributeError:
-        cm = None
+        _checks().check_model(model)  # raises the TypeError naming the argument
+        raise
+    cm = cache.compiled
     if type(cm) is CompiledModel:
         return <CompiledModel>cm
     cm = _build(model)
-    try:
-        model._compiled = cm
-    except AttributeError:  # e.g. a model with __slots__: rebuild each call
-        pass
+    cache.compiled = cm
     return <CompiledModel>cm
 
 
@@ -249,7 +249,7 @@ cdef CompiledModel prepare_call(Call* call, object model):
     call.body = -1
     call.ref = REF_LOCAL
     call.flag = 0
-    g = model._gravity
+    g = model.gravity
     cdef cnp.ndarray ga
     cdef const double* gp
     if (cnp.PyArray_CheckExact(g) and cnp.PyArray_TYPE(<cnp.ndarray>g) == cnp.NPY_DOUBLE

@@ -54,7 +54,9 @@ def random_inertia(rng):
     return mass, com, axes @ np.diag(principal) @ axes.T
 
 
-def random_model(seed, nlinks=12, floating_base=True, nframes=3):
+def random_model(seed, nlinks=12, floating_base=True, nframes=3, payload=None):
+    """``payload = (link, mass, com, inertia)`` adds a link of that inertia fixed to
+    ``link`` at its origin (the builder merges it into the link's body)."""
     rng = np.random.default_rng(seed)
     builder = rbd.ModelBuilder("random_tree_%d" % seed)
     mass, com, inertia = random_inertia(rng)
@@ -80,6 +82,10 @@ def random_model(seed, nlinks=12, floating_base=True, nframes=3):
         links.append(name)
     for n in range(nframes):
         builder.add_frame("tool%d" % n, links[int(rng.integers(0, len(links)))], origin=random_pose(rng))
+    if payload is not None:
+        link, mass, com, inertia = payload
+        builder.add_link("payload", mass=mass, com=com, inertia=inertia)
+        builder.add_joint("payload_fixed", "fixed", parent=link, child="payload")
     return builder.build(floating_base=floating_base)
 
 

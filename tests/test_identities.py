@@ -111,10 +111,9 @@ def placement_rates(M, M_plus, M_minus, h):
 
 
 def with_gravity(model, gravity):
-    """A shallow copy of ``model`` with another gravity (the original is left as it is)."""
+    """``model`` with another gravity (the original is left as it is)."""
     before = model.gravity.copy()
-    m = copy.copy(model)
-    m.gravity = gravity
+    m = model.replace(gravity=gravity)
     np.testing.assert_array_equal(model.gravity, before)
     return m
 

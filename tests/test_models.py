@@ -350,7 +350,7 @@ def test_builder_frame_name_clashing_with_a_link():
 def test_builder_root_joint_name_clash_with_floating_base():
     b = _pendulum_builder()
     b.add_joint("root_joint", "revolute", "a", "b")
-    assert b.build().joint_names == ["root_joint"]  # fine without a free flyer
+    assert b.build().joint_names == ("root_joint",)  # fine without a free flyer
     with pytest.raises(ValueError, match="'root_joint' is already defined"):
         b.build(floating_base=True)
 

@@ -237,7 +237,7 @@ def fixed_robot_xml():
 
 def test_fixed_link_inertia_is_merged_by_parallel_axis_theorem(backend):
     model = rbd.load_urdf(fixed_robot_xml(), floating_base=True)
-    assert model.nbodies == 1 and model.joint_names == ["root_joint"]
+    assert model.nbodies == 1 and list(model.joint_names) == ["root_joint"]
     mass, com, I_origin = merged_body_inertia()
     # The free flyer's mass matrix is the body's spatial inertia at its origin,
     # in body axes, linear first: [[m E, -m [c]x], [m [c]x, I_O]] (any configuration).
@@ -290,7 +290,7 @@ def test_floating_joint_is_a_free_flyer(backend):
     model = rbd.load_urdf(robot(link("world"), link("body", 1.0),
                                 joint("float", "floating", "world", "body", (0, 0, 1), (0, 0, 0.5))))
     assert (model.nq, model.nv) == (7, 6)
-    assert model.joint_names == ["float"]
+    assert list(model.joint_names) == ["float"]
     assert model.joint_kinds[0] == rbd.JointKind.FREE
     theta = -0.7
     q = np.array([0.1, 0.2, 0.3, math.cos(theta / 2), math.sin(theta / 2), 0.0, 0.0])
@@ -300,7 +300,7 @@ def test_floating_joint_is_a_free_flyer(backend):
 
 def test_floating_base_adds_root_joint_first(backend):
     model = rbd.load_urdf(pendulum(), floating_base=True)
-    assert model.joint_names == ["root_joint", "hinge"]
+    assert list(model.joint_names) == ["root_joint", "hinge"]
     assert (model.nq, model.nv, model.nbodies) == (8, 7, 2)
     assert (model.joint_idx_q("root_joint"), model.joint_idx_v("root_joint")) == (0, 0)
     assert (model.joint_idx_q("hinge"), model.joint_idx_v("hinge")) == (7, 6)
@@ -314,7 +314,7 @@ def test_floating_base_adds_root_joint_first(backend):
     np.testing.assert_allclose(placement(model, q, "bob"), base @ pose(np.eye(3), (0, 0, 1)) @ pose(Rx(0.3)),
                                atol=1e-14)
     fixed = rbd.load_urdf(pendulum())
-    assert fixed.joint_names == ["hinge"] and (fixed.nq, fixed.nv) == (1, 1)
+    assert list(fixed.joint_names) == ["hinge"] and (fixed.nq, fixed.nv) == (1, 1)
 
 
 # ------------------------------------------------------------------------------------------
@@ -338,7 +338,7 @@ def test_joint_order_is_depth_first_children_in_file_order():
     # root's children in file order: thigh (z_hip), arm (a_shoulder), slider (c_slide);
     # depth first: thigh's subtree (m_knee) comes before arm. Neither breadth-first
     # nor alphabetical order would give this list.
-    assert model.joint_names == ["z_hip", "m_knee", "a_shoulder", "b_wrist", "c_slide"]
+    assert list(model.joint_names) == ["z_hip", "m_knee", "a_shoulder", "b_wrist", "c_slide"]
     assert (model.nq, model.nv, model.nbodies) == (1 + 1 + 7 + 1 + 1, 1 + 1 + 6 + 1 + 1, 5)
     expected_q = {"z_hip": 0, "m_knee": 1, "a_shoulder": 2, "b_wrist": 9, "c_slide": 10}
     expected_v = {"z_hip": 0, "m_knee": 1, "a_shoulder": 2, "b_wrist": 8, "c_slide": 9}
@@ -389,20 +389,22 @@ def test_unknown_frame_and_joint_names_raise(backend):
         model.joint_idx_v("tip_weld")
 
 
-def test_gravity_default_and_settable(backend):
+def test_gravity_default_and_derived(backend):
     model = rbd.load_urdf(pendulum())
     np.testing.assert_array_equal(model.gravity, [0.0, 0.0, -9.81])
     q = np.array([0.8])
     g1 = rbd.gravity(model, q)
     assert abs(g1[0]) > 0.1
-    model.gravity = [0.0, 0.0, -2 * 9.81]
-    np.testing.assert_allclose(rbd.gravity(model, q), 2 * g1, rtol=1e-14)
-    model.gravity = [1.0, 0.0, 0.0]  # along the hinge axis: no torque
-    np.testing.assert_allclose(rbd.gravity(model, q), [0.0], atol=1e-15)
+    np.testing.assert_allclose(rbd.gravity(model.replace(gravity=[0.0, 0.0, -2 * 9.81]), q), 2 * g1, rtol=1e-14)
+    sideways = model.replace(gravity=[1.0, 0.0, 0.0])  # along the hinge axis: no torque
+    np.testing.assert_allclose(rbd.gravity(sideways, q), [0.0], atol=1e-15)
+    np.testing.assert_allclose(rbd.gravity(model, q), g1, rtol=0)  # the original is unchanged
     with pytest.raises(ValueError, match="gravity"):
-        model.gravity = [0.0, -9.81]
+        model.replace(gravity=[0.0, -9.81])
     with pytest.raises(ValueError, match="gravity"):
-        model.gravity = [0.0, 0.0, np.nan]
+        model.replace(gravity=[0.0, 0.0, np.nan])
+    with pytest.raises(AttributeError, match="immutable"):
+        model.gravity = [0.0, 0.0, -1.0]
 
 
 # ------------------------------------------------------------------------------------------
@@ -430,7 +432,7 @@ def test_missing_file_names_the_path(tmp_path):
 
 def test_robot_without_a_name_loads():
     model = rbd.load_urdf(robot(link("a"), link("b", 1.0), joint("j", "revolute", "a", "b"), name=None))
-    assert model.joint_names == ["j"]
+    assert list(model.joint_names) == ["j"]
     assert isinstance(model.name, str)
 
 

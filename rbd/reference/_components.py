@@ -27,7 +27,6 @@ from .._checks import check_finite_result, overflow_error
 from ..model import JOINT_DIMENSIONS, JointKind
 
 _BASIS = {JointKind.REVOLUTE_X: 0, JointKind.REVOLUTE_Y: 1, JointKind.REVOLUTE_Z: 2}
-_CACHE_ATTRIBUTE = "_reference_component_constants"
 BLOCK = 4096  # samples per vectorized block (measured: larger blocks spill out of cache)
 _BUFFER = 1 << 22  # output components per block at most (32 MB), in blocks of no fewer than 1024 samples
 
@@ -67,7 +66,7 @@ def _subspace(kind, basis, axis):
 def constants(model):
     """The ``Body`` list of a model, built once and cached on it.  Beyond its own
     constants each body knows its ``subtree_mass`` (its mass and its descendants')."""
-    bodies = model.__dict__.get(_CACHE_ATTRIBUTE)
+    bodies = model._cache.bodies
     if bodies is None:
         bodies = [Body(model, i) for i in range(model.nbodies)]
         for body in bodies:
@@ -75,7 +74,7 @@ def constants(model):
         for body in reversed(bodies):
             if body.parent >= 0:
                 bodies[body.parent].subtree_mass += body.subtree_mass
-        setattr(model, _CACHE_ATTRIBUTE, bodies)
+        model._cache.bodies = bodies
     return bodies
 
 

@@ -154,14 +154,12 @@ class JointTable:
 
 
 _MANIFOLD_KINDS = (JointKind.SPHERICAL, JointKind.PLANAR, JointKind.FREE)
-_CACHE_ATTRIBUTE = "_reference_joint_table"
 
 
 def joint_table(model):
     """The ``JointTable`` of ``model``, built on first use and kept on the model
     (its arrays are read-only, so the table never goes stale)."""
-    table = model.__dict__.get(_CACHE_ATTRIBUTE)
+    table = model._cache.joint_table
     if table is None:
-        table = JointTable(model)
-        setattr(model, _CACHE_ATTRIBUTE, table)
+        table = model._cache.joint_table = JointTable(model)
     return table

@@ -35,7 +35,6 @@ from .._checks import check_finite_result, check_model, model_arrays, short_repr
 from . import _components as c
 
 REFERENCES = ("local", "world", "local_world_aligned")
-_FRAMES_ATTRIBUTE = "_reference_frame_constants"
 
 
 def check_reference(reference):
@@ -71,10 +70,10 @@ def _frame(model, frame):
     check_model(model)
     f = model.frame_id(frame)
     bodies = c.constants(model)
-    frames = model.__dict__.get(_FRAMES_ATTRIBUTE)
+    frames = model._cache.frames
     if frames is None:
         frames = [Frame(model, bodies, k) for k in range(model.nframes)]
-        setattr(model, _FRAMES_ATTRIBUTE, frames)
+        model._cache.frames = frames
     return bodies, frames[f]
 
 
