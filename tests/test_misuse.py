@@ -180,6 +180,8 @@ def test_batch_dimension_limit(backend):
     for ndim in (17, 33, 40):
         with pytest.raises(ValueError, match="q has %d batch dimensions; at most 16" % ndim):
             rbd.crba(model, q.reshape((1,) * ndim + (model.nq,)))
+        with pytest.raises(ValueError, match="batch has %d dimensions; at most 16" % ndim):
+            rbd.random_configuration(model, rng=0, batch=(1,) * ndim)
 
 
 def test_batch_dimension_limits_agree():

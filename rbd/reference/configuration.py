@@ -9,7 +9,8 @@ import contextlib
 
 import numpy as np
 
-from .._checks import check_finite_result, check_model, model_arrays, overflow_error
+from .._checks import (MAX_BATCH_DIMS, check_finite_result, check_model, model_arrays, overflow_error,
+                       short_repr)
 from . import joints
 
 
@@ -54,7 +55,9 @@ def random_configuration(model, rng=None, batch=None):
     else:
         shape = (batch,) if np.ndim(batch) == 0 else tuple(batch)
         if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0 for n in shape):
-            raise ValueError("batch must be a non-negative int or a tuple of them, got %r" % (batch,))
+            raise ValueError("batch must be a non-negative int or a tuple of them, got %s" % short_repr(batch))
+        if len(shape) > MAX_BATCH_DIMS:
+            raise ValueError("batch has %d dimensions; at most %d are supported" % (len(shape), MAX_BATCH_DIMS))
         shape = tuple(int(n) for n in shape)
     table = joints.joint_table(model)
     half_width = np.ones(table.nq)
