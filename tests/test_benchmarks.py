@@ -1,6 +1,7 @@
 """Keep the benchmarks alive without asv: every asv benchmark runs once on a small
 subset of its parameters, on its class's ``setup_cache`` states passed through
-pickle as asv does, and ``python -m rbd.bench --quick`` runs end to end.
+pickle as asv does, and the peer comparison (``python asv_benchmarks/compare.py
+--quick``) runs end to end.
 Nothing here looks at a time: a benchmark passes when it runs."""
 import functools
 import importlib
@@ -18,6 +19,9 @@ import pytest
 import rbd
 
 ASV_DIR = Path(__file__).resolve().parent.parent / "asv_benchmarks"
+COMPARE = ASV_DIR / "compare.py"
+if str(ASV_DIR) not in sys.path:  # the comparison's helpers (compare.py) are imported by some tests
+    sys.path.append(str(ASV_DIR))
 SMALL_PARAMS = {"robot": ["arm7"], "n": ["single", 1, 100]}  # other names: every value (the backends)
 
 
@@ -114,8 +118,8 @@ def test_benchmark_states_are_reproducible():
         np.testing.assert_array_equal(x, y)
 
 
-def test_rbd_bench_quick_run():
-    result = subprocess.run([sys.executable, "-m", "rbd.bench", "--quick", "--robots", "arm7", "--markdown"],
+def test_peer_comparison_quick_run():
+    result = subprocess.run([sys.executable, str(COMPARE), "--quick", "--robots", "arm7", "--markdown"],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "| case | robot | rbd | rbd µs | peer | peer µs | rbd/peer | max |Δ| |" in result.stdout
@@ -125,7 +129,7 @@ def test_modern_robotics_ur5_rebuilt_in_rbd_matches_its_inverse_dynamics():
     """The UR5 built from Modern Robotics' parameters is the robot MR computes on
     (so the bench's MR row compares like with like)."""
     mr = pytest.importorskip("modern_robotics")
-    from rbd.bench import model_from_screws, modern_robotics_ur5
+    from compare import model_from_screws, modern_robotics_ur5
     mlist, glist, slist = modern_robotics_ur5()
     model = model_from_screws(mlist, glist, slist)
     rng = np.random.default_rng(7)
@@ -145,7 +149,7 @@ def test_robotics_toolbox_robot_of_the_bench_matches_rbd(name):
     same inverse dynamics, mass matrix and forward dynamics: an independent
     implementation as the oracle."""
     rtb = pytest.importorskip("roboticstoolbox")
-    from rbd.bench import load_robot, random_state, rtb_robot
+    from compare import load_robot, random_state, rtb_robot
     robot = load_robot(name)
     if robot is None:
         pytest.skip("example-robot-data is not installed")
@@ -161,9 +165,9 @@ def test_robotics_toolbox_robot_of_the_bench_matches_rbd(name):
         np.testing.assert_allclose(twin.accel(q, v, tau, gravity=model.gravity), a, rtol=1e-8, atol=1e-8)
 
 
-def test_rbd_bench_has_the_robotics_toolbox_rows():
+def test_peer_comparison_has_the_robotics_toolbox_rows():
     pytest.importorskip("roboticstoolbox")
-    from rbd.bench import build_rows, cross_check
+    from compare import build_rows, cross_check
     notes = []
     rows = [r for r in build_rows(["arm7"], 10, notes) if r.peer.label.startswith("rtb.")]
     assert sorted({(r.case, r.peer.label) for r in rows}) == [

@@ -29,7 +29,7 @@ import pytest
 
 import rbd
 from rbd import JointKind
-from rbd.bench import example_robot_data_dir  # where the installed example-robot-data keeps its URDFs
+from oracles.robot_data import example_robot_data_dir  # where example-robot-data keeps its URDFs
 
 try:  # Pinocchio is an optional test dependency (the "pin" package).
     import pinocchio as pin
@@ -153,40 +153,42 @@ class ModelPair:
         return self.pin_frame_ids[name]
 
     # -- configuration ---------------------------------------------------------------------
+    # Every conversion takes leading batch dimensions (the peer comparison in
+    # asv_benchmarks/ converts whole batches with them).
     def q_to_pin(self, q):
         q = np.asarray(q, dtype=float)
-        assert q.shape == (self.model.nq,), q.shape
-        out = np.empty(self.pin_model.nq)
+        assert q.shape[-1:] == (self.model.nq,), q.shape
+        out = np.empty(q.shape[:-1] + (self.pin_model.nq,))
         for kind, rq, pq in self._q_layout:
-            src = q[rq]
-            if kind == JointKind.FREE:
-                out[pq] = np.concatenate([src[:3], src[4:7], src[3:4]])
+            src = q[..., rq]
+            if kind == JointKind.FREE:  # [p, w, x, y, z] -> [p, x, y, z, w]
+                out[..., pq] = src[..., [0, 1, 2, 4, 5, 6, 3]]
             elif kind == JointKind.SPHERICAL:
-                out[pq] = np.concatenate([src[1:4], src[0:1]])
+                out[..., pq] = src[..., [1, 2, 3, 0]]
             elif kind == JointKind.PLANAR:
-                out[pq] = [src[0], src[1], np.cos(src[2]), np.sin(src[2])]
+                out[..., pq] = np.stack([src[..., 0], src[..., 1], np.cos(src[..., 2]), np.sin(src[..., 2])], -1)
             elif pq.stop - pq.start == 2:  # continuous
-                out[pq] = [np.cos(src[0]), np.sin(src[0])]
+                out[..., pq] = np.stack([np.cos(src[..., 0]), np.sin(src[..., 0])], -1)
             else:
-                out[pq] = src
+                out[..., pq] = src
         return out
 
     def q_from_pin(self, q_pin):
         q_pin = np.asarray(q_pin, dtype=float)
-        assert q_pin.shape == (self.pin_model.nq,), q_pin.shape
-        out = np.empty(self.model.nq)
+        assert q_pin.shape[-1:] == (self.pin_model.nq,), q_pin.shape
+        out = np.empty(q_pin.shape[:-1] + (self.model.nq,))
         for kind, rq, pq in self._q_layout:
-            src = q_pin[pq]
+            src = q_pin[..., pq]
             if kind == JointKind.FREE:
-                out[rq] = np.concatenate([src[:3], src[6:7], src[3:6]])
+                out[..., rq] = src[..., [0, 1, 2, 6, 3, 4, 5]]
             elif kind == JointKind.SPHERICAL:
-                out[rq] = np.concatenate([src[3:4], src[0:3]])
+                out[..., rq] = src[..., [3, 0, 1, 2]]
             elif kind == JointKind.PLANAR:
-                out[rq] = [src[0], src[1], np.arctan2(src[3], src[2])]
+                out[..., rq] = np.stack([src[..., 0], src[..., 1], np.arctan2(src[..., 3], src[..., 2])], -1)
             elif pq.stop - pq.start == 2:
-                out[rq] = [np.arctan2(src[1], src[0])]
+                out[..., rq] = np.arctan2(src[..., 1], src[..., 0])[..., None]
             else:
-                out[rq] = src
+                out[..., rq] = src
         return out
 
     def configuration_error(self, q_rbd, q_pin):
@@ -220,8 +222,8 @@ class ModelPair:
     # -- velocity space --------------------------------------------------------------------
     def v_to_pin(self, v):
         v = np.asarray(v, dtype=float)
-        out = np.empty(self.pin_model.nv)
-        out[self.v_perm] = v
+        out = np.empty(v.shape[:-1] + (self.pin_model.nv,))
+        out[..., self.v_perm] = v
         return out
 
     def v_from_pin(self, v_pin):
@@ -230,6 +232,11 @@ class ModelPair:
     def matrix_from_pin(self, m_pin):
         """An (nv, nv) matrix in rbd's velocity order."""
         return np.asarray(m_pin)[np.ix_(self.v_perm, self.v_perm)]
+
+    def mass_matrix_from_pin(self, upper):
+        """Pinocchio's CRBA fills the upper triangle only: mirrored, then in rbd's order."""
+        upper = np.triu(upper)
+        return self.matrix_from_pin(upper + np.triu(upper, 1).T)
 
     def columns_from_pin(self, j_pin):
         """A (k, nv) matrix (a Jacobian) in rbd's velocity order."""

@@ -1,4 +1,4 @@
-"""rbd against its peers, side by side: ``python -m rbd.bench`` (or ``rbd-bench``).
+"""rbd against its peers, side by side: ``python asv_benchmarks/compare.py`` from the repository.
 
 Times rbd's two backends against the rigid-body dynamics libraries installed
 on this machine -- Pinocchio, pybullet, Modern Robotics, the Robotics Toolbox
@@ -36,6 +36,10 @@ import rbd
 from rbd import JointKind
 from rbd import reference as rbd_numpy
 
+# The layout maps and the robot finder are the tests' (tests/oracles): one copy of each.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from oracles.robot_data import example_robot_data_dir  # noqa: E402
+
 try:
     import rbd_c
 except ImportError:  # rbd runs on NumPy only: the compiled rows are skipped
@@ -60,39 +64,6 @@ EXAMPLE_ROBOTS = {
     "solo12": ("solo_description/robots/solo12.urdf", True),
 }
 DEFAULT_ROBOTS = ("panda", "talos")
-
-
-def example_robot_data_dir():
-    """The ``robots/`` directory of the installed example-robot-data, or None.
-
-    Version 6 ships only data (under the cmeel prefix of site-packages); older
-    versions have an ``example_robot_data`` module; ROS installs put it under
-    an ament prefix.  Nothing here touches the network.
-    """
-    candidates = []
-    if os.environ.get("EXAMPLE_ROBOT_DATA_MODEL_DIR"):
-        candidates.append(Path(os.environ["EXAMPLE_ROBOT_DATA_MODEL_DIR"]))
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-        for file in dist.files or ():
-            if file.as_posix().endswith("share/example-robot-data/package.xml"):
-                candidates.append(Path(dist.locate_file(file)).parent / "robots")
-                break
-    except importlib.metadata.PackageNotFoundError:
-        pass
-    try:
-        import example_robot_data  # older releases
-        candidates.append(Path(example_robot_data.getModelPath(EXAMPLE_ROBOTS["panda"][0]))
-                          / "example-robot-data" / "robots")
-    except Exception:  # absent or another layout: the other candidates remain
-        pass
-    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
-        if prefix:
-            candidates.append(Path(prefix) / "share" / "example-robot-data" / "robots")
-    for directory in candidates:
-        if (directory / EXAMPLE_ROBOTS["panda"][0]).is_file():
-            return directory
-    return None
 
 
 @dataclass
@@ -139,64 +110,22 @@ def random_state(model, rng, batch=None):
 # Peers' layouts: joints matched by name
 # ------------------------------------------------------------------------------------------
 class PinocchioTwin:
-    """The robot's URDF loaded by Pinocchio, and rbd's vectors in Pinocchio's layout.
-
-    Pinocchio may order joints differently (urdfdom sorts siblings), stores
-    quaternions ``[x, y, z, w]``, continuous joints as ``[cos, sin]`` and planar
-    ones as ``[x, y, cos, sin]``.  Every conversion takes leading batch dimensions.
-    """
+    """The robot's URDF loaded by Pinocchio, and rbd's vectors in Pinocchio's layout,
+    through the tests' adapter (``tests/oracles/pinocchio_adapter.ModelPair``): joints
+    matched by name, quaternions ``[x, y, z, w]``, continuous joints ``[cos, sin]``.
+    Every conversion takes leading batch dimensions."""
 
     def __init__(self, pin, robot):
+        from oracles.pinocchio_adapter import ModelPair
         self.pin = pin
-        extra = (pin.JointModelFreeFlyer(),) if robot.floating_base else ()
-        self.model = pin.buildModelFromUrdf(robot.urdf, *extra)
-        self.data = self.model.createData()
-        ours = robot.model
-        if self.model.nv != ours.nv:
-            raise ValueError("%s: nv is %d in rbd, %d in Pinocchio" % (robot.name, ours.nv, self.model.nv))
-        self.v_index = np.empty(ours.nv, dtype=np.intp)  # v_pin[..., v_index] = v_rbd
-        self._joints = []  # (rbd kind, rbd q slice, Pinocchio q slice)
-        for body, name in enumerate(ours.joint_names):
-            if not self.model.existJointName(name):
-                raise ValueError("%s: Pinocchio has no joint %r" % (robot.name, name))
-            joint = self.model.joints[self.model.getJointId(name)]
-            iv, iq = int(ours.v_idx[body]), int(ours.q_idx[body])
-            self.v_index[iv:iv + joint.nv] = np.arange(joint.idx_v, joint.idx_v + joint.nv)
-            self._joints.append((JointKind(int(ours.joint_kinds[body])),
-                                 slice(iq, iq + int(ours.joint_nq[body])),
-                                 slice(joint.idx_q, joint.idx_q + joint.nq)))
-
-    def q(self, q):
-        q = np.asarray(q, dtype=float)
-        out = np.empty(q.shape[:-1] + (self.model.nq,))
-        for kind, ours, theirs in self._joints:
-            x = q[..., ours]
-            if kind == JointKind.FREE:  # [p, w, x, y, z] -> [p, x, y, z, w]
-                out[..., theirs] = x[..., [0, 1, 2, 4, 5, 6, 3]]
-            elif kind == JointKind.SPHERICAL:
-                out[..., theirs] = x[..., [1, 2, 3, 0]]
-            elif kind == JointKind.PLANAR:
-                out[..., theirs] = np.stack([x[..., 0], x[..., 1], np.cos(x[..., 2]), np.sin(x[..., 2])], -1)
-            elif theirs.stop - theirs.start == 2:  # a continuous joint
-                out[..., theirs] = np.stack([np.cos(x[..., 0]), np.sin(x[..., 0])], -1)
-            else:
-                out[..., theirs] = x
-        return out
-
-    def v(self, v):
-        v = np.asarray(v, dtype=float)
-        out = np.empty_like(v)
-        out[..., self.v_index] = v
-        return out
-
-    def v_back(self, v_pin):
-        return np.asarray(v_pin)[..., self.v_index]
-
-    def mass_matrix_back(self, upper):
-        """Pinocchio's CRBA fills the upper triangle only: mirror it, then reorder."""
-        upper = np.triu(upper)
-        full = upper + np.triu(upper, 1).T
-        return full[np.ix_(self.v_index, self.v_index)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.pair = ModelPair(robot.name, robot.urdf, robot.floating_base, frames=())
+        self.model, self.data = self.pair.pin_model, self.pair.pin_data
+        self.q = self.pair.q_to_pin
+        self.v = self.pair.v_to_pin
+        self.v_back = self.pair.v_from_pin
+        self.mass_matrix_back = self.pair.mass_matrix_from_pin
 
     def columns(self, x):
         """(N, n) samples as Pinocchio's batches want them: (n, N), Fortran order (one sample per column)."""
@@ -706,7 +635,7 @@ def plot_ratios(rows, path, title):
 # Command line
 # ------------------------------------------------------------------------------------------
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="python -m rbd.bench",
+    parser = argparse.ArgumentParser(prog="python asv_benchmarks/compare.py",
                                      description="Time rbd against Pinocchio, pybullet, Modern Robotics and "
                                                  "the Robotics Toolbox for Python.")
     parser.add_argument("--quick", action="store_true",
