@@ -74,6 +74,7 @@ def test_dynamics_match_textbook(backend, seed, floating_base):
     _close(rbd.com_jacobian(model, q), tb.com_jacobian(model, q), "com_jacobian")
     _close(rbd.kinetic_energy(model, q, v), tb.kinetic_energy(model, q, v), "kinetic_energy")
     _close(rbd.potential_energy(model, q), tb.potential_energy(model, q), "potential_energy")
+    _close(rbd.centroidal_momentum(model, q, v), tb.centroidal_momentum(model, q, v), "centroidal_momentum")
 
 
 @pytest.mark.parametrize("seed, floating_base", CASES, ids=CASE_IDS)
@@ -186,6 +187,7 @@ def test_oracle_against_finite_differences(seed, floating_base):
     # Center-of-mass Jacobian and gravity from the center of mass and the potential energy.
     dcom = (tb.center_of_mass(model, q_at[1]) - tb.center_of_mass(model, q_at[-1])) / (2 * H)
     _scaled_close(tb.com_jacobian(model, q) @ v, dcom, FD_TOL)
+    _scaled_close(tb.centroidal_momentum(model, q, v)[:3], model.inertias[:, 0].sum() * dcom, FD_TOL)
     grad = [(tb.potential_energy(model, tb.integrate(model, q, H * e))
              - tb.potential_energy(model, tb.integrate(model, q, -H * e))) / (2 * H) for e in np.eye(model.nv)]
     _scaled_close(tb.gravity(model, q), grad, FD_TOL)
@@ -232,3 +234,16 @@ def test_oracle_free_fall():
     f_body = -2.0 * R.T @ g
     fext = np.array([np.concatenate([f_body, np.cross(com, f_body)])])
     _scaled_close(tb.aba(model, q, zero, zero, fext), zero, TOL)
+
+
+def test_oracle_momentum_balance_in_flight():
+    """Joint torques are internal: a floating tree with no force on its root has a centroidal
+    momentum rate of [m g; 0] (along the oracle's own forward dynamics, by finite differences)."""
+    model = _model(*CASES[0])
+    q, v, _, tau, _ = _state(0, model)
+    tau[:6] = 0.0
+    qdd = tb.aba(model, q, v, tau)
+    h = {s: tb.centroidal_momentum(model, tb.integrate(model, q, s * H * v + 0.5 * H * H * qdd), v + s * H * qdd)
+         for s in (-1, 1)}
+    mass = model.inertias[:, 0].sum()
+    _scaled_close((h[1] - h[-1]) / (2 * H), np.concatenate([mass * np.asarray(model.gravity), np.zeros(3)]), FD_TOL)

@@ -295,6 +295,15 @@ def center_of_mass(model, q):
     return np.sum(world_first_moments(model, q), axis=0) / model.inertias[:, 0].sum()
 
 
+
+def centroidal_momentum(model, q, v):
+    """[linear; angular about the center of mass], world axes: the bodies' momenta Y_i V_i
+    summed at the world origin, then the angular part moved to the center of mass."""
+    W = forward_kinematics(model, q)
+    V, _ = body_motions(model, q, v, np.zeros(model.nv))
+    h = sum(Xforce(W[i]) @ spatial_inertia(model.inertias[i]) @ V[i] for i in range(model.nbodies))
+    return np.concatenate([h[:3], h[3:] - np.cross(center_of_mass(model, q), h[:3])])
+
 # ------------------------------------------------------------------------------------------
 # Jacobians and frames
 # ------------------------------------------------------------------------------------------
