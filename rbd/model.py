@@ -62,17 +62,37 @@ class JointKind(enum.IntEnum):
     FREE = 7
 
 
-#: (nq, nv) of each joint kind.
-JOINT_DIMENSIONS = {
-    JointKind.REVOLUTE_X: (1, 1),
-    JointKind.REVOLUTE_Y: (1, 1),
-    JointKind.REVOLUTE_Z: (1, 1),
-    JointKind.REVOLUTE: (1, 1),
-    JointKind.PRISMATIC: (1, 1),
-    JointKind.SPHERICAL: (4, 3),
-    JointKind.PLANAR: (3, 3),
-    JointKind.FREE: (7, 6),
+#: What a configuration coordinate is (for sampling and display).
+ANGLE, LENGTH, QUATERNION = "angle", "length", "quaternion"
+
+
+@dataclass(frozen=True)
+class JointKindSpec:
+    """What rbd needs to know about the coordinates of a joint kind.  How each kind
+    moves is in one place per backend: ``rbd.reference.joints`` and
+    ``rbd_c/_joints.pxd`` (whose table a test holds equal to this one)."""
+    nq: int
+    nv: int
+    roles: tuple        # one of ANGLE, LENGTH, QUATERNION per q coordinate
+    quaternion: int     # where the unit quaternion starts in the joint's q (-1: none)
+    basis: int          # 0, 1, 2: a revolute joint about x, y, z of its frame (-1: other)
+    columns: tuple      # S as unit columns e_k of the body twist (empty: S uses the axis)
+
+
+#: The joint kinds: adding one starts with a row here.
+JOINT_KINDS = {
+    JointKind.REVOLUTE_X: JointKindSpec(1, 1, (ANGLE,), -1, 0, (3,)),
+    JointKind.REVOLUTE_Y: JointKindSpec(1, 1, (ANGLE,), -1, 1, (4,)),
+    JointKind.REVOLUTE_Z: JointKindSpec(1, 1, (ANGLE,), -1, 2, (5,)),
+    JointKind.REVOLUTE: JointKindSpec(1, 1, (ANGLE,), -1, -1, ()),
+    JointKind.PRISMATIC: JointKindSpec(1, 1, (LENGTH,), -1, -1, ()),
+    JointKind.SPHERICAL: JointKindSpec(4, 3, (QUATERNION,) * 4, 0, -1, (3, 4, 5)),
+    JointKind.PLANAR: JointKindSpec(3, 3, (LENGTH, LENGTH, ANGLE), -1, -1, (0, 1, 5)),
+    JointKind.FREE: JointKindSpec(7, 6, (LENGTH,) * 3 + (QUATERNION,) * 4, 3, -1, (0, 1, 2, 3, 4, 5)),
 }
+
+#: (nq, nv) of each joint kind.
+JOINT_DIMENSIONS = {kind: (spec.nq, spec.nv) for kind, spec in JOINT_KINDS.items()}
 
 # Joint type names accepted by ModelBuilder.add_joint (URDF names plus ours).
 _KIND_BY_NAME = {
@@ -171,9 +191,9 @@ class Model:
             set_(key, _frozen(values, np.float64))
 
         # Where each unit quaternion (spherical, free-flyer) starts in q.
-        set_("quaternion_q_idx", _frozen([self.q_idx[i] + (3 if k == JointKind.FREE else 0)
+        set_("quaternion_q_idx", _frozen([self.q_idx[i] + JOINT_KINDS[JointKind(k)].quaternion
                                           for i, k in enumerate(self.joint_kinds)
-                                          if k in (JointKind.SPHERICAL, JointKind.FREE)], np.intp))
+                                          if JOINT_KINDS[JointKind(k)].quaternion >= 0], np.intp))
         set_("_joint_index", {n: i for i, n in enumerate(self.joint_names)})
         set_("_frame_index", {n: i for i, n in enumerate(self.frame_names)})
         # _children[i + 1]: the bodies whose parent is i, in order (i = -1: the world's).

@@ -15,9 +15,8 @@ from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add)
-from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
-                           joint_placement, joint_motion_add, joint_force, joint_column,
-                           K_REV, K_PRISM, rbd_sel)
+from rbd_c._model cimport prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t
+from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
 from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, total_first_moment)
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_col,
@@ -293,11 +292,11 @@ cdef int k_aba(const Call* c, const double** ins, double* qdd, double* work) noe
         Ui = U + 6 * vi
         Di = Dinv + m.d2_idx[i]
         for col in range(k):
-            if kind == K_REV or kind == K_PRISM:
+            if unit_column(kind, col) < 0:  # an axis column (revolute, prismatic)
                 joint_column(m, i, col, s)
                 sym6_matvec(IA, s, Ui + 6 * col)
             else:
-                sym6_col(IA, rbd_sel[kind][col], Ui + 6 * col)
+                sym6_col(IA, unit_column(kind, col), Ui + 6 * col)
         joint_force(m, i, pA, t)
         for r in range(k):
             qdd[vi + r] = tau[vi + r] - t[r]          # u_i, turned into qdd in the last pass

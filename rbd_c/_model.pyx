@@ -22,6 +22,7 @@ from libc.string cimport memset
 from cpython.exc cimport PyErr_CheckSignals
 
 from rbd_c._kernels cimport any_nonfinite
+from rbd_c._joints cimport zero_quaternion, rbd_joint_table, K_COUNT
 
 import os
 import warnings
@@ -107,6 +108,18 @@ def set_num_threads(n):
     _num_threads = int(n)
 
 
+def joint_kind_table():
+    """The compiled joint-kind table, one (nq, nv, quaternion start, basis axis, unit
+    columns of S) per kind code: a test holds it equal to rbd.model.JOINT_KINDS."""
+    cdef int k, c
+    rows = []
+    for k in range(<int>K_COUNT):
+        rows.append((rbd_joint_table[k].nq, rbd_joint_table[k].nv, rbd_joint_table[k].quaternion,
+                     rbd_joint_table[k].basis,
+                     tuple([rbd_joint_table[k].cols[c] for c in range(6) if rbd_joint_table[k].cols[c] >= 0])))
+    return rows
+
+
 def get_num_threads():
     """Number of OpenMP threads batched calls use (1 in a child forked after a parallel batch)."""
     return 1 if _serial_after_fork else _num_threads
@@ -181,8 +194,8 @@ cdef CompiledModel _build(object model):
         raise ValueError("model arrays have inconsistent lengths")
     if nb and (np.any(parents >= np.arange(nb)) or np.any(parents < -1)):
         raise ValueError("model bodies must be ordered parents first (parents[i] < i)")
-    if np.any((kinds < 0) | (kinds > 7)):
-        raise ValueError("model has an unknown joint kind")
+    if np.any((kinds < 0) | (kinds >= K_COUNT)):
+        raise ValueError("model has an unknown joint kind (the compiled table knows %d)" % K_COUNT)
     if frame_parents.shape[0] != frame_placements.shape[0] or np.any(frame_parents >= nb) or np.any(frame_parents < -1):
         raise ValueError("model frames are inconsistent")
 

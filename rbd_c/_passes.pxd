@@ -3,7 +3,8 @@
 from libc.string cimport memcpy, memset
 
 from rbd_c._kernels cimport se3_compose, act_motion, inv_act_motion, motion_cross
-from rbd_c._model cimport CModel, joint_placement, joint_motion, joint_motion_add, joint_column, K_REV_Z
+from rbd_c._model cimport CModel
+from rbd_c._joints cimport joint_placement, joint_motion, joint_motion_add, joint_column, basis_axis
 
 
 cdef inline void add6(double* x, const double* y) noexcept nogil:
@@ -120,9 +121,9 @@ cdef inline void world_column(const CModel* m, int i, int col, const double* oM,
     """out = column col of body i's motion subspace in world axes, Ad_oM S_i[:, col]
     (oM = world_from_body); a revolute joint about basis axis a reads it off oM:
     [t x r_a; r_a] with r_a that column of the rotation."""
-    cdef int a = m.kinds[i]
+    cdef int a = basis_axis(m.kinds[i])
     cdef double s[6]
-    if a <= K_REV_Z:
+    if a >= 0:
         out[3] = oM[a]; out[4] = oM[4 + a]; out[5] = oM[8 + a]
         out[0] = oM[7] * out[5] - oM[11] * out[4]
         out[1] = oM[11] * out[3] - oM[3] * out[5]

@@ -423,3 +423,27 @@ def test_none_for_an_array_is_a_type_error_naming_it(arm):
                 _same_error(name, arm, broken, kwargs)
                 with pytest.raises(TypeError, match="got None"):
                     getattr(rbd_c, name)(arm, *broken, **kwargs)
+
+
+def test_compiled_joint_kind_table_is_the_python_one():
+    """rbd_c/_joints.pxd keeps its own table of the joint kinds; it must say what
+    rbd.model.JOINT_KINDS says, kind by kind (a new kind added on one side only fails here)."""
+    from rbd.model import JOINT_KINDS, JointKind
+    from rbd_c._model import joint_kind_table
+    table = joint_kind_table()
+    assert len(table) == len(JOINT_KINDS) == len(JointKind)
+    for code, (nq, nv, quaternion, basis, columns) in enumerate(table):
+        spec = JOINT_KINDS[JointKind(code)]
+        assert (nq, nv, quaternion, basis, columns) == (spec.nq, spec.nv, spec.quaternion, spec.basis, spec.columns)
+        assert len(spec.roles) == spec.nq
+
+
+def test_unknown_joint_kind_is_refused_by_both_backends():
+    from rbd.model import JointKind
+    model = random_model(3, nlinks=4)
+    definition = model._definition()
+    kinds = np.array(model.joint_kinds)
+    kinds[-1] = len(JointKind)  # a code no kind has
+    definition["joint_kinds"] = kinds
+    with pytest.raises(ValueError, match="unknown joint kind"):
+        rbd.Model(**definition)

@@ -24,9 +24,8 @@ import operator
 import numpy as np
 
 from .._checks import check_finite_result, overflow_error
-from ..model import JOINT_DIMENSIONS, JointKind
+from ..model import JOINT_DIMENSIONS, JOINT_KINDS, JointKind
 
-_BASIS = {JointKind.REVOLUTE_X: 0, JointKind.REVOLUTE_Y: 1, JointKind.REVOLUTE_Z: 2}
 BLOCK = 4096  # samples per vectorized block (measured: larger blocks spill out of cache)
 _BUFFER = 1 << 22  # output components per block at most (32 MB), in blocks of no fewer than 1024 samples
 
@@ -45,22 +44,23 @@ class Body:
         self.axis = tuple(model.joint_axes[i].tolist())
         self.R0_axis = tuple((P[:3, :3] @ model.joint_axes[i]).tolist())
         self.inertia = tuple(model.inertias[i].tolist())
-        self.basis = _BASIS.get(self.kind)
-        self.subspace = _subspace(self.kind, self.basis, self.axis)
+        spec = JOINT_KINDS[self.kind]
+        self.basis = spec.basis if spec.basis >= 0 else None
+        self.subspace = _subspace(self.kind, spec, self.axis)
         self.motions = [  # the same columns, all as 6-tuples
             tuple(float(k == s) for k in range(6)) if type(s) is int else s for s in self.subspace]
 
 
-def _subspace(kind, basis, axis):
+def _subspace(kind, spec, axis):
     """The columns of the motion subspace S in the body frame: the index k of a
     unit motion e_k, or a 6-tuple.  (S is constant in the body frame.)"""
-    if basis is not None:
-        return [3 + basis]
+    if spec.columns:
+        return list(spec.columns)
     if kind == JointKind.REVOLUTE:
         return [(0.0, 0.0, 0.0) + axis]
     if kind == JointKind.PRISMATIC:
         return [axis + (0.0, 0.0, 0.0)]
-    return {JointKind.SPHERICAL: [3, 4, 5], JointKind.PLANAR: [0, 1, 5], JointKind.FREE: list(range(6))}[kind]
+    raise ValueError("joint kind %s has neither unit columns nor an axis column" % kind.name)
 
 
 def constants(model):
@@ -157,6 +157,11 @@ def compose(R1, p1, R2, p2):
     return _matmul(R1, R2), (p1[0] + r0, p1[1] + r1, p1[2] + r2)
 
 
+def _unknown(kind):
+    """A kind without a branch here: an error, never another kind's formula."""
+    return ValueError("joint kind %r has no formula in rbd.reference" % (kind,))
+
+
 def placement(body, q, trig):
     """(R, p) of the parent-from-body transform at the configuration q."""
     cos, sin, sqrt = trig
@@ -177,7 +182,8 @@ def placement(body, q, trig):
         x, y, t = q[k], q[k + 1], q[k + 2]
         d = _rotate(R0, x, y, 0.0)
         return _basis_rotated(R0, 2, cos(t), sin(t)), (p0[0] + d[0], p0[1] + d[1], p0[2] + d[2])
-    # FREE
+    if kind != JointKind.FREE:
+        raise _unknown(kind)
     d = _rotate(R0, q[k], q[k + 1], q[k + 2])
     R = _matmul(R0, _quat_rotation(q[k + 3], q[k + 4], q[k + 5], q[k + 6], sqrt))
     return R, (p0[0] + d[0], p0[1] + d[1], p0[2] + d[2])
@@ -257,7 +263,9 @@ def joint_motion(body, x):
         return (0.0, 0.0, 0.0, x[k], x[k + 1], x[k + 2])
     if kind == JointKind.PLANAR:
         return (x[k], x[k + 1], 0.0, 0.0, 0.0, x[k + 2])
-    return tuple(x[k:k + 6])
+    if kind == JointKind.FREE:
+        return tuple(x[k:k + 6])
+    raise _unknown(kind)
 
 
 def add_joint_motion(m, body, x):
@@ -295,7 +303,9 @@ def joint_force(body, f):
         return list(f[3:])
     if kind == JointKind.PLANAR:
         return [f[0], f[1], f[5]]
-    return list(f)
+    if kind == JointKind.FREE:
+        return list(f)
+    raise _unknown(kind)
 
 
 # ------------------------------------------------------------------------------------------

@@ -14,24 +14,12 @@ builds it once per model and caches it on the model.
 import numpy as np
 
 from .. import rotations, spatial
-from ..model import JOINT_DIMENSIONS, JointKind
+from ..model import ANGLE, JOINT_DIMENSIONS, JOINT_KINDS, LENGTH, QUATERNION, JointKind  # noqa: F401
 
 
-# What each configuration coordinate is, for random sampling without limits.
-ANGLE, LENGTH, QUATERNION = "angle", "length", "quaternion"
-COORDINATE_ROLES = {
-    JointKind.REVOLUTE_X: (ANGLE,),
-    JointKind.REVOLUTE_Y: (ANGLE,),
-    JointKind.REVOLUTE_Z: (ANGLE,),
-    JointKind.REVOLUTE: (ANGLE,),
-    JointKind.PRISMATIC: (LENGTH,),
-    JointKind.SPHERICAL: (QUATERNION,) * 4,
-    JointKind.PLANAR: (LENGTH, LENGTH, ANGLE),
-    JointKind.FREE: (LENGTH,) * 3 + (QUATERNION,) * 4,
-}
-
-#: Where the unit quaternion starts in the joint's coordinates.
-QUATERNION_OFFSET = {JointKind.SPHERICAL: 0, JointKind.FREE: 3}
+# What each configuration coordinate is, and where quaternions start: from the kind table.
+COORDINATE_ROLES = {kind: spec.roles for kind, spec in JOINT_KINDS.items()}
+QUATERNION_OFFSET = {kind: spec.quaternion for kind, spec in JOINT_KINDS.items() if spec.quaternion >= 0}
 
 
 # ------------------------------------------------------------------------------------------
@@ -60,6 +48,11 @@ def _planar_translation(theta, tx, ty):
     return c * tx - s * ty, s * tx + c * ty
 
 
+# Kinds whose coordinates form a vector space: q (+) v = q + v.
+_VECTOR_KINDS = (JointKind.REVOLUTE_X, JointKind.REVOLUTE_Y, JointKind.REVOLUTE_Z, JointKind.REVOLUTE,
+                 JointKind.PRISMATIC)
+
+
 def integrate(kind, qj, vj):
     """q_j ⊕ v_j: the configuration reached after moving with velocity v_j for unit time.
 
@@ -81,7 +74,9 @@ def integrate(kind, qj, vj):
         step = spatial.se3_exp(twist)
         dx, dy = _planar_translation(qj[..., 2], step[..., 0, 3], step[..., 1, 3])
         return np.stack([qj[..., 0] + dx, qj[..., 1] + dy, qj[..., 2] + vj[..., 2]], axis=-1)
-    return qj + vj
+    if kind in _VECTOR_KINDS:
+        return qj + vj
+    raise ValueError("joint kind %r has no integrate formula" % (kind,))
 
 
 def _pose(kind, qj):
@@ -115,7 +110,9 @@ def difference(kind, q0j, q1j):
         M1 = _pose(kind, _normalized(kind, q1j))
         twist = spatial.se3_log(spatial.se3_compose(spatial.se3_inverse(M0), M1))
         return twist if kind == JointKind.FREE else twist[..., [0, 1, 5]]
-    return q1j - q0j
+    if kind in _VECTOR_KINDS:
+        return q1j - q0j
+    raise ValueError("joint kind %r has no difference formula" % (kind,))
 
 
 def _normalized(kind, qj):

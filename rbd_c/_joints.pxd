@@ -1,0 +1,475 @@
+# cython: language_level=3
+"""Every joint kind of the compiled backend, in one place.
+
+A kind is one row of ``rbd_joint_table`` (its coordinates: nq, nv, where its
+unit quaternion starts, and the unit columns of its motion subspace S when S
+is a selection of them) plus one branch in each function below: how the joint
+places its body (``joint_placement``), how its motion subspace acts on joint
+velocities and forces (``joint_motion``, ``joint_motion_add``, ``joint_force``,
+``joint_column``), and how its coordinates live on their manifold
+(``joint_neutral``, ``joint_integrate``, ``joint_difference``,
+``joint_normalize``).  The Python side holds the same table
+(``rbd.model.JOINT_KINDS``), and a test checks that the two agree.
+
+Kinds are validated when a model is compiled (``0 <= kind < K_COUNT``); the
+branches below name every kind explicitly, and the last ``else`` only fills
+NaN (the driver then refuses the non-finite result): no kind silently runs as
+another.  Every joint kind's S is constant in the body frame, so no joint has a
+bias acceleration.  Adding a kind: a row here, a branch in each function, the
+same row in ``rbd.model.JOINT_KINDS``.
+"""
+cimport cython
+from libc.math cimport sin, cos, sqrt, fabs, atan2, NAN
+
+from rbd_c._model cimport CModel
+
+cdef enum JointCode:
+    K_REV_X = 0
+    K_REV_Y = 1
+    K_REV_Z = 2
+    K_REV = 3
+    K_PRISM = 4
+    K_SPH = 5
+    K_PLANAR = 6
+    K_FREE = 7
+    K_COUNT = 8
+
+# One row per kind (same order as JointCode): nq, nv, where the unit quaternion
+# starts in the joint's q (-1: none), the axis (0, 1, 2) of a revolute joint about a
+# basis vector (-1: other), and the unit columns of S (-1: S uses the joint's axis).
+cdef extern from *:
+    """
+    typedef struct { int nq, nv, quaternion, basis; int cols[6]; } rbd_joint_kind_row;
+    static const rbd_joint_kind_row rbd_joint_table[] = {
+        /* REVOLUTE_X */ {1, 1, -1, 0, {3, -1, -1, -1, -1, -1}},
+        /* REVOLUTE_Y */ {1, 1, -1, 1, {4, -1, -1, -1, -1, -1}},
+        /* REVOLUTE_Z */ {1, 1, -1, 2, {5, -1, -1, -1, -1, -1}},
+        /* REVOLUTE   */ {1, 1, -1, -1, {-1, -1, -1, -1, -1, -1}},
+        /* PRISMATIC  */ {1, 1, -1, -1, {-1, -1, -1, -1, -1, -1}},
+        /* SPHERICAL  */ {4, 3, 0, -1, {3, 4, 5, -1, -1, -1}},
+        /* PLANAR     */ {3, 3, -1, -1, {0, 1, 5, -1, -1, -1}},
+        /* FREE       */ {7, 6, 3, -1, {0, 1, 2, 3, 4, 5}},
+    };
+    """
+    ctypedef struct rbd_joint_kind_row:
+        int nq
+        int nv
+        int quaternion
+        int basis
+        int cols[6]
+    const rbd_joint_kind_row* rbd_joint_table
+
+
+# ---------------------------------------------------------------------------------------
+# Unit quaternions [w, x, y, z]
+# ---------------------------------------------------------------------------------------
+cdef inline double quat_largest(const double* q) noexcept nogil:
+    """The largest |component| of the quaternion q (|q| lies between it and twice it)."""
+    cdef double a = fabs(q[0]), b = fabs(q[1]), c = fabs(q[2]), d = fabs(q[3])
+    if b > a:
+        a = b
+    if d > c:
+        c = d
+    return a if a > c else c
+
+
+cdef inline void quat_unit(const double* q, double* out) noexcept nogil:
+    """out = q / |q|, scaled by its largest component first so that no square
+    overflows or underflows (a zero q gives zeros)."""
+    cdef double s = quat_largest(q), n
+    if s == 0.0:
+        out[0] = 0.0; out[1] = 0.0; out[2] = 0.0; out[3] = 0.0
+        return
+    out[0] = q[0] / s; out[1] = q[1] / s; out[2] = q[2] / s; out[3] = q[3] / s
+    n = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
+    out[0] /= n; out[1] /= n; out[2] /= n; out[3] /= n
+
+
+cdef inline void quat_to_rot(const double* q, double* R) noexcept nogil:
+    """Rotation matrix (3x3 row-major) of the quaternion [w, x, y, z], normalised first."""
+    cdef double u[4]
+    quat_unit(q, u)
+    cdef double w = u[0], x = u[1], y = u[2], z = u[3]
+    cdef double s = 2.0
+    cdef double xx = s * x * x, yy = s * y * y, zz = s * z * z
+    cdef double xy = s * x * y, xz = s * x * z, yz = s * y * z
+    cdef double wx = s * w * x, wy = s * w * y, wz = s * w * z
+    R[0] = 1.0 - yy - zz
+    R[1] = xy - wz
+    R[2] = xz + wy
+    R[3] = xy + wz
+    R[4] = 1.0 - xx - zz
+    R[5] = yz - wx
+    R[6] = xz - wy
+    R[7] = yz + wx
+    R[8] = 1.0 - xx - yy
+
+
+cdef inline void _quat_mul(const double* a, const double* b, double* out) noexcept nogil:
+    cdef double w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3]
+    cdef double x = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2]
+    cdef double y = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1]
+    cdef double z = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]
+    out[0] = w; out[1] = x; out[2] = y; out[3] = z
+
+
+@cython.cdivision(True)
+cdef inline void _quat_exp(const double* w, double* out) noexcept nogil:
+    """Unit quaternion of the rotation vector w."""
+    cdef double t2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+    cdef double t = sqrt(t2), k
+    if t < 1e-4:
+        k = 0.5 - t2 / 48.0
+    else:
+        k = sin(0.5 * t) / t
+    out[0] = cos(0.5 * t)
+    out[1] = k * w[0]; out[2] = k * w[1]; out[3] = k * w[2]
+
+
+@cython.cdivision(True)
+cdef inline void _quat_log(const double* q, double* out) noexcept nogil:
+    """Rotation vector (angle in [0, pi]) of the unit quaternion q."""
+    cdef double w = q[0], x = q[1], y = q[2], z = q[3], n, k
+    if w < 0.0:
+        w = -w; x = -x; y = -y; z = -z
+    n = sqrt(x * x + y * y + z * z)
+    if n < 1e-8:
+        k = 2.0 / w * (1.0 - n * n / (3.0 * w * w)) if w > 0.0 else 0.0
+    else:
+        k = 2.0 * atan2(n, w) / n
+    out[0] = k * x; out[1] = k * y; out[2] = k * z
+
+
+cdef inline void _quat_conj(const double* q, double* out) noexcept nogil:
+    out[0] = q[0]; out[1] = -q[1]; out[2] = -q[2]; out[3] = -q[3]
+
+
+# ---------------------------------------------------------------------------------------
+# SE(3) / SE(2) left Jacobians
+# ---------------------------------------------------------------------------------------
+cdef inline void _cross_twice(const double* w, const double* x, double* c1, double* c2) noexcept nogil:
+    """c1 = w x x and c2 = w x (w x x): the [w]x and [w]x^2 terms of V(w) and V(w)^-1."""
+    c1[0] = w[1] * x[2] - w[2] * x[1]
+    c1[1] = w[2] * x[0] - w[0] * x[2]
+    c1[2] = w[0] * x[1] - w[1] * x[0]
+    c2[0] = w[1] * c1[2] - w[2] * c1[1]
+    c2[1] = w[2] * c1[0] - w[0] * c1[2]
+    c2[2] = w[0] * c1[1] - w[1] * c1[0]
+
+
+@cython.cdivision(True)
+cdef inline void _se3_V(const double* w, const double* v, double* out) noexcept nogil:
+    """out = V(w) v with V = I + (1 - cos t)/t^2 [w]x + (t - sin t)/t^3 [w]x^2."""
+    cdef double t2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+    cdef double t = sqrt(t2), a, b
+    cdef double c1[3]
+    cdef double c2[3]
+    if t < 1e-4:
+        a = 0.5 - t2 / 24.0
+        b = 1.0 / 6.0 - t2 / 120.0
+    else:
+        a = (1.0 - cos(t)) / t2
+        b = (t - sin(t)) / (t2 * t)
+    _cross_twice(w, v, c1, c2)
+    out[0] = v[0] + a * c1[0] + b * c2[0]
+    out[1] = v[1] + a * c1[1] + b * c2[1]
+    out[2] = v[2] + a * c1[2] + b * c2[2]
+
+
+@cython.cdivision(True)
+cdef inline void _se3_Vinv(const double* w, const double* p, double* out) noexcept nogil:
+    """out = V(w)^-1 p with V^-1 = I - [w]x / 2 + (1 - t sin t / (2 (1 - cos t))) / t^2 [w]x^2."""
+    cdef double t2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
+    cdef double t = sqrt(t2), b
+    cdef double c1[3]
+    cdef double c2[3]
+    if t < 1e-4:
+        b = 1.0 / 12.0 + t2 / 720.0
+    else:
+        b = (1.0 - t * sin(t) / (2.0 * (1.0 - cos(t)))) / t2
+    _cross_twice(w, p, c1, c2)
+    out[0] = p[0] - 0.5 * c1[0] + b * c2[0]
+    out[1] = p[1] - 0.5 * c1[1] + b * c2[1]
+    out[2] = p[2] - 0.5 * c1[2] + b * c2[2]
+
+
+@cython.cdivision(True)
+cdef inline void _se2_V(double phi, double* a, double* b) noexcept nogil:
+    """V(phi) = [[a, -b], [b, a]] with a = sin(phi)/phi, b = (1 - cos(phi))/phi."""
+    cdef double p2 = phi * phi
+    if fabs(phi) < 1e-4:
+        a[0] = 1.0 - p2 / 6.0
+        b[0] = phi / 2.0 - phi * p2 / 24.0
+    else:
+        a[0] = sin(phi) / phi
+        b[0] = (1.0 - cos(phi)) / phi
+
+
+
+# ---------------------------------------------------------------------------------------
+# Placement and motion subspace
+# ---------------------------------------------------------------------------------------
+cdef inline void place_rot(const double* P, const double* R, double* out) noexcept nogil:
+    """out = P @ (R, 0): rotation block of P times the 3x3 row-major R, p copied."""
+    cdef int r
+    for r in range(3):
+        out[4 * r + 0] = P[4 * r] * R[0] + P[4 * r + 1] * R[3] + P[4 * r + 2] * R[6]
+        out[4 * r + 1] = P[4 * r] * R[1] + P[4 * r + 1] * R[4] + P[4 * r + 2] * R[7]
+        out[4 * r + 2] = P[4 * r] * R[2] + P[4 * r + 1] * R[5] + P[4 * r + 2] * R[8]
+        out[4 * r + 3] = P[4 * r + 3]
+
+
+cdef inline void place_shift(const double* P, double x, double y, double z, double* out) noexcept nogil:
+    """Add P's rotation applied to (x, y, z) to out's translation."""
+    out[3] += P[0] * x + P[1] * y + P[2] * z
+    out[7] += P[4] * x + P[5] * y + P[6] * z
+    out[11] += P[8] * x + P[9] * y + P[10] * z
+
+
+cdef inline void joint_placement(const CModel* m, int i, const double* qj, double* out) noexcept nogil:
+    """out = parent_from_body of body i = joint_placements[i] @ joint_transform(q_i), 4x4."""
+    cdef const double* P = m.placements + 16 * i
+    cdef const double* u
+    cdef double c, s, t
+    cdef double R[9]
+    cdef int r, k = m.kinds[i]
+    out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
+    if k == K_REV_X:
+        c = cos(qj[0]); s = sin(qj[0])
+        for r in range(3):
+            out[4 * r] = P[4 * r]
+            out[4 * r + 1] = c * P[4 * r + 1] + s * P[4 * r + 2]
+            out[4 * r + 2] = c * P[4 * r + 2] - s * P[4 * r + 1]
+            out[4 * r + 3] = P[4 * r + 3]
+    elif k == K_REV_Y:
+        c = cos(qj[0]); s = sin(qj[0])
+        for r in range(3):
+            out[4 * r] = c * P[4 * r] - s * P[4 * r + 2]
+            out[4 * r + 1] = P[4 * r + 1]
+            out[4 * r + 2] = s * P[4 * r] + c * P[4 * r + 2]
+            out[4 * r + 3] = P[4 * r + 3]
+    elif k == K_REV_Z:
+        c = cos(qj[0]); s = sin(qj[0])
+        for r in range(3):
+            out[4 * r] = c * P[4 * r] + s * P[4 * r + 1]
+            out[4 * r + 1] = c * P[4 * r + 1] - s * P[4 * r]
+            out[4 * r + 2] = P[4 * r + 2]
+            out[4 * r + 3] = P[4 * r + 3]
+    elif k == K_REV:
+        u = m.axes + 3 * i
+        c = cos(qj[0]); s = sin(qj[0]); t = 1.0 - c
+        R[0] = c + t * u[0] * u[0]
+        R[1] = t * u[0] * u[1] - s * u[2]
+        R[2] = t * u[0] * u[2] + s * u[1]
+        R[3] = t * u[0] * u[1] + s * u[2]
+        R[4] = c + t * u[1] * u[1]
+        R[5] = t * u[1] * u[2] - s * u[0]
+        R[6] = t * u[0] * u[2] - s * u[1]
+        R[7] = t * u[1] * u[2] + s * u[0]
+        R[8] = c + t * u[2] * u[2]
+        place_rot(P, R, out)
+    elif k == K_PRISM:
+        u = m.axes + 3 * i
+        for r in range(12):
+            out[r] = P[r]
+        place_shift(P, u[0] * qj[0], u[1] * qj[0], u[2] * qj[0], out)
+    elif k == K_SPH:
+        quat_to_rot(qj, R)
+        place_rot(P, R, out)
+    elif k == K_PLANAR:
+        c = cos(qj[2]); s = sin(qj[2])
+        for r in range(3):
+            out[4 * r] = c * P[4 * r] + s * P[4 * r + 1]
+            out[4 * r + 1] = c * P[4 * r + 1] - s * P[4 * r]
+            out[4 * r + 2] = P[4 * r + 2]
+            out[4 * r + 3] = P[4 * r + 3]
+        place_shift(P, qj[0], qj[1], 0.0, out)
+    elif k == K_FREE:
+        quat_to_rot(qj + 3, R)
+        place_rot(P, R, out)
+        place_shift(P, qj[0], qj[1], qj[2], out)
+    else:  # not a kind (models are validated): a NaN placement, refused by the driver
+        for r in range(12):
+            out[r] = NAN
+
+
+
+cdef inline void joint_motion_add(const CModel* m, int i, const double* vj, double* out) noexcept nogil:
+    """out += S_i vj."""
+    cdef int k = m.kinds[i], c
+    cdef const double* u = m.axes + 3 * i
+    if k == K_REV:
+        out[3] += u[0] * vj[0]; out[4] += u[1] * vj[0]; out[5] += u[2] * vj[0]
+    elif k == K_PRISM:
+        out[0] += u[0] * vj[0]; out[1] += u[1] * vj[0]; out[2] += u[2] * vj[0]
+    else:  # REVOLUTE_X/Y/Z, SPHERICAL, PLANAR, FREE: unit columns
+        for c in range(rbd_joint_table[k].nv):
+            out[rbd_joint_table[k].cols[c]] += vj[c]
+
+
+cdef inline void joint_motion(const CModel* m, int i, const double* vj, double* out) noexcept nogil:
+    """out = S_i vj (the joint twist in the body frame)."""
+    cdef int r
+    for r in range(6):
+        out[r] = 0.0
+    joint_motion_add(m, i, vj, out)
+
+
+cdef inline void joint_force(const CModel* m, int i, const double* f, double* out) noexcept nogil:
+    """out = S_i^T f (nv_i numbers)."""
+    cdef int k = m.kinds[i], c
+    cdef const double* u = m.axes + 3 * i
+    if k == K_REV:
+        out[0] = u[0] * f[3] + u[1] * f[4] + u[2] * f[5]
+    elif k == K_PRISM:
+        out[0] = u[0] * f[0] + u[1] * f[1] + u[2] * f[2]
+    else:
+        for c in range(rbd_joint_table[k].nv):
+            out[c] = f[rbd_joint_table[k].cols[c]]
+
+
+cdef inline void joint_column(const CModel* m, int i, int col, double* out) noexcept nogil:
+    """out = column ``col`` of S_i (a 6-vector in the body frame)."""
+    cdef int k = m.kinds[i], r
+    cdef const double* u = m.axes + 3 * i
+    for r in range(6):
+        out[r] = 0.0
+    if k == K_REV:
+        out[3] = u[0]; out[4] = u[1]; out[5] = u[2]
+    elif k == K_PRISM:
+        out[0] = u[0]; out[1] = u[1]; out[2] = u[2]
+    else:
+        out[rbd_joint_table[k].cols[col]] = 1.0
+
+
+cdef inline int unit_column(int kind, int col) noexcept nogil:
+    """The index k of the unit motion e_k that is column col of S (-1: an axis column)."""
+    return rbd_joint_table[kind].cols[col]
+
+
+cdef inline int basis_axis(int kind) noexcept nogil:
+    """0, 1, 2 for a revolute joint about the x, y, z axis of its frame; -1 otherwise."""
+    return rbd_joint_table[kind].basis
+
+
+cdef inline bint zero_quaternion(const CModel* m, const double* q) noexcept nogil:
+    """True if a joint quaternion of the configuration q is (near) zero: it has no direction."""
+    cdef int i, k
+    cdef double u
+    for i in range(m.nb):
+        if rbd_joint_table[m.kinds[i]].quaternion >= 0:
+            k = m.q_idx[i] + rbd_joint_table[m.kinds[i]].quaternion
+            # |q| < 1e-12 (as rbd._checks), read without squaring: |q| <= 2 max |q_i|
+            if quat_largest(q + k) < 5e-13:
+                u = quat_largest(q + k)
+                if u == 0.0 or u * sqrt((q[k] / u) ** 2 + (q[k + 1] / u) ** 2 + (q[k + 2] / u) ** 2
+                                        + (q[k + 3] / u) ** 2) < 1e-12:
+                    return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------
+# Configuration space: each joint's coordinates on their manifold
+# ---------------------------------------------------------------------------------------
+cdef inline void joint_neutral(int k, double* qj) noexcept nogil:
+    """The neutral coordinates: zeros, and the identity quaternion."""
+    cdef int r
+    for r in range(rbd_joint_table[k].nq):
+        qj[r] = 0.0
+    if rbd_joint_table[k].quaternion >= 0:
+        qj[rbd_joint_table[k].quaternion] = 1.0
+
+
+@cython.cdivision(True)
+cdef inline void joint_integrate(int k, const double* qj, const double* vj, double* oj) noexcept nogil:
+    """oj = qj (+) vj: spherical joints compose unit quaternions on the right (v is the
+    body angular velocity); planar and free joints use the SE(2) and SE(3)
+    exponentials on the right (v is the body twist); the others add."""
+    cdef int j
+    cdef double e[4]
+    cdef double t[3]
+    cdef double R[9]
+    cdef double a, b, cs, sn, tx, ty
+    if k == K_SPH:
+        _quat_exp(vj, e)
+        _quat_mul(qj, e, oj)
+        quat_unit(oj, oj)
+    elif k == K_PLANAR:
+        _se2_V(vj[2], &a, &b)
+        tx = a * vj[0] - b * vj[1]
+        ty = b * vj[0] + a * vj[1]
+        cs = cos(qj[2]); sn = sin(qj[2])
+        oj[0] = qj[0] + cs * tx - sn * ty
+        oj[1] = qj[1] + sn * tx + cs * ty
+        oj[2] = qj[2] + vj[2]
+    elif k == K_FREE:
+        _se3_V(vj + 3, vj, t)
+        quat_to_rot(qj + 3, R)
+        for j in range(3):
+            oj[j] = qj[j] + R[3 * j] * t[0] + R[3 * j + 1] * t[1] + R[3 * j + 2] * t[2]
+        _quat_exp(vj + 3, e)
+        _quat_mul(qj + 3, e, oj + 3)
+        quat_unit(oj + 3, oj + 3)
+    elif k == K_REV_X or k == K_REV_Y or k == K_REV_Z or k == K_REV or k == K_PRISM:
+        oj[0] = qj[0] + vj[0]
+    else:
+        oj[0] = NAN
+
+
+@cython.cdivision(True)
+cdef inline void joint_difference(int k, const double* a, const double* b, double* oj) noexcept nogil:
+    """oj = the velocity v_j with a (+) v_j = b."""
+    cdef int j
+    cdef double qa[4]
+    cdef double qb[4]
+    cdef double rel[4]
+    cdef double d[3]
+    cdef double p[3]
+    cdef double R[9]
+    cdef double phi, cs, sn, dx, dy, h, ct
+    if k == K_SPH:
+        quat_unit(a, qa)
+        quat_unit(b, qb)
+        _quat_conj(qa, qa)
+        _quat_mul(qa, qb, rel)
+        _quat_log(rel, oj)
+    elif k == K_PLANAR:
+        # SE(2) log of the relative pose: the angle is wrapped to (-pi, pi]
+        phi = atan2(sin(b[2] - a[2]), cos(b[2] - a[2]))
+        cs = cos(a[2]); sn = sin(a[2])
+        dx = cs * (b[0] - a[0]) + sn * (b[1] - a[1])
+        dy = -sn * (b[0] - a[0]) + cs * (b[1] - a[1])
+        # V(phi)^-1 = [[h cot(h), h], [-h, h cot(h)]] with h = phi / 2
+        h = 0.5 * phi
+        if fabs(phi) < 1e-4:
+            ct = 1.0 - h * h / 3.0
+        else:
+            ct = h * cos(h) / sin(h)
+        oj[0] = ct * dx + h * dy
+        oj[1] = -h * dx + ct * dy
+        oj[2] = phi
+    elif k == K_FREE:
+        quat_unit(a + 3, qa)
+        quat_unit(b + 3, qb)
+        quat_to_rot(qa, R)
+        for j in range(3):
+            d[j] = b[j] - a[j]
+        for j in range(3):
+            p[j] = R[j] * d[0] + R[3 + j] * d[1] + R[6 + j] * d[2]   # R0^T (p1 - p0)
+        _quat_conj(qa, qa)
+        _quat_mul(qa, qb, rel)
+        _quat_log(rel, oj + 3)
+        _se3_Vinv(oj + 3, p, oj)
+    elif k == K_REV_X or k == K_REV_Y or k == K_REV_Z or k == K_REV or k == K_PRISM:
+        oj[0] = b[0] - a[0]
+    else:
+        oj[0] = NAN
+
+
+cdef inline void joint_normalize(int k, const double* qj, double* oj) noexcept nogil:
+    """oj = qj with its quaternion (if any) scaled to unit norm."""
+    cdef int r, s = rbd_joint_table[k].quaternion
+    for r in range(rbd_joint_table[k].nq):
+        oj[r] = qj[r]
+    if s >= 0:
+        quat_unit(qj + s, oj + s)
