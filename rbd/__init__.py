@@ -17,16 +17,7 @@ from .robots import sample_model, sample_model_names, sample_model_path
 __version__ = "0.1.0"
 
 #: The functions that follow the active backend (see ``set_backend``).
-ALGORITHMS = (
-    # configuration space
-    "neutral", "random_configuration", "integrate", "difference", "normalize",
-    # kinematics
-    "forward_kinematics", "frame_placement", "frame_velocity", "frame_acceleration",
-    "frame_jacobian", "frame_jacobian_time_derivative", "center_of_mass", "com_jacobian",
-    # dynamics
-    "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",
-    "kinetic_energy", "potential_energy", "centroidal_momentum",
-)
+from ._names import ALGORITHMS  # noqa: E402
 
 backend = None
 

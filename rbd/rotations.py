@@ -1,6 +1,6 @@
 """Rotations in 3D: every parameterization of the Kindr cheat sheet, in NumPy.
 
-Conventions (see ``API.md``):
+Conventions (``docs/conventions.md``):
 
 * rotation matrices are active, ``v_world = R v_body``;
 * quaternions are Hamilton quaternions stored **scalar first** ``[w, x, y, z]``.

@@ -1,6 +1,6 @@
 """Spatial algebra on SE(3), linear first (the NumPy reference).
 
-Conventions (see ``API.md``):
+Conventions (``docs/conventions.md``):
 
 * a transform ``aMb`` is a 4x4 homogeneous matrix, ``p_a = R p_b + t``; one
   that is not rigid (rotation block not a rotation to 1e-6, last row not

@@ -20,7 +20,6 @@ Every kernel reads all its inputs into local doubles before it writes, so
 touches Python objects or raises; all are ``inline noexcept nogil``.
 
 Kernels
-    cross3(a, b, out)                 out = a x b
     rotate3(M, x, out)                out = R x
     rotate3_t(M, x, out)              out = R^T x
     sym3_rotate(M, S, out)            out = R S R^T          (sym3)
@@ -30,7 +29,6 @@ Kernels
     se3_act_point(M, p, out)          out = R p + t
     se3_exp(twist, out)               out = exp(twist^)
     se3_log(M, out)                   out = log(M)^v, angle in [0, pi]
-    so3_exp(w, out)                   the rotation block of out = exp([w]x)
     so3_log(M, out)                   rotation vector of R, angle in [0, pi]
     act_motion(M, m, out)             Ad_M m
     inv_act_motion(M, m, out)         Ad_M^-1 m
@@ -67,14 +65,6 @@ cdef extern from *:
 # ------------------------------------------------------------------------------------------
 # 3-vectors and rotations
 # ------------------------------------------------------------------------------------------
-cdef inline void cross3(const double* a, const double* b, double* out) noexcept nogil:
-    """out = a x b."""
-    cdef double x = a[1] * b[2] - a[2] * b[1]
-    cdef double y = a[2] * b[0] - a[0] * b[2]
-    cdef double z = a[0] * b[1] - a[1] * b[0]
-    out[0] = x; out[1] = y; out[2] = z
-
-
 cdef inline void rotate3(const double* M, const double* x, double* out) noexcept nogil:
     """out = R x (R the rotation block of the transform M)."""
     cdef double x0 = x[0], x1 = x[1], x2 = x[2]
@@ -197,15 +187,6 @@ cdef inline void _exp_rotation(double wx, double wy, double wz, double t2, doubl
     out[8] = b * wx * wz - a * wy
     out[6] = b * wy * wz - a * wx
     out[9] = b * wy * wz + a * wx
-
-
-cdef inline void so3_exp(const double* w, double* out) noexcept nogil:
-    """The rotation block of the transform ``out`` (its R part only) = exp([w]x)."""
-    cdef double wx = w[0], wy = w[1], wz = w[2]
-    cdef double t2 = wx * wx + wy * wy + wz * wz
-    cdef double a, b, c
-    _exp_coefficients(sqrt(t2), &a, &b, &c)
-    _exp_rotation(wx, wy, wz, t2, a, b, out)
 
 
 cdef inline void se3_exp(const double* twist, double* out) noexcept nogil:

@@ -296,3 +296,15 @@ print(peak_mb() - base, float(np.abs(residual).max() / np.abs(tau).max()))
     extra_mb, relative_residual = map(float, result.stdout.split())
     assert extra_mb < 200.0, extra_mb
     assert relative_residual < 1e-9
+
+
+def test_the_one_list_of_algorithms_is_what_every_backend_and_the_tests_cover():
+    from models import algorithm_calls
+    assert set(rbd.reference.__all__) == set(rbd.ALGORITHMS) | {"REFERENCES"}
+    for name in rbd.ALGORITHMS:
+        assert callable(getattr(rbd.reference, name)), name
+    if HAVE_COMPILED:
+        import rbd_c
+        assert all(callable(getattr(rbd_c, name, None)) for name in rbd.ALGORITHMS)
+    covered = {name for name, _, _ in algorithm_calls(*["x"] * 6, ["f"])}
+    assert covered == set(rbd.ALGORITHMS) - {"neutral", "random_configuration"}

@@ -18,15 +18,6 @@ from .dynamics import (aba, centroidal_momentum, coriolis_matrix, crba, gravity,
 from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinematics, frame_acceleration,
                          frame_jacobian, frame_jacobian_time_derivative, frame_placement, frame_velocity)
 
-__all__ = [
-    # configuration space
-    "neutral", "random_configuration", "integrate", "difference", "normalize",
-    # kinematics
-    "forward_kinematics", "frame_placement", "frame_velocity", "frame_acceleration",
-    "frame_jacobian", "frame_jacobian_time_derivative", "center_of_mass", "com_jacobian",
-    # dynamics
-    "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",
-    "kinetic_energy", "potential_energy", "centroidal_momentum",
-    # extras
-    "REFERENCES",
-]
+from .._names import ALGORITHMS
+
+__all__ = list(ALGORITHMS) + ["REFERENCES"]

@@ -7,14 +7,14 @@ than NumPy calls on 3-vectors; for a batch each component is a 1-D array over
 the samples, so every formula below is one vectorized operation over the
 batch.  ``evaluate`` runs an algorithm written on components either way.
 
-The conventions are those of the Pinocchio cheat sheet (seed 000): the
+The conventions are those of the Pinocchio cheat sheet (docs/conventions.md): the
 parent-from-child transform X = (R, p) of each body is stored, motions go down
 the tree with its inverse action and forces come back up with its force
 action.  Inertias come in two forms:
 
 * a rigid-body inertia as 10 numbers (mass, first moment h = m c, and the
   rotational inertia about the body origin as xx, xy, xz, yy, yz, zz), the
-  storage of seed 002 and of ``Model.inertias``;
+  storage of ``Model.inertias`` (RBDL's 10-number form);
 * a general symmetric 6x6 (articulated inertias) as 21 numbers: its blocks
   [[A, B], [B^T, C]] as A (6, upper triangle), B (9, row-major), C (6).
 """
@@ -336,7 +336,7 @@ def bias_force(Y, twist):
 
 
 def inertia_act(R, p, Y):
-    """The inertia Y of a child expressed in its parent (X = (R, p)): seed 002's
+    """The inertia Y of a child expressed in its parent (X = (R, p)): the
     minimal form of X* Y X^-1, as ``rbd.spatial.inertia_act``:
     h' = m p + R h,  I' = R I R^T + m (|p|^2 1 - p p^T) + 2 (p.Rh) 1 - Rh p^T - p Rh^T.
     With s = h' + Rh the parallel-axis term is (p.s) 1 - [p_i s_i] on the diagonal

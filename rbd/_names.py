@@ -1,0 +1,14 @@
+"""The one list of the algorithms of the API: what ``rbd`` binds to the active
+backend, what ``rbd.reference`` exports, and what ``rbd_c`` must provide whole
+(``rbd.set_backend`` refuses a backend that lacks one)."""
+
+ALGORITHMS = (
+    # configuration space
+    "neutral", "random_configuration", "integrate", "difference", "normalize",
+    # kinematics
+    "forward_kinematics", "frame_placement", "frame_velocity", "frame_acceleration",
+    "frame_jacobian", "frame_jacobian_time_derivative", "center_of_mass", "com_jacobian",
+    # dynamics
+    "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",
+    "kinetic_energy", "potential_energy", "centroidal_momentum",
+)
