@@ -226,6 +226,16 @@ cdef inline void place_shift(const double* P, double x, double y, double z, doub
     out[11] += P[8] * x + P[9] * y + P[10] * z
 
 
+cdef inline void place_rot_z(const double* P, double c, double s, double* out) noexcept nogil:
+    """out = P @ (Rz, 0) for the rotation Rz by the angle of cosine c and sine s about z."""
+    cdef int r
+    for r in range(3):
+        out[4 * r] = c * P[4 * r] + s * P[4 * r + 1]
+        out[4 * r + 1] = c * P[4 * r + 1] - s * P[4 * r]
+        out[4 * r + 2] = P[4 * r + 2]
+        out[4 * r + 3] = P[4 * r + 3]
+
+
 cdef inline void joint_placement(const CModel* m, int i, const double* qj, double* out) noexcept nogil:
     """out = parent_from_body of body i = joint_placements[i] @ joint_transform(q_i), 4x4."""
     cdef const double* P = m.placements + 16 * i
@@ -249,12 +259,7 @@ cdef inline void joint_placement(const CModel* m, int i, const double* qj, doubl
             out[4 * r + 2] = s * P[4 * r] + c * P[4 * r + 2]
             out[4 * r + 3] = P[4 * r + 3]
     elif k == K_REV_Z:
-        c = cos(qj[0]); s = sin(qj[0])
-        for r in range(3):
-            out[4 * r] = c * P[4 * r] + s * P[4 * r + 1]
-            out[4 * r + 1] = c * P[4 * r + 1] - s * P[4 * r]
-            out[4 * r + 2] = P[4 * r + 2]
-            out[4 * r + 3] = P[4 * r + 3]
+        place_rot_z(P, cos(qj[0]), sin(qj[0]), out)
     elif k == K_REV:
         u = m.axes + 3 * i
         c = cos(qj[0]); s = sin(qj[0]); t = 1.0 - c
@@ -277,12 +282,7 @@ cdef inline void joint_placement(const CModel* m, int i, const double* qj, doubl
         quat_to_rot(qj, R)
         place_rot(P, R, out)
     elif k == K_PLANAR:
-        c = cos(qj[2]); s = sin(qj[2])
-        for r in range(3):
-            out[4 * r] = c * P[4 * r] + s * P[4 * r + 1]
-            out[4 * r + 1] = c * P[4 * r + 1] - s * P[4 * r]
-            out[4 * r + 2] = P[4 * r + 2]
-            out[4 * r + 3] = P[4 * r + 3]
+        place_rot_z(P, cos(qj[2]), sin(qj[2]), out)
         place_shift(P, qj[0], qj[1], 0.0, out)
     elif k == K_FREE:
         quat_to_rot(qj + 3, R)

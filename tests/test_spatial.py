@@ -18,7 +18,7 @@ from hypothesis.extra.numpy import arrays
 import rbd.spatial
 
 from conftest import HAVE_COMPILED
-from oracles.textbook import skew
+from oracles.textbook import Xmotion, skew
 
 TOL = dict(rtol=1e-10, atol=1e-10)
 PROPERTY = settings(max_examples=40, deadline=None,
@@ -45,14 +45,7 @@ def transform(R, p):
     return M
 
 
-def X_motion(M):
-    """Textbook Ad_M = [[R, [p]x R], [0, R]]."""
-    R, p = M[:3, :3], M[:3, 3]
-    X = np.zeros((6, 6))
-    X[:3, :3] = R
-    X[:3, 3:] = skew(p) @ R
-    X[3:, 3:] = R
-    return X
+X_motion = Xmotion  # textbook Ad_M = [[R, [p]x R], [0, R]]
 
 
 def X_motion_inverse(M):
