@@ -1,11 +1,13 @@
 """rbd.reference: the pure-NumPy implementation of every algorithm of the API.
 
-It needs nothing but NumPy, is the oracle the compiled backend ``rbd_c`` is
-tested against, and is what ``rbd`` runs when ``rbd_c`` is not built.  Every
+It needs nothing but NumPy and is what ``rbd`` runs when ``rbd_c`` is not built;
+both backends are tested against independent oracles (``tests/oracles``) and
+against each other.  Every
 function takes leading batch dimensions on its state arguments and is
 vectorized over them (Python loops run over joints, never over samples).
 
-Modules: ``joints`` (each joint's configuration space), ``configuration``,
+Modules: ``joints`` (every joint kind: placement, motion subspace, configuration
+space), ``configuration``,
 ``kinematics`` (frames, center of mass), ``dynamics`` (the public dynamics
 functions), and the passes they run on scalar components (Python floats for
 one sample, rows over the samples for a batch; the shared formulas, forward

@@ -5,7 +5,8 @@ as 9 numbers, row-major; a translation as 3; a motion or force as 6, linear
 first).  For one sample the components are Python floats, which costs far less
 than NumPy calls on 3-vectors; for a batch each component is a 1-D array over
 the samples, so every formula below is one vectorized operation over the
-batch.  ``evaluate`` runs an algorithm written on components either way.
+batch.  ``evaluate`` runs an algorithm written on components either way.  What
+each joint kind does (its placement, its motion subspace) is in ``joints``.
 
 The conventions are those of the Pinocchio cheat sheet (docs/conventions.md): the
 parent-from-child transform X = (R, p) of each body is stored, motions go down
@@ -25,6 +26,7 @@ import numpy as np
 
 from .._checks import check_finite_result, overflow_error
 from ..model import JOINT_DIMENSIONS, JOINT_KINDS, JointKind
+from . import joints  # each kind's placement and subspace (joints uses this module's formulas)
 
 BLOCK = 4096  # samples per vectorized block (measured: larger blocks spill out of cache)
 _BUFFER = 1 << 22  # output components per block at most (32 MB), in blocks of no fewer than 1024 samples
@@ -46,21 +48,9 @@ class Body:
         self.inertia = tuple(model.inertias[i].tolist())
         spec = JOINT_KINDS[self.kind]
         self.basis = spec.basis if spec.basis >= 0 else None
-        self.subspace = _subspace(self.kind, spec, self.axis)
+        self.subspace = joints.subspace(self.kind, spec, self.axis)
         self.motions = [  # the same columns, all as 6-tuples
             tuple(float(k == s) for k in range(6)) if type(s) is int else s for s in self.subspace]
-
-
-def _subspace(kind, spec, axis):
-    """The columns of the motion subspace S in the body frame: the index k of a
-    unit motion e_k, or a 6-tuple.  (S is constant in the body frame.)"""
-    if spec.columns:
-        return list(spec.columns)
-    if kind == JointKind.REVOLUTE:
-        return [(0.0, 0.0, 0.0) + axis]
-    if kind == JointKind.PRISMATIC:
-        return [axis + (0.0, 0.0, 0.0)]
-    raise ValueError("joint kind %s has neither unit columns nor an axis column" % kind.name)
 
 
 def constants(model):
@@ -157,38 +147,6 @@ def compose(R1, p1, R2, p2):
     return _matmul(R1, R2), (p1[0] + r0, p1[1] + r1, p1[2] + r2)
 
 
-def _unknown(kind):
-    """A kind without a branch here: an error, never another kind's formula."""
-    return ValueError("joint kind %r has no formula in rbd.reference" % (kind,))
-
-
-def placement(body, q, trig):
-    """(R, p) of the parent-from-body transform at the configuration q."""
-    cos, sin, sqrt = trig
-    kind, R0, p0, k = body.kind, body.R0, body.p0, body.q0
-    if body.basis is not None:
-        t = q[k]
-        return _basis_rotated(R0, body.basis, cos(t), sin(t)), p0
-    if kind == JointKind.REVOLUTE:
-        t = q[k]
-        return _matmul(R0, _axis_rotation(body.axis, cos(t), sin(t))), p0
-    if kind == JointKind.PRISMATIC:
-        t = q[k]
-        u = body.R0_axis
-        return R0, (p0[0] + t * u[0], p0[1] + t * u[1], p0[2] + t * u[2])
-    if kind == JointKind.SPHERICAL:
-        return _matmul(R0, _quat_rotation(q[k], q[k + 1], q[k + 2], q[k + 3], sqrt)), p0
-    if kind == JointKind.PLANAR:
-        x, y, t = q[k], q[k + 1], q[k + 2]
-        d = _rotate(R0, x, y, 0.0)
-        return _basis_rotated(R0, 2, cos(t), sin(t)), (p0[0] + d[0], p0[1] + d[1], p0[2] + d[2])
-    if kind != JointKind.FREE:
-        raise _unknown(kind)
-    d = _rotate(R0, q[k], q[k + 1], q[k + 2])
-    R = _matmul(R0, _quat_rotation(q[k + 3], q[k + 4], q[k + 5], q[k + 6], sqrt))
-    return R, (p0[0] + d[0], p0[1] + d[1], p0[2] + d[2])
-
-
 # ------------------------------------------------------------------------------------------
 # Motions and forces
 # ------------------------------------------------------------------------------------------
@@ -241,71 +199,6 @@ def sub(a, b):
 
 def dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
-
-
-# ------------------------------------------------------------------------------------------
-# Joints
-# ------------------------------------------------------------------------------------------
-def joint_motion(body, x):
-    """S x_j as a 6-tuple (x: joint velocity or acceleration components, whole vector)."""
-    kind, k = body.kind, body.v0
-    if body.basis is not None:
-        m = [0.0] * 6
-        m[3 + body.basis] = x[k]
-        return tuple(m)
-    if kind == JointKind.REVOLUTE:
-        t, u = x[k], body.axis
-        return (0.0, 0.0, 0.0, t * u[0], t * u[1], t * u[2])
-    if kind == JointKind.PRISMATIC:
-        t, u = x[k], body.axis
-        return (t * u[0], t * u[1], t * u[2], 0.0, 0.0, 0.0)
-    if kind == JointKind.SPHERICAL:
-        return (0.0, 0.0, 0.0, x[k], x[k + 1], x[k + 2])
-    if kind == JointKind.PLANAR:
-        return (x[k], x[k + 1], 0.0, 0.0, 0.0, x[k + 2])
-    if kind == JointKind.FREE:
-        return tuple(x[k:k + 6])
-    raise _unknown(kind)
-
-
-def add_joint_motion(m, body, x):
-    """m + S x_j (x: joint velocity or acceleration components, whole vector)."""
-    if body.basis is not None:  # the common case: one component changes
-        out = list(m)
-        out[3 + body.basis] = out[3 + body.basis] + x[body.v0]
-        return tuple(out)
-    return add(m, joint_motion(body, x))
-
-
-def world_motions(body, R, p):
-    """The columns of Ad_X S for the body's placement X = (R, p) (in the world: the
-    world-frame motions of the joint's unit velocities), as 6-tuples."""
-    if body.basis is not None:  # S = e_(3+k): the column k of R, moved by p
-        k = body.basis
-        w0, w1, w2 = R[k], R[3 + k], R[6 + k]
-        p0, p1, p2 = p
-        return [(p1 * w2 - p2 * w1, p2 * w0 - p0 * w2, p0 * w1 - p1 * w0, w0, w1, w2)]
-    return [act_motion(R, p, s) for s in body.motions]
-
-
-def joint_force(body, f):
-    """S^T f: the joint's generalized forces, as a list."""
-    kind = body.kind
-    if body.basis is not None:
-        return [f[3 + body.basis]]
-    if kind == JointKind.REVOLUTE:
-        u = body.axis
-        return [u[0] * f[3] + u[1] * f[4] + u[2] * f[5]]
-    if kind == JointKind.PRISMATIC:
-        u = body.axis
-        return [u[0] * f[0] + u[1] * f[1] + u[2] * f[2]]
-    if kind == JointKind.SPHERICAL:
-        return list(f[3:])
-    if kind == JointKind.PLANAR:
-        return [f[0], f[1], f[5]]
-    if kind == JointKind.FREE:
-        return list(f)
-    raise _unknown(kind)
 
 
 # ------------------------------------------------------------------------------------------
@@ -503,18 +396,18 @@ def kinematics(bodies, q, v, trig, chain=None):
     by body, hold None elsewhere."""
     n = len(bodies)
     if chain is None:
-        placements = [placement(body, q, trig) for body in bodies]
+        placements = [joints.placement(body, q, trig) for body in bodies]
         chain = range(n)
     else:
         placements = [None] * n
         for i in chain:
-            placements[i] = placement(bodies[i], q, trig)
+            placements[i] = joints.placement(bodies[i], q, trig)
     if v is None:
         return placements, None, None
     twists, joint_twists = [None] * n, [None] * n
     for i in chain:
         body = bodies[i]
-        joint_twists[i] = s = joint_motion(body, v)
+        joint_twists[i] = s = joints.joint_motion(body, v)
         if body.parent >= 0:
             R, p = placements[i]
             s = add(inv_act_motion(R, p, twists[body.parent]), s)

@@ -2,6 +2,7 @@
 code path for one sample and for a batch."""
 from .._checks import model_arrays
 from . import _components as c
+from . import joints
 
 
 def _cross_columns(V):
@@ -49,11 +50,11 @@ def _passes(bodies, nv, q, v, trig):
         while True:
             ancestor = bodies[j]
             for col, f in enumerate(F):
-                for row, x in enumerate(c.joint_force(ancestor, f), ancestor.v0):
+                for row, x in enumerate(joints.joint_force(ancestor, f), ancestor.v0):
                     C[row * nv + body.v0 + col] = x
             if j != k:
                 for row, (g1, g2) in enumerate(zip(G1, G2), body.v0):
-                    for col, (d, x) in enumerate(zip(dJ[j], c.joint_force(ancestor, g2)), ancestor.v0):
+                    for col, (d, x) in enumerate(zip(dJ[j], joints.joint_force(ancestor, g2)), ancestor.v0):
                         C[row * nv + col] = c.dot(g1, d) + x
             if ancestor.parent < 0:
                 break

@@ -2,6 +2,7 @@
 one sample and for a batch."""
 from .._checks import model_arrays, singular_joint_error, singular_tolerance
 from . import _components as c
+from . import joints
 
 
 class _Singular(Exception):
@@ -40,10 +41,10 @@ def _passes(bodies, gravity, tol, q, v, tau, fext, trig):
         body = bodies[i]
         U = c.sym6_columns(articulated[i], body)
         try:
-            L, d = c.ldl([c.joint_force(body, column) for column in U], tol)  # D, row by row (symmetric)
+            L, d = c.ldl([joints.joint_force(body, column) for column in U], tol)  # D, row by row (symmetric)
         except c.SingularPivot:
             raise _Singular(i) from None
-        u = [tau[body.v0 + k] - x for k, x in enumerate(c.joint_force(body, bias[i]))]
+        u = [tau[body.v0 + k] - x for k, x in enumerate(joints.joint_force(body, bias[i]))]
         z = c.forward_substitute(L, u)
         W = U if body.nv == 1 else list(zip(*[c.forward_substitute(L, [col[r] for col in U]) for r in range(6)]))
         inv_d = [1.0 / x for x in d]
@@ -68,7 +69,7 @@ def _passes(bodies, gravity, tol, q, v, tau, fext, trig):
         L, W, z, inv_d = factors[i]
         y = [(zk - c.dot(w, acc)) * s for w, zk, s in zip(W, z, inv_d)]
         qdd[body.v0:body.v0 + body.nv] = c.back_substitute(L, y)
-        accs[i] = c.add_joint_motion(acc, body, qdd)
+        accs[i] = joints.add_joint_motion(acc, body, qdd)
     return qdd
 
 

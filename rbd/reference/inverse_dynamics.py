@@ -7,6 +7,7 @@ action; the velocity-product force is the cheap ``v x* (Y v)``.
 """
 from .._checks import model_arrays
 from . import _components as c
+from . import joints
 
 
 def _passes(bodies, gravity, q, v, a, fext, trig):
@@ -25,7 +26,7 @@ def _passes(bodies, gravity, q, v, a, fext, trig):
         parent_acc = world_acc if parent < 0 else accs[parent]
         acc = c.inv_act_motion(R, p, parent_acc)
         if a is not None:
-            acc = c.add_joint_motion(acc, body, a)
+            acc = joints.add_joint_motion(acc, body, a)
         if v is not None:
             acc = c.add(acc, c.motion_cross(twists[i], joint_twists[i]))  # S is constant in the body frame
             f = c.add(c.inertia_apply(body.inertia, acc), c.bias_force(body.inertia, twists[i]))
@@ -36,7 +37,7 @@ def _passes(bodies, gravity, q, v, a, fext, trig):
     tau = [None] * n
     for i in range(n - 1, -1, -1):
         body = bodies[i]
-        tau[i] = c.joint_force(body, forces[i])
+        tau[i] = joints.joint_force(body, forces[i])
         if body.parent >= 0:
             R, p = placements[i]
             forces[body.parent] = c.add(forces[body.parent], c.act_force(R, p, forces[i]))

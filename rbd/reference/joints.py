@@ -1,11 +1,12 @@
-"""Joint configuration spaces: neutral, integrate (exp map), difference (log
-map) and normalize for each joint kind.
+"""Every joint kind of the NumPy backend, in one place (as ``rbd_c/_joints.pxd`` for
+the compiled one): how each kind places its body and how its motion subspace acts
+(on scalar components, for the algorithms), and its configuration space: neutral,
+integrate (exp map), difference (log map) and normalize.
 
-The kinds and their coordinates are described in ``rbd.model``; each joint's
-placement and motion subspace, which the algorithms use, are in
-``_components``.  Every function here works on ONE joint's coordinates with
-any leading batch dimensions, ``qj`` of shape ``(..., nq_j)`` and ``vj`` of
-shape ``(..., nv_j)``.
+The kinds and their coordinates are the table ``rbd.model.JOINT_KINDS``.  The
+configuration functions work on ONE joint's coordinates with any leading batch
+dimensions, ``qj`` of shape ``(..., nq_j)`` and ``vj`` of shape ``(..., nv_j)``;
+the component functions on a ``Body`` of ``_components`` and whole vectors.
 
 ``JointTable`` gathers the per-model constants the configuration functions
 need (coordinate slices, which joints are on a manifold); ``joint_table(model)``
@@ -14,6 +15,7 @@ builds it once per model and caches it on the model.
 import numpy as np
 
 from .. import rotations, spatial
+from . import _components as c
 from ..model import ANGLE, JOINT_DIMENSIONS, JOINT_KINDS, LENGTH, QUATERNION, JointKind  # noqa: F401
 
 
@@ -160,3 +162,112 @@ def joint_table(model):
     if table is None:
         table = model._cache.joint_table = JointTable(model)
     return table
+
+
+# ------------------------------------------------------------------------------------------
+# Placement and motion subspace, on scalar components (see _components)
+# ------------------------------------------------------------------------------------------
+def subspace(kind, spec, axis):
+    """The columns of the motion subspace S in the body frame: the index k of a
+    unit motion e_k, or a 6-tuple.  (S is constant in the body frame.)"""
+    if spec.columns:
+        return list(spec.columns)
+    if kind == JointKind.REVOLUTE:
+        return [(0.0, 0.0, 0.0) + axis]
+    if kind == JointKind.PRISMATIC:
+        return [axis + (0.0, 0.0, 0.0)]
+    raise ValueError("joint kind %s has neither unit columns nor an axis column" % kind.name)
+
+
+def _unknown(kind):
+    """A kind without a branch here: an error, never another kind's formula."""
+    return ValueError("joint kind %r has no formula in rbd.reference" % (kind,))
+
+
+def placement(body, q, trig):
+    """(R, p) of the parent-from-body transform at the configuration q."""
+    cos, sin, sqrt = trig
+    kind, R0, p0, k = body.kind, body.R0, body.p0, body.q0
+    if body.basis is not None:
+        t = q[k]
+        return c._basis_rotated(R0, body.basis, cos(t), sin(t)), p0
+    if kind == JointKind.REVOLUTE:
+        t = q[k]
+        return c._matmul(R0, c._axis_rotation(body.axis, cos(t), sin(t))), p0
+    if kind == JointKind.PRISMATIC:
+        t = q[k]
+        u = body.R0_axis
+        return R0, (p0[0] + t * u[0], p0[1] + t * u[1], p0[2] + t * u[2])
+    if kind == JointKind.SPHERICAL:
+        return c._matmul(R0, c._quat_rotation(q[k], q[k + 1], q[k + 2], q[k + 3], sqrt)), p0
+    if kind == JointKind.PLANAR:
+        x, y, t = q[k], q[k + 1], q[k + 2]
+        d = c._rotate(R0, x, y, 0.0)
+        return c._basis_rotated(R0, 2, cos(t), sin(t)), (p0[0] + d[0], p0[1] + d[1], p0[2] + d[2])
+    if kind != JointKind.FREE:
+        raise _unknown(kind)
+    d = c._rotate(R0, q[k], q[k + 1], q[k + 2])
+    R = c._matmul(R0, c._quat_rotation(q[k + 3], q[k + 4], q[k + 5], q[k + 6], sqrt))
+    return R, (p0[0] + d[0], p0[1] + d[1], p0[2] + d[2])
+
+
+def joint_motion(body, x):
+    """S x_j as a 6-tuple (x: joint velocity or acceleration components, whole vector)."""
+    kind, k = body.kind, body.v0
+    if body.basis is not None:
+        m = [0.0] * 6
+        m[3 + body.basis] = x[k]
+        return tuple(m)
+    if kind == JointKind.REVOLUTE:
+        t, u = x[k], body.axis
+        return (0.0, 0.0, 0.0, t * u[0], t * u[1], t * u[2])
+    if kind == JointKind.PRISMATIC:
+        t, u = x[k], body.axis
+        return (t * u[0], t * u[1], t * u[2], 0.0, 0.0, 0.0)
+    if kind == JointKind.SPHERICAL:
+        return (0.0, 0.0, 0.0, x[k], x[k + 1], x[k + 2])
+    if kind == JointKind.PLANAR:
+        return (x[k], x[k + 1], 0.0, 0.0, 0.0, x[k + 2])
+    if kind == JointKind.FREE:
+        return tuple(x[k:k + 6])
+    raise _unknown(kind)
+
+
+def add_joint_motion(m, body, x):
+    """m + S x_j (x: joint velocity or acceleration components, whole vector)."""
+    if body.basis is not None:  # the common case: one component changes
+        out = list(m)
+        out[3 + body.basis] = out[3 + body.basis] + x[body.v0]
+        return tuple(out)
+    return c.add(m, joint_motion(body, x))
+
+
+def world_motions(body, R, p):
+    """The columns of Ad_X S for the body's placement X = (R, p) (in the world: the
+    world-frame motions of the joint's unit velocities), as 6-tuples."""
+    if body.basis is not None:  # S = e_(3+k): the column k of R, moved by p
+        k = body.basis
+        w0, w1, w2 = R[k], R[3 + k], R[6 + k]
+        p0, p1, p2 = p
+        return [(p1 * w2 - p2 * w1, p2 * w0 - p0 * w2, p0 * w1 - p1 * w0, w0, w1, w2)]
+    return [c.act_motion(R, p, s) for s in body.motions]
+
+
+def joint_force(body, f):
+    """S^T f: the joint's generalized forces, as a list."""
+    kind = body.kind
+    if body.basis is not None:
+        return [f[3 + body.basis]]
+    if kind == JointKind.REVOLUTE:
+        u = body.axis
+        return [u[0] * f[3] + u[1] * f[4] + u[2] * f[5]]
+    if kind == JointKind.PRISMATIC:
+        u = body.axis
+        return [u[0] * f[0] + u[1] * f[1] + u[2] * f[2]]
+    if kind == JointKind.SPHERICAL:
+        return list(f[3:])
+    if kind == JointKind.PLANAR:
+        return [f[0], f[1], f[5]]
+    if kind == JointKind.FREE:
+        return list(f)
+    raise _unknown(kind)

@@ -33,6 +33,7 @@ Every function takes leading batch dimensions; Python loops run over joints only
 """
 from .._checks import check_finite_result, check_model, model_arrays, short_repr
 from . import _components as c
+from . import joints
 
 REFERENCES = ("local", "world", "local_world_aligned")
 
@@ -147,7 +148,7 @@ def _accelerations(bodies, chain, placements, twists, joint_twists, a):
         acc = c.motion_cross(twists[i], joint_twists[i])
         if body.parent >= 0:
             acc = c.add(c.inv_act_motion(*placements[i], accs[body.parent]), acc)
-        accs[i] = c.add_joint_motion(acc, body, a)
+        accs[i] = joints.add_joint_motion(acc, body, a)
     return accs
 
 
@@ -216,7 +217,7 @@ def _jacobian_passes(bodies, frame, reference, nv, q, v, trig):
         body = bodies[i]
         if v is not None:
             relative = c.sub(moving[i], V_ref)
-        for k, w in enumerate(c.world_motions(body, *world[i])):
+        for k, w in enumerate(joints.world_motions(body, *world[i])):
             column = _in_reference(reference, R_f, p_f, w)
             if v is not None:
                 column = c.motion_cross(relative, column)
@@ -310,7 +311,7 @@ def _com_jacobian_passes(bodies, mass, nv, q, trig):
         R, p = world[i]
         m = body.subtree_mass
         h0, h1, h2 = c.first_moment_act(R, p, m, moments[i])  # the subtree's, in the world
-        for k, (s0, s1, s2, s3, s4, s5) in enumerate(c.world_motions(body, R, p)):
+        for k, (s0, s1, s2, s3, s4, s5) in enumerate(joints.world_motions(body, R, p)):
             out[body.v0 + k::nv] = ((m * s0 + (s4 * h2 - s5 * h1)) / mass, (m * s1 + (s5 * h0 - s3 * h2)) / mass,
                                     (m * s2 + (s3 * h1 - s4 * h0)) / mass)
     return out

@@ -2,6 +2,7 @@
 one sample and for a batch."""
 from .._checks import model_arrays
 from . import _components as c
+from . import joints
 
 
 def _passes(bodies, nv, q, trig):
@@ -25,7 +26,7 @@ def _passes(bodies, nv, q, trig):
             ancestor = bodies[j]
             for col, f in enumerate(F):
                 k = body.v0 + col
-                for row, x in enumerate(c.joint_force(ancestor, f), ancestor.v0):
+                for row, x in enumerate(joints.joint_force(ancestor, f), ancestor.v0):
                     M[row * nv + k] = M[k * nv + row] = x
             if ancestor.parent < 0:
                 break
