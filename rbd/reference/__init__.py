@@ -9,10 +9,11 @@ vectorized over them (Python loops run over joints, never over samples).
 Modules: ``joints`` (every joint kind: placement, motion subspace, configuration
 space), ``configuration``,
 ``kinematics`` (frames, center of mass), ``dynamics`` (the public dynamics
-functions), and the passes they run on scalar components (Python floats for
-one sample, rows over the samples for a batch; the shared formulas, forward
-pass and batch driver are in ``_components``): ``inverse_dynamics`` (RNEA),
-``mass_matrix`` (CRBA), ``forward_dynamics`` (ABA) and ``coriolis``.
+functions and their passes: RNEA, CRBA, ABA, Coriolis, energies, momentum), all
+on scalar components (Python floats for one sample, rows over the samples for a
+batch; the shared formulas, forward pass and batch driver are in
+``_components``).  The names match the compiled backend's modules
+(``rbd_c/_configuration``, ``_kinematics``, ``_dynamics``, ``_joints``).
 """
 from .configuration import difference, integrate, neutral, normalize, random_configuration
 from .dynamics import (aba, centroidal_momentum, coriolis_matrix, crba, gravity, kinetic_energy,

@@ -10,13 +10,261 @@ floats for one sample, rows of a batch block otherwise).
 """
 import numpy as np
 
-from .._checks import model_arrays
-from . import _components
-from .coriolis import coriolis
-from .forward_dynamics import forward_dynamics
-from .inverse_dynamics import inverse_dynamics
+from .._checks import model_arrays, singular_joint_error, singular_tolerance
+from . import _components as c
+from . import joints
 from .kinematics import check_mass, subtree_first_moments
-from .mass_matrix import mass_matrix
+
+
+# ------------------------------------------------------------------------------------------
+# RNEA passes (on scalar components)
+# ------------------------------------------------------------------------------------------
+# Motions go down the tree with the inverse action of each parent-from-child
+# transform, forces come back up with its force action; the velocity-product
+# force is the cheap ``v x* (Y v)``.
+def _rnea_passes(bodies, gravity, q, v, a, fext, trig):
+    """tau as a list of components; v, a, fext may be None (zero).
+
+    Forward: body accelerations a_i = X_i^-1 a_parent + S a_j + v_i x (S v_j)
+    (the world's acceleration is -g) and forces f_i = Y_i a_i + v_i x* (Y_i v_i) - fext_i.
+    Backward: tau_i = S^T f_i, f_parent += X_i* f_i."""
+    n = len(bodies)
+    placements, twists, joint_twists = c.kinematics(bodies, q, v, trig)
+    accs, forces = [None] * n, [None] * n
+    world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0)
+    for i, body in enumerate(bodies):
+        R, p = placements[i]
+        parent = body.parent
+        parent_acc = world_acc if parent < 0 else accs[parent]
+        acc = c.inv_act_motion(R, p, parent_acc)
+        if a is not None:
+            acc = joints.add_joint_motion(acc, body, a)
+        if v is not None:
+            acc = c.add(acc, c.motion_cross(twists[i], joint_twists[i]))  # S is constant in the body frame
+            f = c.add(c.inertia_apply(body.inertia, acc), c.bias_force(body.inertia, twists[i]))
+        else:
+            f = c.inertia_apply(body.inertia, acc)
+        accs[i] = acc
+        forces[i] = f if fext is None else c.sub(f, fext[i])
+    tau = [None] * n
+    for i in range(n - 1, -1, -1):
+        body = bodies[i]
+        tau[i] = joints.joint_force(body, forces[i])
+        if body.parent >= 0:
+            R, p = placements[i]
+            forces[body.parent] = c.add(forces[body.parent], c.act_force(R, p, forces[i]))
+    return [x for joint in tau for x in joint]
+
+
+def inverse_dynamics(model, q, v, a, fext, zero=()):
+    """tau (..., nv) for arrays to validate; fext, and the names in ``zero``
+    (``"v"``, ``"a"``), may be None for zero."""
+    batch, arrays = model_arrays(model, optional=("fext",) + tuple(zero), q=q, v=v, a=a, fext=fext)
+    bodies = c.constants(model)
+    gravity = model.gravity.tolist()
+    return c.evaluate(lambda *args: _rnea_passes(bodies, gravity, *args), batch, arrays, (model.nv,))
+
+
+# ------------------------------------------------------------------------------------------
+# CRBA passes (on scalar components)
+# ------------------------------------------------------------------------------------------
+def _crba_passes(bodies, nv, q, trig):
+    """The nv x nv components of M(q), row-major.
+
+    Composite-rigid-body algorithm in body frames (Featherstone; Pinocchio's
+    crba).  Backward over the bodies, with Yc_i the composite inertia of the
+    subtree of body i (10 components, body i's frame):
+      F = Yc_i S_i  (the forces that the joint's unit motions need),
+      carried up the support with F <- X_j* F, giving M[j, i] = S_j^T F
+      for body i and each ancestor j (and M[i, j] = M[j, i]);
+      Yc_parent += X_i* Yc_i X_i^-1."""
+    placements, _, _ = c.kinematics(bodies, q, None, trig)
+    composite = [body.inertia for body in bodies]
+    M = [0.0] * (nv * nv)
+    for i in range(len(bodies) - 1, -1, -1):
+        body = bodies[i]
+        F = c.sym6_columns(c.sym6_from_inertia(composite[i]), body)
+        j = i
+        while True:
+            ancestor = bodies[j]
+            for col, f in enumerate(F):
+                k = body.v0 + col
+                for row, x in enumerate(joints.joint_force(ancestor, f), ancestor.v0):
+                    M[row * nv + k] = M[k * nv + row] = x
+            if ancestor.parent < 0:
+                break
+            R, p = placements[j]
+            F = [c.act_force(R, p, f) for f in F]
+            j = ancestor.parent
+        if body.parent >= 0:
+            R, p = placements[i]
+            composite[body.parent] = c.add_all(composite[body.parent], c.inertia_act(R, p, composite[i]))
+    return M
+
+
+def mass_matrix(model, q):
+    """M(q) (..., nv, nv) for a configuration to validate."""
+    batch, arrays = model_arrays(model, q=q)
+    bodies, nv = c.constants(model), model.nv
+    return c.evaluate(lambda *args: _crba_passes(bodies, nv, *args), batch, arrays, (nv, nv))
+
+
+# ------------------------------------------------------------------------------------------
+# ABA passes (on scalar components)
+# ------------------------------------------------------------------------------------------
+class _Singular(Exception):
+    """Raised inside the passes at the first singular joint (body index in args[0])."""
+
+
+def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
+    """The nv components of q_ddot; fext may be None.
+
+    Articulated-body algorithm in body frames (Featherstone; Pinocchio's aba).
+    1. Forward: placements, twists v_i, the velocity-product acceleration
+       c_i = v_i x (S v_j), and the bias force pA_i = v_i x* (Y_i v_i) - fext_i;
+       the articulated inertia IA_i starts as Y_i (symmetric 6x6, 21 components).
+    2. Backward: U = IA_i S, D = S^T U = L diag(d) L^T, u = tau_i - S^T pA_i;
+       then the parent gets what the subtree passes through the joint:
+       Ia = IA_i - U D^-1 U^T,  pa = pA_i + Ia c_i + U D^-1 u,
+       IA_parent += X_i* Ia X_i^-1,  pA_parent += X_i* pa.
+    3. Forward (the world accelerates by -g): a_i = X_i^-1 a_parent + c_i,
+       q_ddot_j = D^-1 (u - U^T a_i),  a_i += S q_ddot_j.
+    With W = U L^-T and z = L^-1 u, U D^-1 U^T = W diag(1/d) W^T,
+    U D^-1 u = W (z / d) and D^-1 (u - U^T a) = L^-T ((z - W^T a) / d): the
+    multi-DoF joints need no inverse, the 1-DoF ones (L empty) reduce to
+    scalars."""
+    n = len(bodies)
+    placements, twists, joint_twists = c.kinematics(bodies, q, v, trig)
+    articulated, bias, coriolis = [None] * n, [None] * n, [None] * n
+    for i, body in enumerate(bodies):
+        articulated[i] = c.sym6_from_inertia(body.inertia)
+        bias[i] = c.bias_force(body.inertia, twists[i])
+        if fext is not None:
+            bias[i] = c.sub(bias[i], fext[i])
+        coriolis[i] = c.motion_cross(twists[i], joint_twists[i])  # S is constant in the body frame
+
+    factors = [None] * n
+    for i in range(n - 1, -1, -1):
+        body = bodies[i]
+        U = c.sym6_columns(articulated[i], body)
+        try:
+            L, d = c.ldl([joints.joint_force(body, column) for column in U], tol)  # D, row by row (symmetric)
+        except c.SingularPivot:
+            raise _Singular(i) from None
+        u = [tau[body.v0 + k] - x for k, x in enumerate(joints.joint_force(body, bias[i]))]
+        z = c.forward_substitute(L, u)
+        W = U if body.nv == 1 else list(zip(*[c.forward_substitute(L, [col[r] for col in U]) for r in range(6)]))
+        inv_d = [1.0 / x for x in d]
+        factors[i] = L, W, z, inv_d
+        if body.parent >= 0:
+            Ia = c.sym6_subtract_outer(articulated[i], W, inv_d)
+            pa = c.add(bias[i], c.sym6_apply(Ia, coriolis[i]))
+            for w, zk, s in zip(W, z, inv_d):
+                t = zk * s
+                pa = (pa[0] + w[0] * t, pa[1] + w[1] * t, pa[2] + w[2] * t,
+                      pa[3] + w[3] * t, pa[4] + w[4] * t, pa[5] + w[5] * t)
+            R, p = placements[i]
+            articulated[body.parent] = c.add_all(articulated[body.parent], c.sym6_act(R, p, Ia))
+            bias[body.parent] = c.add(bias[body.parent], c.act_force(R, p, pa))
+
+    qdd = [None] * (sum(body.nv for body in bodies))
+    accs = [None] * n
+    world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0)
+    for i, body in enumerate(bodies):
+        R, p = placements[i]
+        acc = c.add(c.inv_act_motion(R, p, world_acc if body.parent < 0 else accs[body.parent]), coriolis[i])
+        L, W, z, inv_d = factors[i]
+        y = [(zk - c.dot(w, acc)) * s for w, zk, s in zip(W, z, inv_d)]
+        qdd[body.v0:body.v0 + body.nv] = c.back_substitute(L, y)
+        accs[i] = joints.add_joint_motion(acc, body, qdd)
+    return qdd
+
+
+def forward_dynamics(model, q, v, tau, fext):
+    """q_ddot (..., nv) for arrays to validate (fext may be None)."""
+    batch, arrays = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
+    bodies = c.constants(model)
+    gravity = model.gravity.tolist()
+    tol = singular_tolerance(model)
+    try:
+        return c.evaluate(lambda *args: _aba_passes(bodies, gravity, tol, *args), batch, arrays, (model.nv,))
+    except _Singular as exc:
+        raise singular_joint_error(model, exc.args[0]) from None
+
+
+# ------------------------------------------------------------------------------------------
+# The Coriolis matrix passes (on scalar components)
+# ------------------------------------------------------------------------------------------
+def _cross_columns(V):
+    """The columns of the 6x6 matrix of m -> V x m."""
+    v0, v1, v2, w0, w1, w2 = V
+    return [(0.0, w2, -w1, 0.0, 0.0, 0.0), (-w2, 0.0, w0, 0.0, 0.0, 0.0), (w1, -w0, 0.0, 0.0, 0.0, 0.0),
+            (0.0, v2, -v1, 0.0, w2, -w1), (-v2, 0.0, v0, -w2, 0.0, w0), (v1, -v0, 0.0, w1, -w0, 0.0)]
+
+
+def _half_symmetric_part(Y, V):
+    """-1/2 ((V x)^T Y + Y (V x)) = 1/2 ((V x*) Y - Y (V x)), 21 components."""
+    P = [c.inertia_apply(Y, column) for column in _cross_columns(V)]  # the columns of Y (V x)
+    return tuple(-0.5 * (P[col][row] + P[row][col]) for row, col in c.SYM_ENTRIES)
+
+
+def _coriolis_passes(bodies, nv, q, v, trig):
+    """The nv x nv components of C(q, v), row-major.
+
+    Pinocchio's factorisation (computeCoriolisMatrix), in body frames.  Per
+    body, with inertia Y, twist V and momentum h = Y V,
+    B = ((V x*) Y - Y (V x) + (h x-bar*)) / 2, where (h x-bar*) m = m x* h;
+    B splits into a symmetric part (21 components) and the skew (h x-bar*) / 2,
+    and both parts move between frames like Y and h, so the composites Yc, Bc
+    of a subtree come up the tree as 10 + 21 + 6 components.  With S_k the
+    joint's motion subspace and dJ_k = V_k x S_k (frame k), backward over k:
+      F = Yc_k dJ_k + Bc_k S_k,  G1 = Yc_k S_k,  G2 = Bc_k^T S_k,
+    carried up the support with X* (like the CRBA's columns), giving
+      C[j, k] = S_j^T F                    for j = k and each ancestor j,
+      C[k, j] = G1 . dJ_j + S_j^T G2       for each strict ancestor j."""
+    n = len(bodies)
+    placements, twists, _ = c.kinematics(bodies, q, v, trig)
+    composite = [body.inertia for body in bodies]
+    symmetric = [_half_symmetric_part(body.inertia, twists[i]) for i, body in enumerate(bodies)]
+    momentum = [tuple(0.5 * x for x in c.inertia_apply(body.inertia, twists[i])) for i, body in enumerate(bodies)]
+    dJ = [[c.motion_cross(twists[i], s) for s in body.motions] for i, body in enumerate(bodies)]
+    C = [0.0] * (nv * nv)
+    for k in range(n - 1, -1, -1):
+        body = bodies[k]
+        G1 = c.sym6_columns(c.sym6_from_inertia(composite[k]), body)
+        sym = c.sym6_columns(symmetric[k], body)
+        skew = [c.force_cross(s, momentum[k]) for s in body.motions]  # (hc x-bar*) S / 2
+        F = [c.add(c.add(c.inertia_apply(composite[k], d), a), b) for d, a, b in zip(dJ[k], sym, skew)]
+        G2 = [c.sub(a, b) for a, b in zip(sym, skew)]
+        j = k
+        while True:
+            ancestor = bodies[j]
+            for col, f in enumerate(F):
+                for row, x in enumerate(joints.joint_force(ancestor, f), ancestor.v0):
+                    C[row * nv + body.v0 + col] = x
+            if j != k:
+                for row, (g1, g2) in enumerate(zip(G1, G2), body.v0):
+                    for col, (d, x) in enumerate(zip(dJ[j], joints.joint_force(ancestor, g2)), ancestor.v0):
+                        C[row * nv + col] = c.dot(g1, d) + x
+            if ancestor.parent < 0:
+                break
+            R, p = placements[j]
+            F, G1, G2 = ([c.act_force(R, p, f) for f in forces] for forces in (F, G1, G2))
+            j = ancestor.parent
+        if body.parent >= 0:
+            R, p = placements[k]
+            parent = body.parent
+            composite[parent] = c.add_all(composite[parent], c.inertia_act(R, p, composite[k]))
+            symmetric[parent] = c.add_all(symmetric[parent], c.sym6_act(R, p, symmetric[k]))
+            momentum[parent] = c.add(momentum[parent], c.act_force(R, p, momentum[k]))
+    return C
+
+
+def coriolis(model, q, v):
+    """C(q, v) (..., nv, nv) for arrays to validate."""
+    batch, arrays = model_arrays(model, q=q, v=v)
+    bodies, nv = c.constants(model), model.nv
+    return c.evaluate(lambda *args: _coriolis_passes(bodies, nv, *args), batch, arrays, (nv, nv))
 
 
 def _scalar(x):
@@ -77,10 +325,10 @@ def coriolis_matrix(model, q, v):
 # Energies and momentum
 # ------------------------------------------------------------------------------------------
 def _kinetic_energy_passes(bodies, q, v, trig):
-    _, twists, _ = _components.kinematics(bodies, q, v, trig)
+    _, twists, _ = c.kinematics(bodies, q, v, trig)
     energy = 0.0
     for body, twist in zip(bodies, twists):
-        energy = energy + _components.dot(twist, _components.inertia_apply(body.inertia, twist))
+        energy = energy + c.dot(twist, c.inertia_apply(body.inertia, twist))
     return [0.5 * energy]
 
 
@@ -88,12 +336,12 @@ def kinetic_energy(model, q, v):
     """T = 1/2 sum_i v_i . (Y_i v_i) (...,), from the body twists of the
     forward pass (on scalar components)."""
     batch, arrays = model_arrays(model, q=q, v=v)
-    bodies = _components.constants(model)
-    return _scalar(_components.evaluate(lambda *args: _kinetic_energy_passes(bodies, *args), batch, arrays, ()))
+    bodies = c.constants(model)
+    return _scalar(c.evaluate(lambda *args: _kinetic_energy_passes(bodies, *args), batch, arrays, ()))
 
 
 def _potential_energy_passes(bodies, gravity, q, trig):
-    placements, _, _ = _components.kinematics(bodies, q, None, trig)
+    placements, _, _ = c.kinematics(bodies, q, None, trig)
     _, h = subtree_first_moments(bodies, placements)
     return [-(h[0] * gravity[0] + h[1] * gravity[1] + h[2] * gravity[2])]
 
@@ -103,9 +351,9 @@ def potential_energy(model, q):
     mass from the backward pass of ``kinematics.subtree_first_moments``
     (Pinocchio's computePotentialEnergy; zero at the world origin)."""
     batch, arrays = model_arrays(model, q=q)
-    bodies = _components.constants(model)
+    bodies = c.constants(model)
     gravity = model.gravity.tolist()
-    return _scalar(_components.evaluate(lambda *args: _potential_energy_passes(bodies, gravity, *args),
+    return _scalar(c.evaluate(lambda *args: _potential_energy_passes(bodies, gravity, *args),
                                         batch, arrays, ()))
 
 
@@ -114,17 +362,17 @@ def _centroidal_momentum_passes(bodies, mass, q, v, trig):
     origin, in its axes) and first moment of mass, moved to the parent with X_i*;
     the roots' sum is the momentum about the world origin, [p; L_0], and the
     center of mass c = h / m.  About c: [p; L_0 - c x p]."""
-    placements, twists, _ = _components.kinematics(bodies, q, v, trig)
+    placements, twists, _ = c.kinematics(bodies, q, v, trig)
     moments, h = subtree_first_moments(bodies, placements)
-    momenta = [_components.inertia_apply(body.inertia, twist) for body, twist in zip(bodies, twists)]
+    momenta = [c.inertia_apply(body.inertia, twist) for body, twist in zip(bodies, twists)]
     total = (0.0,) * 6
     for i in range(len(bodies) - 1, -1, -1):  # children (higher indices) are complete first
         parent = bodies[i].parent
-        moved = _components.act_force(*placements[i], momenta[i])
+        moved = c.act_force(*placements[i], momenta[i])
         if parent < 0:
-            total = _components.add(total, moved)
+            total = c.add(total, moved)
         else:
-            momenta[parent] = _components.add(momenta[parent], moved)
+            momenta[parent] = c.add(momenta[parent], moved)
     p0, p1, p2, n0, n1, n2 = total
     c0, c1, c2 = h[0] / mass, h[1] / mass, h[2] / mass
     return [p0, p1, p2, n0 - (c1 * p2 - c2 * p1), n1 - (c2 * p0 - c0 * p2), n2 - (c0 * p1 - c1 * p0)]
@@ -135,6 +383,6 @@ def centroidal_momentum(model, q, v):
     (on scalar components)."""
     mass = check_mass(model)
     batch, arrays = model_arrays(model, q=q, v=v)
-    bodies = _components.constants(model)
-    return _components.evaluate(lambda *args: _centroidal_momentum_passes(bodies, mass, *args),
+    bodies = c.constants(model)
+    return c.evaluate(lambda *args: _centroidal_momentum_passes(bodies, mass, *args),
                                 batch, arrays, (6,))
