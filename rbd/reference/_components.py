@@ -8,6 +8,14 @@ the samples, so every formula below is one vectorized operation over the
 batch.  ``evaluate`` runs an algorithm written on components either way.  What
 each joint kind does (its placement, its motion subspace) is in ``joints``.
 
+Why these formulas exist beside ``rbd.spatial`` and ``rbd.rotations``: those take
+and validate arrays of any batch shape (``(..., 4, 4)`` transforms, ``(..., 6)``
+motions), which costs microseconds per call; the algorithms call a transform or
+a cross product per body, thousands of times per call, on values that are
+already checked.  The same formulas are written here once more on bare
+components (tested against the public ones through the algorithms' oracles);
+nothing else in the reference repeats them.
+
 The conventions are those of the Pinocchio cheat sheet (docs/conventions.md): the
 parent-from-child transform X = (R, p) of each body is stored, motions go down
 the tree with its inverse action and forces come back up with its force
