@@ -22,6 +22,7 @@ cimport cython
 from libc.math cimport sin, cos, sqrt, fabs, atan2, NAN
 
 from rbd_c._model cimport CModel
+from rbd_c._kernels cimport exp_coefficients, se3_exp, left_jacobian_inverse_apply
 
 cdef enum JointCode:
     K_REV_X = 0
@@ -147,62 +148,12 @@ cdef inline void _quat_conj(const double* q, double* out) noexcept nogil:
 # ---------------------------------------------------------------------------------------
 # SE(3) / SE(2) left Jacobians
 # ---------------------------------------------------------------------------------------
-cdef inline void _cross_twice(const double* w, const double* x, double* c1, double* c2) noexcept nogil:
-    """c1 = w x x and c2 = w x (w x x): the [w]x and [w]x^2 terms of V(w) and V(w)^-1."""
-    c1[0] = w[1] * x[2] - w[2] * x[1]
-    c1[1] = w[2] * x[0] - w[0] * x[2]
-    c1[2] = w[0] * x[1] - w[1] * x[0]
-    c2[0] = w[1] * c1[2] - w[2] * c1[1]
-    c2[1] = w[2] * c1[0] - w[0] * c1[2]
-    c2[2] = w[0] * c1[1] - w[1] * c1[0]
-
-
-@cython.cdivision(True)
-cdef inline void _se3_V(const double* w, const double* v, double* out) noexcept nogil:
-    """out = V(w) v with V = I + (1 - cos t)/t^2 [w]x + (t - sin t)/t^3 [w]x^2."""
-    cdef double t2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
-    cdef double t = sqrt(t2), a, b
-    cdef double c1[3]
-    cdef double c2[3]
-    if t < 1e-4:
-        a = 0.5 - t2 / 24.0
-        b = 1.0 / 6.0 - t2 / 120.0
-    else:
-        a = (1.0 - cos(t)) / t2
-        b = (t - sin(t)) / (t2 * t)
-    _cross_twice(w, v, c1, c2)
-    out[0] = v[0] + a * c1[0] + b * c2[0]
-    out[1] = v[1] + a * c1[1] + b * c2[1]
-    out[2] = v[2] + a * c1[2] + b * c2[2]
-
-
-@cython.cdivision(True)
-cdef inline void _se3_Vinv(const double* w, const double* p, double* out) noexcept nogil:
-    """out = V(w)^-1 p with V^-1 = I - [w]x / 2 + (1 - t sin t / (2 (1 - cos t))) / t^2 [w]x^2."""
-    cdef double t2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2]
-    cdef double t = sqrt(t2), b
-    cdef double c1[3]
-    cdef double c2[3]
-    if t < 1e-4:
-        b = 1.0 / 12.0 + t2 / 720.0
-    else:
-        b = (1.0 - t * sin(t) / (2.0 * (1.0 - cos(t)))) / t2
-    _cross_twice(w, p, c1, c2)
-    out[0] = p[0] - 0.5 * c1[0] + b * c2[0]
-    out[1] = p[1] - 0.5 * c1[1] + b * c2[1]
-    out[2] = p[2] - 0.5 * c1[2] + b * c2[2]
-
-
-@cython.cdivision(True)
 cdef inline void _se2_V(double phi, double* a, double* b) noexcept nogil:
-    """V(phi) = [[a, -b], [b, a]] with a = sin(phi)/phi, b = (1 - cos(phi))/phi."""
-    cdef double p2 = phi * phi
-    if fabs(phi) < 1e-4:
-        a[0] = 1.0 - p2 / 6.0
-        b[0] = phi / 2.0 - phi * p2 / 24.0
-    else:
-        a[0] = sin(phi) / phi
-        b[0] = (1.0 - cos(phi)) / phi
+    """V(phi) = [[a, -b], [b, a]] with a = sin(phi)/phi, b = (1 - cos(phi))/phi (the
+    SE(3) exponential's coefficients, so both share one small-angle series)."""
+    cdef double c
+    exp_coefficients(fabs(phi), a, b, &c)
+    b[0] = b[0] * phi
 
 
 
@@ -387,7 +338,7 @@ cdef inline void joint_integrate(int k, const double* qj, const double* vj, doub
     exponentials on the right (v is the body twist); the others add."""
     cdef int j
     cdef double e[4]
-    cdef double t[3]
+    cdef double T[16]
     cdef double R[9]
     cdef double a, b, cs, sn, tx, ty
     if k == K_SPH:
@@ -403,10 +354,10 @@ cdef inline void joint_integrate(int k, const double* qj, const double* vj, doub
         oj[1] = qj[1] + sn * tx + cs * ty
         oj[2] = qj[2] + vj[2]
     elif k == K_FREE:
-        _se3_V(vj + 3, vj, t)
+        se3_exp(vj, T)  # the body-frame step: its translation is J_l(w) v
         quat_to_rot(qj + 3, R)
         for j in range(3):
-            oj[j] = qj[j] + R[3 * j] * t[0] + R[3 * j + 1] * t[1] + R[3 * j + 2] * t[2]
+            oj[j] = qj[j] + R[3 * j] * T[3] + R[3 * j + 1] * T[7] + R[3 * j + 2] * T[11]
         _quat_exp(vj + 3, e)
         _quat_mul(qj + 3, e, oj + 3)
         quat_unit(oj + 3, oj + 3)
@@ -459,7 +410,7 @@ cdef inline void joint_difference(int k, const double* a, const double* b, doubl
         _quat_conj(qa, qa)
         _quat_mul(qa, qb, rel)
         _quat_log(rel, oj + 3)
-        _se3_Vinv(oj + 3, p, oj)
+        left_jacobian_inverse_apply(oj + 3, sqrt(oj[3] * oj[3] + oj[4] * oj[4] + oj[5] * oj[5]), p, oj)
     elif k == K_REV_X or k == K_REV_Y or k == K_REV_Z or k == K_REV or k == K_PRISM:
         oj[0] = b[0] - a[0]
     else:

@@ -159,7 +159,7 @@ cdef inline void se3_act_point(const double* M, const double* p, double* out) no
     out[2] = M[8] * x + M[9] * y + M[10] * z + M[11]
 
 
-cdef inline void _exp_coefficients(double theta, double* a, double* b, double* c) noexcept nogil:
+cdef inline void exp_coefficients(double theta, double* a, double* b, double* c) noexcept nogil:
     """a = sin(t)/t, b = (1 - cos t)/t^2, c = (t - sin t)/t^3, accurate for every t >= 0."""
     cdef double t2 = theta * theta, s, h
     if theta < RBD_SMALL_ANGLE:
@@ -177,7 +177,7 @@ cdef inline void _exp_coefficients(double theta, double* a, double* b, double* c
 cdef inline void _exp_rotation(double wx, double wy, double wz, double t2, double a, double b,
                                double* out) noexcept nogil:
     """The rotation block of the transform ``out`` = 1 + a [w]x + b [w]x^2, with
-    [w]x^2 = w w^T - |w|^2 1 (t2 = |w|^2, a and b from _exp_coefficients)."""
+    [w]x^2 = w w^T - |w|^2 1 (t2 = |w|^2, a and b from exp_coefficients)."""
     out[0] = 1.0 + b * (wx * wx - t2)
     out[5] = 1.0 + b * (wy * wy - t2)
     out[10] = 1.0 + b * (wz * wz - t2)
@@ -195,7 +195,7 @@ cdef inline void se3_exp(const double* twist, double* out) noexcept nogil:
     cdef double wx = twist[3], wy = twist[4], wz = twist[5]
     cdef double t2 = wx * wx + wy * wy + wz * wz
     cdef double a, b, c
-    _exp_coefficients(sqrt(t2), &a, &b, &c)
+    exp_coefficients(sqrt(t2), &a, &b, &c)
     cdef double u0 = wy * v2 - wz * v1, u1 = wz * v0 - wx * v2, u2 = wx * v1 - wy * v0  # w x v
     cdef double q0 = wy * u2 - wz * u1, q1 = wz * u0 - wx * u2, q2 = wx * u1 - wy * u0  # w x (w x v)
     _exp_rotation(wx, wy, wz, t2, a, b, out)
@@ -243,23 +243,32 @@ cdef inline double so3_log(const double* M, double* out) noexcept nogil:
     return theta
 
 
-cdef inline void se3_log(const double* M, double* out) noexcept nogil:
-    """out = [v; w] with exp([v; w]^) = M, angle in [0, pi]:
-    w = log(R), v = J_l(w)^-1 t = t - w x t / 2 + d w x (w x t),
-    d = (1 - (t/2) cot(t/2)) / t^2 (cot written cos/sin: accurate up to pi)."""
-    cdef double w[3]
-    cdef double theta = so3_log(M, w), d, h
-    cdef double p0 = M[3], p1 = M[7], p2 = M[11]
+cdef inline void left_jacobian_inverse_apply(const double* w, double theta, const double* p,
+                                             double* out) noexcept nogil:
+    """out = J_l(w)^-1 p = p - w x p / 2 + d w x (w x p), theta = |w| (the SE(3) log's
+    translation, and the free joint's difference), d = (1 - (t/2) cot(t/2)) / t^2."""
+    cdef double d, h
     if theta < RBD_SMALL_ANGLE:
         d = 1.0 / 12.0 + theta * theta / 720.0
     else:
         h = 0.5 * theta
         d = (1.0 - h * cos(h) / sin(h)) / (theta * theta)
-    cdef double u0 = w[1] * p2 - w[2] * p1, u1 = w[2] * p0 - w[0] * p2, u2 = w[0] * p1 - w[1] * p0
+    cdef double u0 = w[1] * p[2] - w[2] * p[1], u1 = w[2] * p[0] - w[0] * p[2], u2 = w[0] * p[1] - w[1] * p[0]
     cdef double q0 = w[1] * u2 - w[2] * u1, q1 = w[2] * u0 - w[0] * u2, q2 = w[0] * u1 - w[1] * u0
-    out[0] = p0 - 0.5 * u0 + d * q0
-    out[1] = p1 - 0.5 * u1 + d * q1
-    out[2] = p2 - 0.5 * u2 + d * q2
+    out[0] = p[0] - 0.5 * u0 + d * q0
+    out[1] = p[1] - 0.5 * u1 + d * q1
+    out[2] = p[2] - 0.5 * u2 + d * q2
+
+
+cdef inline void se3_log(const double* M, double* out) noexcept nogil:
+    """out = [v; w] with exp([v; w]^) = M, angle in [0, pi]:
+    w = log(R), v = J_l(w)^-1 t = t - w x t / 2 + d w x (w x t),
+    d = (1 - (t/2) cot(t/2)) / t^2 (cot written cos/sin: accurate up to pi)."""
+    cdef double w[3]
+    cdef double p[3]
+    cdef double theta = so3_log(M, w)
+    p[0] = M[3]; p[1] = M[7]; p[2] = M[11]
+    left_jacobian_inverse_apply(w, theta, p, out)
     out[3] = w[0]; out[4] = w[1]; out[5] = w[2]
 
 
