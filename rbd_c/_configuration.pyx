@@ -6,12 +6,14 @@ from libc.math cimport sin, cos, sqrt, atan2, fabs
 
 import numpy as np
 
-from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run
+from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm
+from rbd_c._model import size
 from rbd_c._joints cimport joint_neutral, joint_integrate, joint_difference, joint_normalize
 
 
 # ---- kernels ----------------------------------------------------------------------------------
-cdef int k_neutral(const Call* c, const double** ins, double* q, double* work) noexcept nogil:
+cdef int k_neutral(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* q = outs[0]
     cdef const CModel* m = c.m
     cdef int i
     for i in range(m.nb):
@@ -19,7 +21,8 @@ cdef int k_neutral(const Call* c, const double** ins, double* q, double* work) n
     return 0
 
 
-cdef int k_integrate(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_integrate(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     cdef const CModel* m = c.m
     cdef int i
     for i in range(m.nb):
@@ -27,7 +30,8 @@ cdef int k_integrate(const Call* c, const double** ins, double* out, double* wor
     return 0
 
 
-cdef int k_difference(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_difference(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     cdef const CModel* m = c.m
     cdef int i
     for i in range(m.nb):
@@ -35,7 +39,8 @@ cdef int k_difference(const Call* c, const double** ins, double* out, double* wo
     return 0
 
 
-cdef int k_normalize(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_normalize(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     cdef const CModel* m = c.m
     cdef int i
     for i in range(m.nb):
@@ -43,38 +48,36 @@ cdef int k_normalize(const Call* c, const double** ins, double* out, double* wor
     return 0
 
 
+cdef Algorithm NEUTRAL = algorithm(b"", (), (b"q",), k_neutral, size(), size(1))
+cdef Algorithm INTEGRATE = algorithm(b"qv", ("q", "v"), (b"q",), k_integrate, size(), size(nb=10))
+cdef Algorithm DIFFERENCE = algorithm(b"qq", ("q0", "q1"), (b"v",), k_difference, size(), size(nb=10))
+cdef Algorithm NORMALIZE = algorithm(b"q", ("q",), (b"q",), k_normalize, size(), size(nb=5))
+
+
 # ---- wrappers ---------------------------------------------------------------------------------
 def neutral(model):
     """The neutral configuration: zeros and identity quaternions (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = cm.m.nq
-    return run(model, cm, &call, b"", (), (), 1, dims, k_neutral, 1, 1)
+    return run(model, cm, &call, NEUTRAL, ())
 
 
 def integrate(model, q, v):
     """q (+) v: integrate the velocity v for unit time from q on the joint manifolds (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = cm.m.nq
-    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_integrate, 1, 10 * cm.m.nb)
+    return run(model, cm, &call, INTEGRATE, (q, v))
 
 
 def difference(model, q0, q1):
     """The velocity v with q0 (+) v = q1 (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = cm.m.nv
-    return run(model, cm, &call, b"qq", ("q0", "q1"), (q0, q1), 1, dims, k_difference, 1, 10 * cm.m.nb)
+    return run(model, cm, &call, DIFFERENCE, (q0, q1))
 
 
 def normalize(model, q):
     """q with its quaternions scaled to unit norm (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = cm.m.nq
-    return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_normalize, 1, 5 * cm.m.nb)
+    return run(model, cm, &call, NORMALIZE, (q,))

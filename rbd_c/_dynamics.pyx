@@ -15,7 +15,9 @@ from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add)
-from rbd_c._model cimport prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t
+from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
+                           Algorithm, algorithm)
+from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
 from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, total_first_moment)
@@ -57,9 +59,10 @@ cdef inline void _inertia_column(const double* Y, int k, double* out) noexcept n
 # RNEA
 # ==========================================================================================
 @cython.cdivision(True)
-cdef int k_rnea(const Call* c, const double** ins, double* tau, double* work) noexcept nogil:
+cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """tau = M(q) a + C(q, v) v + g(q) - sum J^T fext, by the recursive Newton-Euler
     algorithm; v or a NULL stand for zero (gravity, nonlinear effects)."""
+    cdef double* tau = outs[0]
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef const double* v = ins[1]
@@ -112,59 +115,51 @@ cdef int k_rnea(const Call* c, const double** ins, double* tau, double* work) no
     return 0
 
 
-cdef inline Py_ssize_t _rnea_work(const CModel* m) noexcept:
-    return 34 * m.nb
 
 
 def rnea(model, q, v, a, fext=None):
     """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - sum J_i^T fext_i (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = cm.m.nv
-    return run(model, cm, &call, b"qvaf", ("q", "v", "a", "fext"), (q, v, a, fext), 1, dims,
-               k_rnea, _rnea_work(&cm.m), 40 * cm.m.nb)
+    return run(model, cm, &call, RNEA, (q, v, a, fext))
 
 
 def gravity(model, q):
     """Generalized gravity g(q) (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = cm.m.nv
-    return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_rnea_gravity, _rnea_work(&cm.m), 25 * cm.m.nb)
+    return run(model, cm, &call, GRAVITY, (q,))
 
 
 def nonlinear_effects(model, q, v):
     """C(q, v) v + g(q) (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = cm.m.nv
-    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_rnea_nle, _rnea_work(&cm.m), 40 * cm.m.nb)
+    return run(model, cm, &call, NONLINEAR_EFFECTS, (q, v))
 
 
-cdef int k_rnea_gravity(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_rnea_gravity(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef const double* args[4]
     args[0] = ins[0]; args[1] = NULL; args[2] = NULL; args[3] = NULL
-    return k_rnea(c, args, out, work)
+    return k_rnea(c, args, outs, work)
 
 
-cdef int k_rnea_nle(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_rnea_nle(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef const double* args[4]
     args[0] = ins[0]; args[1] = ins[1]; args[2] = NULL; args[3] = NULL
-    return k_rnea(c, args, out, work)
+    return k_rnea(c, args, outs, work)
 
 
 # ==========================================================================================
 # CRBA
 # ==========================================================================================
-cdef int k_crba(const Call* c, const double** ins, double* M, double* work) noexcept nogil:
+cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """Joint-space mass matrix by the composite-rigid-body algorithm in world axes: with
     the subspaces J_i = Ad_oM_i S_i and the inertias taken to the world once, composite
     inertias add without a transform and each block M[v_j, v_i] (j = i or an ancestor)
     is J_j^T F for F = Yc_i J_i: a dot product per entry, where body frames would carry
     F through a force transform per ancestor."""
+    cdef double* M = outs[0]
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
@@ -204,11 +199,7 @@ def crba(model, q):
     """Joint-space mass matrix M(q), full and symmetric (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[2]
-    dims[0] = cm.m.nv
-    dims[1] = cm.m.nv
-    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_crba, 26 * cm.m.nb + 6 * cm.m.nv,
-               30 * cm.m.nb + 15 * cm.m.nv * cm.m.max_depth)
+    return run(model, cm, &call, CRBA, (q,))
 
 
 # ==========================================================================================
@@ -227,9 +218,10 @@ cdef enum:
 
 
 @cython.cdivision(True)
-cdef int k_aba(const Call* c, const double** ins, double* qdd, double* work) noexcept nogil:
+cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """Forward dynamics by the articulated-body algorithm (Featherstone), body frames,
     articulated inertias stored as 21-number symmetric matrices."""
+    cdef double* qdd = outs[0]
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef const double* v = ins[1]
@@ -369,10 +361,7 @@ def aba(model, q, v, tau, fext=None):
     """Forward dynamics: the joint accelerations produced by tau and fext (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = cm.m.nv
-    return run(model, cm, &call, b"qvvf", ("q", "v", "tau", "fext"), (q, v, tau, fext), 1, dims, k_aba,
-               ABA_PER_BODY * cm.m.nb + 6 * cm.m.nv + cm.m.nd2, 90 * cm.m.nb)
+    return run(model, cm, &call, ABA, (q, v, tau, fext))
 
 
 # ==========================================================================================
@@ -389,11 +378,12 @@ cdef enum:
     COR_PER_BODY = 74
 
 
-cdef int k_coriolis(const Call* c, const double** ins, double* C, double* work) noexcept nogil:
+cdef int k_coriolis(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """The Christoffel-consistent Coriolis matrix C = sum_i J_i^T (Y_i dJ_i + B_i J_i) in
     world coordinates (Y_i, J_i the body's world inertia and Jacobian, and
     B_i = (v_i x* Y_i - Y_i v_i x + (Y_i v_i) xbar) / 2), grouped over subtrees:
     C[j, k] = S_j . (Yc_b dS_k + Bc_b S_k) with b the deeper of the two joints' bodies."""
+    cdef double* C = outs[0]
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef const double* v = ins[1]
@@ -487,17 +477,14 @@ def coriolis_matrix(model, q, v):
     """Coriolis matrix C(q, v): C v + g = nonlinear effects, Mdot - 2C skew (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[2]
-    dims[0] = cm.m.nv
-    dims[1] = cm.m.nv
-    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 2, dims, k_coriolis,
-               COR_PER_BODY * cm.m.nb + 12 * cm.m.nv, 250 * cm.m.nb + 20 * cm.m.nv * cm.m.max_depth)
+    return run(model, cm, &call, CORIOLIS, (q, v))
 
 
 # ==========================================================================================
 # Energies and momentum
 # ==========================================================================================
-cdef int k_kinetic(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_kinetic(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     cdef const CModel* m = c.m
     cdef double* X = work
     cdef double* V = work + 16 * m.nb
@@ -516,10 +503,11 @@ def kinetic_energy(model, q, v):
     """Kinetic energy 1/2 v^T M(q) v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 0, NULL, k_kinetic, 22 * cm.m.nb, 25 * cm.m.nb)
+    return run(model, cm, &call, KINETIC_ENERGY, (q, v))
 
 
-cdef int k_potential(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_potential(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     cdef double h[3]
     world_placements(c.m, ins[0], work)
     total_first_moment(c.m, work, h)
@@ -531,11 +519,12 @@ def potential_energy(model, q):
     """Gravitational potential energy -m g . com (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, b"q", ("q",), (q,), 0, NULL, k_potential, 16 * cm.m.nb, 20 * cm.m.nb)
+    return run(model, cm, &call, POTENTIAL_ENERGY, (q,))
 
 
-cdef int k_centroidal(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """Momentum of every body summed at the world origin, then moved to the center of mass."""
+    cdef double* out = outs[0]
     cdef const CModel* m = c.m
     cdef double* X = work
     cdef double* V = work + 16 * m.nb
@@ -572,6 +561,20 @@ def centroidal_momentum(model, q, v):
     """Linear and angular momentum about the center of mass, world axes (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = 6
-    return run(model, cm, &call, b"qv", ("q", "v"), (q, v), 1, dims, k_centroidal, 38 * cm.m.nb, 40 * cm.m.nb)
+    return run(model, cm, &call, CENTROIDAL_MOMENTUM, (q, v))
+
+
+# ==========================================================================================
+# The algorithms as the driver reads them: inputs, outputs, kernel, scratch, work
+# ==========================================================================================
+cdef Algorithm RNEA = algorithm(b"qvaf", ("q", "v", "a", "fext"), (b"v",), k_rnea, size(nb=34), size(nb=40))
+cdef Algorithm GRAVITY = algorithm(b"q", ("q",), (b"v",), k_rnea_gravity, size(nb=34), size(nb=25))
+cdef Algorithm NONLINEAR_EFFECTS = algorithm(b"qv", ("q", "v"), (b"v",), k_rnea_nle, size(nb=34), size(nb=40))
+cdef Algorithm CRBA = algorithm(b"q", ("q",), (b"vv",), k_crba, size(nb=26, nv=6), size(nb=30, nv_depth=15))
+cdef Algorithm ABA = algorithm(b"qvvf", ("q", "v", "tau", "fext"), (b"v",), k_aba,
+                               size(nb=ABA_PER_BODY, nv=6, nd2=1), size(nb=90))
+cdef Algorithm CORIOLIS = algorithm(b"qv", ("q", "v"), (b"vv",), k_coriolis, size(nb=COR_PER_BODY, nv=12),
+                                    size(nb=250, nv_depth=20))
+cdef Algorithm KINETIC_ENERGY = algorithm(b"qv", ("q", "v"), (b"",), k_kinetic, size(nb=22), size(nb=25))
+cdef Algorithm POTENTIAL_ENERGY = algorithm(b"q", ("q",), (b"",), k_potential, size(nb=16), size(nb=20))
+cdef Algorithm CENTROIDAL_MOMENTUM = algorithm(b"qv", ("q", "v"), (b"6",), k_centroidal, size(nb=38), size(nb=40))

@@ -13,9 +13,11 @@ from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
+                           Algorithm, algorithm,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
 from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, sub6, first_moment,
                             total_first_moment)
+from rbd_c._model import size
 
 
 cdef inline void _frame_world(const Call* c, const double* oMb, double* oMf) noexcept nogil:
@@ -68,10 +70,9 @@ cdef inline int m_depth(const Call* c) noexcept nogil:
     return c.m.depth[c.body]
 
 
-cdef inline int _frame_work(const CModel* m) noexcept:
-    """Scratch of the frame kernels: placements (16), twists (6) and accelerations (6)
-    per link of the longest chain, 64 spare, then the chain's body indices."""
-    return 29 * m.max_depth + 64
+# Scratch of the frame kernels: placements (16), twists (6) and accelerations (6) per
+# link of the longest chain, 64 spare, then the chain's body indices (see _chain).
+FRAME_SCRATCH = size(64, depth=29)
 
 
 cdef inline int* _chain(const CModel* m, double* work) noexcept nogil:
@@ -79,23 +80,19 @@ cdef inline int* _chain(const CModel* m, double* work) noexcept nogil:
     return <int*>(work + 28 * m.max_depth + 64)
 
 
-cdef object _run_frame(object model, object frame, object reference, const char* spec, tuple names,
-                       tuple values, bint per_dof, kernel_t kern, int cost_per_link):
-    """The driver call shared by the frame quantities in a reference: a 6-vector, or a
-    (6, nv) matrix when per_dof; they walk one chain, so work and cost scale with its length."""
+cdef object _run_frame(object model, object frame, object reference, Algorithm alg, tuple values):
+    """The driver call shared by the frame quantities in a reference (they walk one
+    chain, so their scratch and work scale with its length)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     resolve_frame(&call, cm, model, frame)
     resolve_reference(&call, reference)
-    cdef Py_ssize_t dims[2]
-    dims[0] = 6
-    dims[1] = cm.m.nv
-    return run(model, cm, &call, spec, names, values, 2 if per_dof else 1, dims, kern, _frame_work(&cm.m),
-               cost_per_link * cm.m.max_depth + (cm.m.nv if per_dof else 0))
+    return run(model, cm, &call, alg, values)
 
 
 # ---- placements ----------------------------------------------------------------------------
-cdef int k_fk(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_fk(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     world_placements(c.m, ins[0], out)
     return 0
 
@@ -104,14 +101,11 @@ def forward_kinematics(model, q):
     """World placement (4x4) of every body frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    cdef Py_ssize_t dims[3]
-    dims[0] = cm.m.nb
-    dims[1] = 4
-    dims[2] = 4
-    return run(model, cm, &call, b"q", ("q",), (q,), 3, dims, k_fk, 1, 25 * cm.m.nb)
+    return run(model, cm, &call, FORWARD_KINEMATICS, (q,))
 
 
-cdef int k_frame_placement(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_frame_placement(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     cdef int d = 0
     if c.body >= 0:
         d = chain_pass(c.m, c.body, ins[0], NULL, NULL, _chain(c.m, work), work, NULL, NULL)
@@ -124,11 +118,7 @@ def frame_placement(model, q, frame):
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     resolve_frame(&call, cm, model, frame)
-    cdef Py_ssize_t dims[2]
-    dims[0] = 4
-    dims[1] = 4
-    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_frame_placement, _frame_work(&cm.m),
-               25 * cm.m.max_depth)
+    return run(model, cm, &call, FRAME_PLACEMENT, (q,))
 
 
 # ---- frame velocity / acceleration -----------------------------------------------------------
@@ -148,7 +138,8 @@ cdef inline void _express(const Call* c, const double* oMb, const double* x_body
             _rotate6(oMf, t, out)
 
 
-cdef int k_frame_velocity(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_frame_velocity(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     cdef int d
     if c.body < 0:
         memset(out, 0, 6 * sizeof(double))
@@ -163,10 +154,11 @@ cdef int k_frame_velocity(const Call* c, const double** ins, double* out, double
 
 def frame_velocity(model, q, v, frame, reference="local"):
     """Twist of a frame in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, b"qv", ("q", "v"), (q, v), False, k_frame_velocity, 30)
+    return _run_frame(model, frame, reference, FRAME_VELOCITY, (q, v))
 
 
-cdef int k_frame_acceleration(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_frame_acceleration(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     cdef int d
     cdef double vf[6]
     cdef double t[6]
@@ -196,11 +188,12 @@ cdef int k_frame_acceleration(const Call* c, const double** ins, double* out, do
 
 def frame_acceleration(model, q, v, a, frame, reference="local"):
     """Spatial acceleration of a frame: the derivative of its twist in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, b"qvv", ("q", "v", "a"), (q, v, a), False, k_frame_acceleration, 40)
+    return _run_frame(model, frame, reference, FRAME_ACCELERATION, (q, v, a))
 
 
 # ---- frame Jacobian and its time derivative ----------------------------------------------------
-cdef int k_frame_jacobian(const Call* c, const double** ins, double* J, double* work) noexcept nogil:
+cdef int k_frame_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* J = outs[0]
     cdef const CModel* m = c.m
     cdef int nv = m.nv, d, l, i, col, jc
     cdef double oMf[16]
@@ -223,10 +216,11 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double* J, double* 
 
 def frame_jacobian(model, q, frame, reference="local"):
     """Geometric Jacobian (6, nv) of a frame in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, b"q", ("q",), (q,), True, k_frame_jacobian, 40)
+    return _run_frame(model, frame, reference, FRAME_JACOBIAN, (q,))
 
 
-cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, double* work) noexcept nogil:
+cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* dJ = outs[0]
     cdef const CModel* m = c.m
     cdef int nv = m.nv, d, l, i, col
     cdef double oMf[16]
@@ -278,12 +272,13 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double* dJ, dou
 
 def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
     """Time derivative (6, nv) of the frame Jacobian in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, b"qv", ("q", "v"), (q, v), True, k_frame_jacobian_dot, 60)
+    return _run_frame(model, frame, reference, FRAME_JACOBIAN_DOT, (q, v))
 
 
 # ---- center of mass ---------------------------------------------------------------------------
 @cython.cdivision(True)
-cdef int k_com(const Call* c, const double** ins, double* out, double* work) noexcept nogil:
+cdef int k_com(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* out = outs[0]
     cdef const CModel* m = c.m
     world_placements(m, ins[0], work)
     total_first_moment(m, work, out)
@@ -295,15 +290,14 @@ def center_of_mass(model, q):
     """Center of mass of the robot, world frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    cdef Py_ssize_t dims[1]
-    dims[0] = 3
-    return run(model, cm, &call, b"q", ("q",), (q,), 1, dims, k_com, 16 * cm.m.nb, 25 * cm.m.nb)
+    return run(model, cm, &call, CENTER_OF_MASS, (q,))
 
 
 @cython.cdivision(True)
-cdef int k_com_jacobian(const Call* c, const double** ins, double* J, double* work) noexcept nogil:
+cdef int k_com_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """Column of a joint = (m_sub v + w x h_sub) / m_total, with (v, w) its world motion
     and m_sub, h_sub the mass and first moment of the subtree it moves."""
+    cdef double* J = outs[0]
     cdef const CModel* m = c.m
     cdef int nb = m.nb, nv = m.nv, i, p, col, jc, r
     cdef double* oM = work
@@ -333,9 +327,22 @@ def com_jacobian(model, q):
     """Jacobian (3, nv) of the center of mass, world frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    cdef Py_ssize_t dims[2]
-    dims[0] = 3
-    dims[1] = cm.m.nv
-    return run(model, cm, &call, b"q", ("q",), (q,), 2, dims, k_com_jacobian, 20 * cm.m.nb, 40 * cm.m.nb)
+    return run(model, cm, &call, COM_JACOBIAN, (q,))
 
 
+# ==========================================================================================
+# The algorithms as the driver reads them: inputs, outputs, kernel, scratch, work
+# ==========================================================================================
+cdef Algorithm FORWARD_KINEMATICS = algorithm(b"q", ("q",), (b"b44",), k_fk, size(), size(nb=25))
+cdef Algorithm FRAME_PLACEMENT = algorithm(b"q", ("q",), (b"44",), k_frame_placement, FRAME_SCRATCH,
+                                           size(depth=25))
+cdef Algorithm FRAME_VELOCITY = algorithm(b"qv", ("q", "v"), (b"6",), k_frame_velocity, FRAME_SCRATCH,
+                                          size(depth=30))
+cdef Algorithm FRAME_ACCELERATION = algorithm(b"qvv", ("q", "v", "a"), (b"6",), k_frame_acceleration,
+                                              FRAME_SCRATCH, size(depth=40))
+cdef Algorithm FRAME_JACOBIAN = algorithm(b"q", ("q",), (b"6v",), k_frame_jacobian, FRAME_SCRATCH,
+                                          size(nv=1, depth=40))
+cdef Algorithm FRAME_JACOBIAN_DOT = algorithm(b"qv", ("q", "v"), (b"6v",), k_frame_jacobian_dot, FRAME_SCRATCH,
+                                              size(nv=1, depth=60))
+cdef Algorithm CENTER_OF_MASS = algorithm(b"q", ("q",), (b"3",), k_com, size(nb=16), size(nb=25))
+cdef Algorithm COM_JACOBIAN = algorithm(b"q", ("q",), (b"3v",), k_com_jacobian, size(nb=20), size(nb=40))

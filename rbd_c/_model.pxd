@@ -47,9 +47,10 @@ ctypedef struct Call:
     int ref                 # RefCode
     int flag                # algorithm variant
 
-# One sample: ins[k] points at input k of this sample (NULL when absent).  Returns 0,
-# or 1 + i when body i's joint makes forward dynamics singular.
-ctypedef int (*kernel_t)(const Call* c, const double** ins, double* out, double* work) noexcept nogil
+# One sample: ins[k] points at input k of this sample (NULL when absent), outs[k] at
+# output k.  Returns 0, or 1 + i when body i's joint makes forward dynamics singular.
+ctypedef int (*kernel_t)(const Call* c, const double** ins, double** outs, double* work) noexcept nogil
+
 
 
 cdef class CompiledModel:
@@ -60,8 +61,27 @@ cdef class CompiledModel:
 cdef CompiledModel compiled(object model)
 cdef CompiledModel prepare_call(Call* call, object model)
 cdef CompiledModel prepare_mass_call(Call* call, object model)
-cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tuple names, tuple values,
-                int out_nd, Py_ssize_t* out_dims, kernel_t kern, Py_ssize_t work_doubles, int cost)
+cdef class Algorithm:
+    """What the driver needs to know of an algorithm, declared once beside its kernel:
+    its inputs (a code each: q -> nq, v -> nv, f -> (nbodies, 6)) and their argument
+    names, its outputs (one or several; each a per-sample shape in codes: v -> nv,
+    q -> nq, b -> nbodies, a digit -> itself, empty -> a scalar), its kernel, the
+    scratch the kernel uses (doubles) and its work per sample (about nanoseconds, for
+    the decision to use threads), each a ``size``: coefficients of 1, nbodies, nv,
+    the depth of the tree, nv x depth and the sum of nv_i^2."""
+    cdef bytes inputs
+    cdef tuple names
+    cdef tuple outputs
+    cdef int nout
+    cdef char shapes[4][4]  # the outputs' shape codes as C chars (read on every call)
+    cdef int ndims[4]
+    cdef kernel_t kernel
+    cdef Py_ssize_t scratch[6]
+    cdef Py_ssize_t cost[6]
+
+
+cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost)
+cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values)
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1
 cdef int resolve_reference(Call* call, object reference) except -1
 cdef int current_threads() noexcept nogil

@@ -1,9 +1,12 @@
 # cython: language_level=3
-"""Compiled model view (cached on the Model), argument driver and thread count.
+"""Compiled model view (kept in the Model's private cache), argument driver and thread count.
 
-The driver ``run`` is shared by every algorithm.  A single call with exact-shape
+The driver ``run`` is shared by every algorithm.  Each algorithm is declared once,
+as an ``Algorithm`` beside its kernel (inputs and their names, one or several
+outputs with their shapes, scratch and work as sizes of the model); the driver
+reads that description, so no wrapper repeats shapes, sizes or costs.  A single call with exact-shape
 float64 C-contiguous ndarrays takes the fast path: plain integer shape checks,
-no conversion, the output is the only allocation, the kernel's scratch is on
+no conversion, the outputs are the only allocations, the kernel's scratch is on
 the C stack (or malloc'ed per call for big models), so concurrent calls from
 several Python threads never share memory.  Anything else (lists, other
 dtypes, non-contiguous arrays, broadcasting, bad input) goes through
@@ -56,6 +59,7 @@ cdef enum:
     CHUNK_WORK = 20000000   # ~20 ms of work between two looks at the signals (Ctrl-C)
     STACK_DOUBLES = 2048
     MAX_INPUTS = 8
+    MAX_OUTPUTS = 4
     MAX_DIMS = 64
     MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS (a test keeps them equal)
 
@@ -349,12 +353,15 @@ cdef object _validate(object model, tuple names, tuple values):
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** base, const Py_ssize_t* size,
-                     bint check, int qmask, Py_ssize_t s, double* out, Py_ssize_t out_size, double* work,
-                     int* status) noexcept nogil:
+                     bint check, int qmask, Py_ssize_t s, int nout, double** out, const Py_ssize_t* out_size,
+                     double* work, int* status) noexcept nogil:
     """Run sample s: returns a bit per non-finite input (bit k for input k); the
     first non-zero kernel status lands in status."""
     cdef const double* ins[MAX_INPUTS]
+    cdef double* outs[MAX_OUTPUTS]
     cdef int k, bad = 0
+    for k in range(nout):
+        outs[k] = out[k] + s * out_size[k]
     for k in range(nin):
         if base[k] == NULL:
             ins[k] = NULL
@@ -363,7 +370,7 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
             if check and (any_nonfinite(ins[k], size[k])
                           or (qmask & (1 << k) and zero_quaternion(call.m, ins[k]))):
                 bad |= 1 << k
-    k = kern(call, ins, out + s * out_size, work)
+    k = kern(call, ins, outs, work)
     if k != 0 and status[0] == 0:
         status[0] = k
     return bad
@@ -371,9 +378,68 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tuple names, tuple values,
-                int out_nd, Py_ssize_t* out_dims, kernel_t kern, Py_ssize_t work_doubles, int cost):
+def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0):
+    """The coefficients of a size that grows with the model (see ``Algorithm``)."""
+    return (constant, nb, nv, depth, nv_depth, nd2)
+
+
+cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const CModel* m) noexcept:
+    return (c[0] + c[1] * m.nb + c[2] * m.nv + c[3] * m.max_depth + c[4] * m.nv * m.max_depth
+            + c[5] * m.nd2)
+
+
+cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost):
+    """An ``Algorithm`` (see _model.pxd), checked: one name per input, few outputs."""
+    if len(inputs) != len(names) or len(inputs) > MAX_INPUTS or not 1 <= len(outputs) <= MAX_OUTPUTS:
+        raise ValueError("rbd_c: malformed algorithm description %r %r %r" % (inputs, names, outputs))
+    cdef Algorithm alg = Algorithm.__new__(Algorithm)
+    cdef int o, j
+    alg.inputs, alg.names, alg.outputs = inputs, names, outputs
+    alg.nout = len(outputs)
+    for o in range(alg.nout):
+        if len(outputs[o]) > 3:
+            raise ValueError("rbd_c: an output has at most 3 per-sample dimensions")
+        alg.ndims[o] = len(outputs[o])
+        for j in range(alg.ndims[o]):
+            alg.shapes[o][j] = outputs[o][j]
+    alg.kernel = kernel
+    for j in range(6):
+        alg.scratch[j] = scratch[j]
+        alg.cost[j] = cost[j]
+    return alg
+
+
+cdef inline int _output_shape(const CModel* m, const char* codes, int ndim, cnp.npy_intp* dims) noexcept:
+    """The per-sample shape of an output from its codes; returns its ndim."""
+    cdef int j
+    for j in range(ndim):
+        if codes[j] == b'v':
+            dims[j] = m.nv
+        elif codes[j] == b'q':
+            dims[j] = m.nq
+        elif codes[j] == b'b':
+            dims[j] = m.nb
+        else:
+            dims[j] = codes[j] - 48  # a digit
+    return ndim
+
+
+cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values):
     cdef const CModel* m = &cm.m
+    cdef const char* spec = alg.inputs
+    cdef tuple names = alg.names
+    cdef kernel_t kern = alg.kernel
+    cdef Py_ssize_t work_doubles = _evaluate_size(alg.scratch, m)
+    cdef Py_ssize_t cost = _evaluate_size(alg.cost, m)
+    cdef int nout = alg.nout, out_nd = 0, o
+    cdef cnp.npy_intp odims[MAX_OUTPUTS][4]
+    cdef int ond[MAX_OUTPUTS]
+    cdef Py_ssize_t osize[MAX_OUTPUTS]
+    cdef double* outp[MAX_OUTPUTS]
+    for o in range(nout):
+        ond[o] = _output_shape(m, alg.shapes[o], alg.ndims[o], odims[o])
+        if ond[o] > out_nd:
+            out_nd = ond[o]
     cdef int nin = len(values)
     cdef const double* base[MAX_INPUTS]
     cdef Py_ssize_t size[MAX_INPUTS]
@@ -386,10 +452,9 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
     cdef cnp.ndarray arr
     cdef object x
     cdef object keep = None
-    cdef Py_ssize_t N = 1, s, out_size = 1, wpad, chunk, start, stop
+    cdef Py_ssize_t N = 1, s, wpad, chunk, start, stop
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = NULL
-    cdef double* outp
     cdef int* flags
 
     for k in range(nin):
@@ -464,11 +529,15 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
 
     for j in range(nbatch):
         N *= dims[j]
-    for j in range(out_nd):
-        dims[nbatch + j] = out_dims[j]
-        out_size *= out_dims[j]
-    out = cnp.PyArray_EMPTY(nbatch + out_nd, dims, cnp.NPY_DOUBLE, 0)
-    outp = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
+    cdef object out = None  # the output, or the tuple of them
+    for o in range(nout):
+        osize[o] = 1
+        for j in range(ond[o]):
+            dims[nbatch + j] = odims[o][j]
+            osize[o] *= odims[o][j]
+        arr = cnp.PyArray_EMPTY(nbatch + ond[o], dims, cnp.NPY_DOUBLE, 0)
+        outp[o] = <double*>cnp.PyArray_DATA(arr)
+        out = arr if o == 0 else (out if o > 1 else (out,)) + (arr,)
     if N == 0:
         return out
 
@@ -493,14 +562,14 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
         try:
             if N * cost < RELEASE_GIL_WORK:
                 for s in range(N):
-                    bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work, &status)
+                    bad |= _one(call, kern, nin, base, size, check, qmask, s, nout, outp, osize, work, &status)
             else:
                 start = 0
                 while start < N:
                     stop = min(start + chunk, N)
                     with nogil:
                         for s in range(start, stop):
-                            bad |= _one(call, kern, nin, base, size, check, qmask, s, outp, out_size, work, &status)
+                            bad |= _one(call, kern, nin, base, size, check, qmask, s, nout, outp, osize, work, &status)
                     start = stop
                     if start < N:
                         PyErr_CheckSignals()  # raises KeyboardInterrupt after Ctrl-C
@@ -526,8 +595,8 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
                 stop = min(start + chunk, N)
                 with nogil, parallel(num_threads=nt):
                     for s in prange(start, stop, schedule='dynamic', chunksize=32):
-                        flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, qmask, s, outp,
-                                                       out_size, work + threadid() * wpad,
+                        flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, qmask, s, nout,
+                                                       outp, osize, work + threadid() * wpad,
                                                        flags + 16 * threadid() + 1)
                 start = stop
                 if start < N:
@@ -547,8 +616,9 @@ cdef object run(object model, CompiledModel cm, Call* call, const char* spec, tu
                 raise ValueError("%s must contain only finite numbers (found NaN or inf)" % names[k])
     if status:
         raise _checks().singular_joint_error(model, status - 1)
-    if any_nonfinite(outp, N * out_size):
-        raise _checks().overflow_error()
-    if nbatch == 0 and out_nd == 0:
-        return outp[0]
+    for o in range(nout):
+        if any_nonfinite(outp[o], N * osize[o]):
+            raise _checks().overflow_error()
+    if nout == 1 and nbatch == 0 and out_nd == 0:
+        return outp[0][0]
     return out
