@@ -447,3 +447,20 @@ def test_unknown_joint_kind_is_refused_by_both_backends():
     definition["joint_kinds"] = kinds
     with pytest.raises(ValueError, match="unknown joint kind"):
         rbd.Model(**definition)
+
+
+def test_reference_driver_returns_several_outputs():
+    """rbd.reference's batch driver splits the components of several outputs, for one
+    sample and for a batch (the derivatives return three matrices)."""
+    from rbd.reference._components import evaluate
+
+    def passes(x, trig):  # per sample: x (3,) -> (sum as (1,), outer product (3, 3)), as components
+        return [x[0] + x[1] + x[2]] + [x[i] * x[j] for i in range(3) for j in range(3)]
+
+    rng = np.random.default_rng(0)
+    for batch in [(), (5,), (2, 3)]:
+        X = rng.normal(size=batch + (3,))
+        total, outer = evaluate(passes, batch, [X], [(1,), (3, 3)])
+        np.testing.assert_allclose(total, X.sum(axis=-1, keepdims=True), rtol=1e-15)
+        np.testing.assert_allclose(outer, X[..., :, None] * X[..., None, :], rtol=1e-15)
+        assert total.shape == batch + (1,) and outer.shape == batch + (3, 3)

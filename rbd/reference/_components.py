@@ -438,9 +438,15 @@ def evaluate(passes, batch, inputs, out_shape):
     components of its per-sample output (C order of ``out_shape``), on validated
     arrays with leading dimensions ``batch`` (inputs may be None).
 
+    ``out_shape`` may also be a list of shapes: the passes then return the
+    components of every output one after the other, and ``evaluate`` returns a
+    tuple of arrays (the derivatives have several outputs).
+
     One sample runs on Python floats.  A batch runs with one row per component,
     samples along the row (contiguous rows: fast vector ops), in blocks small
     enough that the rows stay in cache across the passes."""
+    shapes = out_shape if isinstance(out_shape, list) else [out_shape]
+    size = sum(math.prod(shape) for shape in shapes)
     if batch == ():
         try:
             out = passes(*[None if x is None else x.tolist() for x in inputs], (math.cos, math.sin, math.sqrt))
@@ -450,22 +456,31 @@ def evaluate(passes, batch, inputs, out_shape):
             if str(exc) != "math domain error":
                 raise
             raise overflow_error() from None
-        return check_finite_result(np.array(out, dtype=float).reshape(out_shape))
-    n, size = math.prod(batch), math.prod(out_shape)
-    tails = [None if x is None else x.shape[len(batch):] for x in inputs]
-    flat = [None if x is None else x.reshape((n, math.prod(t))) for x, t in zip(inputs, tails)]
-    out = np.empty((n, size))
-    block = max(1024, min(BLOCK, _BUFFER // max(size, 1)))  # large outputs (M, C): smaller blocks
-    buffer = np.empty((size, min(block, n)))
-    for start in range(0, n, block):
-        rows = [None if x is None else np.ascontiguousarray(x[start:start + block].T).reshape(t + (-1,))
-                for x, t in zip(flat, tails)]
-        count = min(block, n - start)
-        with np.errstate(over="ignore", invalid="ignore"):  # overflow: the error below
-            for k, component in enumerate(passes(*rows, (np.cos, np.sin, np.sqrt))):
-                buffer[k, :count] = component
-        _transpose_into(out[start:start + count], buffer[:, :count])
-    return check_finite_result(out.reshape(batch + out_shape))
+        out = np.array(out, dtype=float).reshape(size)
+    else:
+        n = math.prod(batch)
+        tails = [None if x is None else x.shape[len(batch):] for x in inputs]
+        flat = [None if x is None else x.reshape((n, math.prod(t))) for x, t in zip(inputs, tails)]
+        out = np.empty((n, size))
+        block = max(1024, min(BLOCK, _BUFFER // max(size, 1)))  # large outputs (M, C): smaller blocks
+        buffer = np.empty((size, min(block, n)))
+        for start in range(0, n, block):
+            rows = [None if x is None else np.ascontiguousarray(x[start:start + block].T).reshape(t + (-1,))
+                    for x, t in zip(flat, tails)]
+            count = min(block, n - start)
+            with np.errstate(over="ignore", invalid="ignore"):  # overflow: the error below
+                for k, component in enumerate(passes(*rows, (np.cos, np.sin, np.sqrt))):
+                    buffer[k, :count] = component
+            _transpose_into(out[start:start + count], buffer[:, :count])
+    check_finite_result(out)
+    if len(shapes) == 1 and not isinstance(out_shape, list):
+        return out.reshape(batch + out_shape)
+    results, start = [], 0
+    for shape in shapes:
+        stop = start + math.prod(shape)
+        results.append(np.ascontiguousarray(out[..., start:stop]).reshape(batch + tuple(shape)))
+        start = stop
+    return tuple(results)
 
 
 def _transpose_into(out, buffer):
