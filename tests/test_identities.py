@@ -21,8 +21,6 @@ Many of the finite differences evaluate all their perturbed configurations in
 one batched call (that keeps the NumPy backend fast); that batches equal the
 per-sample results is checked on its own at the end of the file.
 """
-import copy
-
 import numpy as np
 import pytest
 

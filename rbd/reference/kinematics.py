@@ -31,7 +31,7 @@ acceleration [p_ddot; omega_dot]).
 
 Every function takes leading batch dimensions; Python loops run over joints only.
 """
-from .._checks import check_finite_result, check_model, model_arrays, short_repr
+from .._checks import check_model, model_arrays, short_repr
 from . import _components as c
 from . import joints
 
