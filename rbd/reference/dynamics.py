@@ -11,7 +11,7 @@ floats for one sample, rows of a batch block otherwise).
 import numpy as np
 
 from .._checks import model_arrays, singular_joint_error, singular_tolerance
-from . import _components as c
+from . import _components as sc  # spatial algebra on scalar components
 from . import joints
 from .kinematics import check_mass, subtree_first_moments
 
@@ -29,30 +29,30 @@ def _rnea_passes(bodies, gravity, q, v, a, fext, trig):
     (the world's acceleration is -g) and forces f_i = Y_i a_i + v_i x* (Y_i v_i) - fext_i.
     Backward: tau_i = S^T f_i, f_parent += X_i* f_i."""
     n = len(bodies)
-    placements, twists, joint_twists = c.kinematics(bodies, q, v, trig)
+    placements, twists, joint_twists = sc.kinematics(bodies, q, v, trig)
     accs, forces = [None] * n, [None] * n
     world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0)
     for i, body in enumerate(bodies):
         R, p = placements[i]
         parent = body.parent
         parent_acc = world_acc if parent < 0 else accs[parent]
-        acc = c.inv_act_motion(R, p, parent_acc)
+        acc = sc.inv_act_motion(R, p, parent_acc)
         if a is not None:
             acc = joints.add_joint_motion(acc, body, a)
         if v is not None:
-            acc = c.add(acc, c.motion_cross(twists[i], joint_twists[i]))  # S is constant in the body frame
-            f = c.add(c.inertia_apply(body.inertia, acc), c.bias_force(body.inertia, twists[i]))
+            acc = sc.add(acc, sc.motion_cross(twists[i], joint_twists[i]))  # S is constant in the body frame
+            f = sc.add(sc.inertia_apply(body.inertia, acc), sc.bias_force(body.inertia, twists[i]))
         else:
-            f = c.inertia_apply(body.inertia, acc)
+            f = sc.inertia_apply(body.inertia, acc)
         accs[i] = acc
-        forces[i] = f if fext is None else c.sub(f, fext[i])
+        forces[i] = f if fext is None else sc.sub(f, fext[i])
     tau = [None] * n
     for i in range(n - 1, -1, -1):
         body = bodies[i]
         tau[i] = joints.joint_force(body, forces[i])
         if body.parent >= 0:
             R, p = placements[i]
-            forces[body.parent] = c.add(forces[body.parent], c.act_force(R, p, forces[i]))
+            forces[body.parent] = sc.add(forces[body.parent], sc.act_force(R, p, forces[i]))
     return [x for joint in tau for x in joint]
 
 
@@ -60,9 +60,9 @@ def inverse_dynamics(model, q, v, a, fext, zero=()):
     """tau (..., nv) for arrays to validate; fext, and the names in ``zero``
     (``"v"``, ``"a"``), may be None for zero."""
     batch, arrays = model_arrays(model, optional=("fext",) + tuple(zero), q=q, v=v, a=a, fext=fext)
-    bodies = c.constants(model)
+    bodies = sc.constants(model)
     gravity = model.gravity.tolist()
-    return c.evaluate(lambda *args: _rnea_passes(bodies, gravity, *args), batch, arrays, (model.nv,))
+    return sc.evaluate(lambda *args: _rnea_passes(bodies, gravity, *args), batch, arrays, (model.nv,))
 
 
 # ------------------------------------------------------------------------------------------
@@ -78,12 +78,12 @@ def _crba_passes(bodies, nv, q, trig):
       carried up the support with F <- X_j* F, giving M[j, i] = S_j^T F
       for body i and each ancestor j (and M[i, j] = M[j, i]);
       Yc_parent += X_i* Yc_i X_i^-1."""
-    placements, _, _ = c.kinematics(bodies, q, None, trig)
+    placements, _, _ = sc.kinematics(bodies, q, None, trig)
     composite = [body.inertia for body in bodies]
     M = [0.0] * (nv * nv)
     for i in range(len(bodies) - 1, -1, -1):
         body = bodies[i]
-        F = c.sym6_columns(c.sym6_from_inertia(composite[i]), body)
+        F = sc.sym6_columns(sc.sym6_from_inertia(composite[i]), body)
         j = i
         while True:
             ancestor = bodies[j]
@@ -94,19 +94,19 @@ def _crba_passes(bodies, nv, q, trig):
             if ancestor.parent < 0:
                 break
             R, p = placements[j]
-            F = [c.act_force(R, p, f) for f in F]
+            F = [sc.act_force(R, p, f) for f in F]
             j = ancestor.parent
         if body.parent >= 0:
             R, p = placements[i]
-            composite[body.parent] = c.add_all(composite[body.parent], c.inertia_act(R, p, composite[i]))
+            composite[body.parent] = sc.add_all(composite[body.parent], sc.inertia_act(R, p, composite[i]))
     return M
 
 
 def mass_matrix(model, q):
     """M(q) (..., nv, nv) for a configuration to validate."""
     batch, arrays = model_arrays(model, q=q)
-    bodies, nv = c.constants(model), model.nv
-    return c.evaluate(lambda *args: _crba_passes(bodies, nv, *args), batch, arrays, (nv, nv))
+    bodies, nv = sc.constants(model), model.nv
+    return sc.evaluate(lambda *args: _crba_passes(bodies, nv, *args), batch, arrays, (nv, nv))
 
 
 # ------------------------------------------------------------------------------------------
@@ -134,48 +134,48 @@ def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
     multi-DoF joints need no inverse, the 1-DoF ones (L empty) reduce to
     scalars."""
     n = len(bodies)
-    placements, twists, joint_twists = c.kinematics(bodies, q, v, trig)
+    placements, twists, joint_twists = sc.kinematics(bodies, q, v, trig)
     articulated, bias, coriolis = [None] * n, [None] * n, [None] * n
     for i, body in enumerate(bodies):
-        articulated[i] = c.sym6_from_inertia(body.inertia)
-        bias[i] = c.bias_force(body.inertia, twists[i])
+        articulated[i] = sc.sym6_from_inertia(body.inertia)
+        bias[i] = sc.bias_force(body.inertia, twists[i])
         if fext is not None:
-            bias[i] = c.sub(bias[i], fext[i])
-        coriolis[i] = c.motion_cross(twists[i], joint_twists[i])  # S is constant in the body frame
+            bias[i] = sc.sub(bias[i], fext[i])
+        coriolis[i] = sc.motion_cross(twists[i], joint_twists[i])  # S is constant in the body frame
 
     factors = [None] * n
     for i in range(n - 1, -1, -1):
         body = bodies[i]
-        U = c.sym6_columns(articulated[i], body)
+        U = sc.sym6_columns(articulated[i], body)
         try:
-            L, d = c.ldl([joints.joint_force(body, column) for column in U], tol)  # D, row by row (symmetric)
-        except c.SingularPivot:
+            L, d = sc.ldl([joints.joint_force(body, column) for column in U], tol)  # D, row by row (symmetric)
+        except sc.SingularPivot:
             raise _Singular(i) from None
         u = [tau[body.v0 + k] - x for k, x in enumerate(joints.joint_force(body, bias[i]))]
-        z = c.forward_substitute(L, u)
-        W = U if body.nv == 1 else list(zip(*[c.forward_substitute(L, [col[r] for col in U]) for r in range(6)]))
+        z = sc.forward_substitute(L, u)
+        W = U if body.nv == 1 else list(zip(*[sc.forward_substitute(L, [col[r] for col in U]) for r in range(6)]))
         inv_d = [1.0 / x for x in d]
         factors[i] = L, W, z, inv_d
         if body.parent >= 0:
-            Ia = c.sym6_subtract_outer(articulated[i], W, inv_d)
-            pa = c.add(bias[i], c.sym6_apply(Ia, coriolis[i]))
+            Ia = sc.sym6_subtract_outer(articulated[i], W, inv_d)
+            pa = sc.add(bias[i], sc.sym6_apply(Ia, coriolis[i]))
             for w, zk, s in zip(W, z, inv_d):
                 t = zk * s
                 pa = (pa[0] + w[0] * t, pa[1] + w[1] * t, pa[2] + w[2] * t,
                       pa[3] + w[3] * t, pa[4] + w[4] * t, pa[5] + w[5] * t)
             R, p = placements[i]
-            articulated[body.parent] = c.add_all(articulated[body.parent], c.sym6_act(R, p, Ia))
-            bias[body.parent] = c.add(bias[body.parent], c.act_force(R, p, pa))
+            articulated[body.parent] = sc.add_all(articulated[body.parent], sc.sym6_act(R, p, Ia))
+            bias[body.parent] = sc.add(bias[body.parent], sc.act_force(R, p, pa))
 
     qdd = [None] * (sum(body.nv for body in bodies))
     accs = [None] * n
     world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0)
     for i, body in enumerate(bodies):
         R, p = placements[i]
-        acc = c.add(c.inv_act_motion(R, p, world_acc if body.parent < 0 else accs[body.parent]), coriolis[i])
+        acc = sc.add(sc.inv_act_motion(R, p, world_acc if body.parent < 0 else accs[body.parent]), coriolis[i])
         L, W, z, inv_d = factors[i]
-        y = [(zk - c.dot(w, acc)) * s for w, zk, s in zip(W, z, inv_d)]
-        qdd[body.v0:body.v0 + body.nv] = c.back_substitute(L, y)
+        y = [(zk - sc.dot(w, acc)) * s for w, zk, s in zip(W, z, inv_d)]
+        qdd[body.v0:body.v0 + body.nv] = sc.back_substitute(L, y)
         accs[i] = joints.add_joint_motion(acc, body, qdd)
     return qdd
 
@@ -183,11 +183,11 @@ def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
 def forward_dynamics(model, q, v, tau, fext):
     """q_ddot (..., nv) for arrays to validate (fext may be None)."""
     batch, arrays = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
-    bodies = c.constants(model)
+    bodies = sc.constants(model)
     gravity = model.gravity.tolist()
     tol = singular_tolerance(model)
     try:
-        return c.evaluate(lambda *args: _aba_passes(bodies, gravity, tol, *args), batch, arrays, (model.nv,))
+        return sc.evaluate(lambda *args: _aba_passes(bodies, gravity, tol, *args), batch, arrays, (model.nv,))
     except _Singular as exc:
         raise singular_joint_error(model, exc.args[0]) from None
 
@@ -204,8 +204,8 @@ def _cross_columns(V):
 
 def _half_symmetric_part(Y, V):
     """-1/2 ((V x)^T Y + Y (V x)) = 1/2 ((V x*) Y - Y (V x)), 21 components."""
-    P = [c.inertia_apply(Y, column) for column in _cross_columns(V)]  # the columns of Y (V x)
-    return tuple(-0.5 * (P[col][row] + P[row][col]) for row, col in c.SYM_ENTRIES)
+    P = [sc.inertia_apply(Y, column) for column in _cross_columns(V)]  # the columns of Y (V x)
+    return tuple(-0.5 * (P[col][row] + P[row][col]) for row, col in sc.SYM_ENTRIES)
 
 
 def _coriolis_passes(bodies, nv, q, v, trig):
@@ -223,19 +223,19 @@ def _coriolis_passes(bodies, nv, q, v, trig):
       C[j, k] = S_j^T F                    for j = k and each ancestor j,
       C[k, j] = G1 . dJ_j + S_j^T G2       for each strict ancestor j."""
     n = len(bodies)
-    placements, twists, _ = c.kinematics(bodies, q, v, trig)
+    placements, twists, _ = sc.kinematics(bodies, q, v, trig)
     composite = [body.inertia for body in bodies]
     symmetric = [_half_symmetric_part(body.inertia, twists[i]) for i, body in enumerate(bodies)]
-    momentum = [tuple(0.5 * x for x in c.inertia_apply(body.inertia, twists[i])) for i, body in enumerate(bodies)]
-    dJ = [[c.motion_cross(twists[i], s) for s in body.motions] for i, body in enumerate(bodies)]
+    momentum = [tuple(0.5 * x for x in sc.inertia_apply(body.inertia, twists[i])) for i, body in enumerate(bodies)]
+    dJ = [[sc.motion_cross(twists[i], s) for s in body.motions] for i, body in enumerate(bodies)]
     C = [0.0] * (nv * nv)
     for k in range(n - 1, -1, -1):
         body = bodies[k]
-        G1 = c.sym6_columns(c.sym6_from_inertia(composite[k]), body)
-        sym = c.sym6_columns(symmetric[k], body)
-        skew = [c.force_cross(s, momentum[k]) for s in body.motions]  # (hc x-bar*) S / 2
-        F = [c.add(c.add(c.inertia_apply(composite[k], d), a), b) for d, a, b in zip(dJ[k], sym, skew)]
-        G2 = [c.sub(a, b) for a, b in zip(sym, skew)]
+        G1 = sc.sym6_columns(sc.sym6_from_inertia(composite[k]), body)
+        sym = sc.sym6_columns(symmetric[k], body)
+        skew = [sc.force_cross(s, momentum[k]) for s in body.motions]  # (hc x-bar*) S / 2
+        F = [sc.add(sc.add(sc.inertia_apply(composite[k], d), a), b) for d, a, b in zip(dJ[k], sym, skew)]
+        G2 = [sc.sub(a, b) for a, b in zip(sym, skew)]
         j = k
         while True:
             ancestor = bodies[j]
@@ -245,26 +245,26 @@ def _coriolis_passes(bodies, nv, q, v, trig):
             if j != k:
                 for row, (g1, g2) in enumerate(zip(G1, G2), body.v0):
                     for col, (d, x) in enumerate(zip(dJ[j], joints.joint_force(ancestor, g2)), ancestor.v0):
-                        C[row * nv + col] = c.dot(g1, d) + x
+                        C[row * nv + col] = sc.dot(g1, d) + x
             if ancestor.parent < 0:
                 break
             R, p = placements[j]
-            F, G1, G2 = ([c.act_force(R, p, f) for f in forces] for forces in (F, G1, G2))
+            F, G1, G2 = ([sc.act_force(R, p, f) for f in forces] for forces in (F, G1, G2))
             j = ancestor.parent
         if body.parent >= 0:
             R, p = placements[k]
             parent = body.parent
-            composite[parent] = c.add_all(composite[parent], c.inertia_act(R, p, composite[k]))
-            symmetric[parent] = c.add_all(symmetric[parent], c.sym6_act(R, p, symmetric[k]))
-            momentum[parent] = c.add(momentum[parent], c.act_force(R, p, momentum[k]))
+            composite[parent] = sc.add_all(composite[parent], sc.inertia_act(R, p, composite[k]))
+            symmetric[parent] = sc.add_all(symmetric[parent], sc.sym6_act(R, p, symmetric[k]))
+            momentum[parent] = sc.add(momentum[parent], sc.act_force(R, p, momentum[k]))
     return C
 
 
 def coriolis(model, q, v):
     """C(q, v) (..., nv, nv) for arrays to validate."""
     batch, arrays = model_arrays(model, q=q, v=v)
-    bodies, nv = c.constants(model), model.nv
-    return c.evaluate(lambda *args: _coriolis_passes(bodies, nv, *args), batch, arrays, (nv, nv))
+    bodies, nv = sc.constants(model), model.nv
+    return sc.evaluate(lambda *args: _coriolis_passes(bodies, nv, *args), batch, arrays, (nv, nv))
 
 
 def _scalar(x):
@@ -325,10 +325,10 @@ def coriolis_matrix(model, q, v):
 # Energies and momentum
 # ------------------------------------------------------------------------------------------
 def _kinetic_energy_passes(bodies, q, v, trig):
-    _, twists, _ = c.kinematics(bodies, q, v, trig)
+    _, twists, _ = sc.kinematics(bodies, q, v, trig)
     energy = 0.0
     for body, twist in zip(bodies, twists):
-        energy = energy + c.dot(twist, c.inertia_apply(body.inertia, twist))
+        energy = energy + sc.dot(twist, sc.inertia_apply(body.inertia, twist))
     return [0.5 * energy]
 
 
@@ -336,12 +336,12 @@ def kinetic_energy(model, q, v):
     """T = 1/2 sum_i v_i . (Y_i v_i) (...,), from the body twists of the
     forward pass (on scalar components)."""
     batch, arrays = model_arrays(model, q=q, v=v)
-    bodies = c.constants(model)
-    return _scalar(c.evaluate(lambda *args: _kinetic_energy_passes(bodies, *args), batch, arrays, ()))
+    bodies = sc.constants(model)
+    return _scalar(sc.evaluate(lambda *args: _kinetic_energy_passes(bodies, *args), batch, arrays, ()))
 
 
 def _potential_energy_passes(bodies, gravity, q, trig):
-    placements, _, _ = c.kinematics(bodies, q, None, trig)
+    placements, _, _ = sc.kinematics(bodies, q, None, trig)
     _, h = subtree_first_moments(bodies, placements)
     return [-(h[0] * gravity[0] + h[1] * gravity[1] + h[2] * gravity[2])]
 
@@ -351,9 +351,9 @@ def potential_energy(model, q):
     mass from the backward pass of ``kinematics.subtree_first_moments``
     (Pinocchio's computePotentialEnergy; zero at the world origin)."""
     batch, arrays = model_arrays(model, q=q)
-    bodies = c.constants(model)
+    bodies = sc.constants(model)
     gravity = model.gravity.tolist()
-    return _scalar(c.evaluate(lambda *args: _potential_energy_passes(bodies, gravity, *args),
+    return _scalar(sc.evaluate(lambda *args: _potential_energy_passes(bodies, gravity, *args),
                                         batch, arrays, ()))
 
 
@@ -362,17 +362,17 @@ def _centroidal_momentum_passes(bodies, mass, q, v, trig):
     origin, in its axes) and first moment of mass, moved to the parent with X_i*;
     the roots' sum is the momentum about the world origin, [p; L_0], and the
     center of mass c = h / m.  About c: [p; L_0 - c x p]."""
-    placements, twists, _ = c.kinematics(bodies, q, v, trig)
+    placements, twists, _ = sc.kinematics(bodies, q, v, trig)
     moments, h = subtree_first_moments(bodies, placements)
-    momenta = [c.inertia_apply(body.inertia, twist) for body, twist in zip(bodies, twists)]
+    momenta = [sc.inertia_apply(body.inertia, twist) for body, twist in zip(bodies, twists)]
     total = (0.0,) * 6
     for i in range(len(bodies) - 1, -1, -1):  # children (higher indices) are complete first
         parent = bodies[i].parent
-        moved = c.act_force(*placements[i], momenta[i])
+        moved = sc.act_force(*placements[i], momenta[i])
         if parent < 0:
-            total = c.add(total, moved)
+            total = sc.add(total, moved)
         else:
-            momenta[parent] = c.add(momenta[parent], moved)
+            momenta[parent] = sc.add(momenta[parent], moved)
     p0, p1, p2, n0, n1, n2 = total
     c0, c1, c2 = h[0] / mass, h[1] / mass, h[2] / mass
     return [p0, p1, p2, n0 - (c1 * p2 - c2 * p1), n1 - (c2 * p0 - c0 * p2), n2 - (c0 * p1 - c1 * p0)]
@@ -383,6 +383,6 @@ def centroidal_momentum(model, q, v):
     (on scalar components)."""
     mass = check_mass(model)
     batch, arrays = model_arrays(model, q=q, v=v)
-    bodies = c.constants(model)
-    return c.evaluate(lambda *args: _centroidal_momentum_passes(bodies, mass, *args),
+    bodies = sc.constants(model)
+    return sc.evaluate(lambda *args: _centroidal_momentum_passes(bodies, mass, *args),
                                 batch, arrays, (6,))

@@ -15,7 +15,7 @@ builds it once per model and caches it on the model.
 import numpy as np
 
 from .. import rotations, spatial
-from . import _components as c
+from . import _components as sc  # spatial algebra on scalar components
 from ..model import ANGLE, JOINT_DIMENSIONS, JOINT_KINDS, LENGTH, QUATERNION, JointKind  # noqa: F401
 
 
@@ -190,24 +190,24 @@ def placement(body, q, trig):
     kind, R0, p0, k = body.kind, body.R0, body.p0, body.q0
     if body.basis is not None:
         t = q[k]
-        return c._basis_rotated(R0, body.basis, cos(t), sin(t)), p0
+        return sc._basis_rotated(R0, body.basis, cos(t), sin(t)), p0
     if kind == JointKind.REVOLUTE:
         t = q[k]
-        return c._matmul(R0, c._axis_rotation(body.axis, cos(t), sin(t))), p0
+        return sc._matmul(R0, sc._axis_rotation(body.axis, cos(t), sin(t))), p0
     if kind == JointKind.PRISMATIC:
         t = q[k]
         u = body.R0_axis
         return R0, (p0[0] + t * u[0], p0[1] + t * u[1], p0[2] + t * u[2])
     if kind == JointKind.SPHERICAL:
-        return c._matmul(R0, c._quat_rotation(q[k], q[k + 1], q[k + 2], q[k + 3], sqrt)), p0
+        return sc._matmul(R0, sc._quat_rotation(q[k], q[k + 1], q[k + 2], q[k + 3], sqrt)), p0
     if kind == JointKind.PLANAR:
         x, y, t = q[k], q[k + 1], q[k + 2]
-        d = c._rotate(R0, x, y, 0.0)
-        return c._basis_rotated(R0, 2, cos(t), sin(t)), (p0[0] + d[0], p0[1] + d[1], p0[2] + d[2])
+        d = sc._rotate(R0, x, y, 0.0)
+        return sc._basis_rotated(R0, 2, cos(t), sin(t)), (p0[0] + d[0], p0[1] + d[1], p0[2] + d[2])
     if kind != JointKind.FREE:
         raise _unknown(kind)
-    d = c._rotate(R0, q[k], q[k + 1], q[k + 2])
-    R = c._matmul(R0, c._quat_rotation(q[k + 3], q[k + 4], q[k + 5], q[k + 6], sqrt))
+    d = sc._rotate(R0, q[k], q[k + 1], q[k + 2])
+    R = sc._matmul(R0, sc._quat_rotation(q[k + 3], q[k + 4], q[k + 5], q[k + 6], sqrt))
     return R, (p0[0] + d[0], p0[1] + d[1], p0[2] + d[2])
 
 
@@ -239,7 +239,7 @@ def add_joint_motion(m, body, x):
         out = list(m)
         out[3 + body.basis] = out[3 + body.basis] + x[body.v0]
         return tuple(out)
-    return c.add(m, joint_motion(body, x))
+    return sc.add(m, joint_motion(body, x))
 
 
 def world_motions(body, R, p):
@@ -250,7 +250,7 @@ def world_motions(body, R, p):
         w0, w1, w2 = R[k], R[3 + k], R[6 + k]
         p0, p1, p2 = p
         return [(p1 * w2 - p2 * w1, p2 * w0 - p0 * w2, p0 * w1 - p1 * w0, w0, w1, w2)]
-    return [c.act_motion(R, p, s) for s in body.motions]
+    return [sc.act_motion(R, p, s) for s in body.motions]
 
 
 def joint_force(body, f):

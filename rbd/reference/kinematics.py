@@ -32,7 +32,7 @@ acceleration [p_ddot; omega_dot]).
 Every function takes leading batch dimensions; Python loops run over joints only.
 """
 from .._checks import check_model, model_arrays, short_repr
-from . import _components as c
+from . import _components as sc  # spatial algebra on scalar components
 from . import joints
 
 REFERENCES = ("local", "world", "local_world_aligned")
@@ -63,14 +63,14 @@ class Frame:
     @property
     def chain(self):
         """The frame's body and its ancestors, root first."""
-        return c.chain_of(self._bodies, self.body)
+        return sc.chain_of(self._bodies, self.body)
 
 
 def _frame(model, frame):
     """The body constants and the ``Frame`` of a frame name or index."""
     check_model(model)
     f = model.frame_id(frame)
-    bodies = c.constants(model)
+    bodies = sc.constants(model)
     frames = model._cache.frames
     if frames is None:
         frames = [Frame(model, bodies, k) for k in range(model.nframes)]
@@ -82,7 +82,7 @@ def _world_from_frame(frame, world):
     """world_from_frame (R, p), from the world placements of the chain."""
     if frame.body < 0:
         return frame.R, frame.p
-    return c.compose(*world[frame.body], frame.R, frame.p)
+    return sc.compose(*world[frame.body], frame.R, frame.p)
 
 
 def _at_point(m, p):
@@ -96,11 +96,11 @@ def _express(reference, frame, world_from_body, m):
     """A body-frame motion of the frame's body, expressed in ``reference`` at the
     frame (a velocity-like re-expression, without derivative terms)."""
     if reference == "local":
-        return c.inv_act_motion(frame.R, frame.p, m)
+        return sc.inv_act_motion(frame.R, frame.p, m)
     if reference == "world":
-        return c.act_motion(*world_from_body, m)
+        return sc.act_motion(*world_from_body, m)
     # at the frame's origin, in body axes, then turned to world axes
-    return c.rotate_motion(world_from_body[0], _at_point(m, frame.p))
+    return sc.rotate_motion(world_from_body[0], _at_point(m, frame.p))
 
 
 def _placement_components(R, p):
@@ -109,24 +109,24 @@ def _placement_components(R, p):
 
 
 def _placement_passes(bodies, frame, q, trig):
-    placements, _, _ = c.kinematics(bodies, q, None, trig, frame.chain)
-    return _placement_components(*_world_from_frame(frame, c.world_placements(bodies, placements, frame.chain)))
+    placements, _, _ = sc.kinematics(bodies, q, None, trig, frame.chain)
+    return _placement_components(*_world_from_frame(frame, sc.world_placements(bodies, placements, frame.chain)))
 
 
 def frame_placement(model, q, frame):
     """world_from_frame (..., 4, 4), from the placements of the frame's chain."""
     bodies, frame = _frame(model, frame)
     batch, arrays = model_arrays(model, q=q)
-    return c.evaluate(lambda *args: _placement_passes(bodies, frame, *args), batch, arrays, (4, 4))
+    return sc.evaluate(lambda *args: _placement_passes(bodies, frame, *args), batch, arrays, (4, 4))
 
 
 def _velocity_passes(bodies, frame, reference, q, v, trig):
     if frame.body < 0:
         return [0.0] * 6
-    placements, twists, _ = c.kinematics(bodies, q, v, trig, frame.chain)
+    placements, twists, _ = sc.kinematics(bodies, q, v, trig, frame.chain)
     world_from_body = None  # ("local" needs no world placement)
     if reference != "local":
-        world_from_body = c.world_placements(bodies, placements, frame.chain)[frame.body]
+        world_from_body = sc.world_placements(bodies, placements, frame.chain)[frame.body]
     return _express(reference, frame, world_from_body, twists[frame.body])
 
 
@@ -135,7 +135,7 @@ def frame_velocity(model, q, v, frame, reference="local"):
     bodies, frame = _frame(model, frame)
     check_reference(reference)
     batch, arrays = model_arrays(model, q=q, v=v)
-    return c.evaluate(lambda *args: _velocity_passes(bodies, frame, reference, *args), batch, arrays, (6,))
+    return sc.evaluate(lambda *args: _velocity_passes(bodies, frame, reference, *args), batch, arrays, (6,))
 
 
 def _accelerations(bodies, chain, placements, twists, joint_twists, a):
@@ -145,9 +145,9 @@ def _accelerations(bodies, chain, placements, twists, joint_twists, a):
     accs = [None] * len(bodies)
     for i in chain:
         body = bodies[i]
-        acc = c.motion_cross(twists[i], joint_twists[i])
+        acc = sc.motion_cross(twists[i], joint_twists[i])
         if body.parent >= 0:
-            acc = c.add(c.inv_act_motion(*placements[i], accs[body.parent]), acc)
+            acc = sc.add(sc.inv_act_motion(*placements[i], accs[body.parent]), acc)
         accs[i] = joints.add_joint_motion(acc, body, a)
     return accs
 
@@ -155,11 +155,11 @@ def _accelerations(bodies, chain, placements, twists, joint_twists, a):
 def _acceleration_passes(bodies, frame, reference, q, v, a, trig):
     if frame.body < 0:
         return [0.0] * 6
-    placements, twists, joint_twists = c.kinematics(bodies, q, v, trig, frame.chain)
+    placements, twists, joint_twists = sc.kinematics(bodies, q, v, trig, frame.chain)
     acc = _accelerations(bodies, frame.chain, placements, twists, joint_twists, a)[frame.body]
     world_from_body = None  # ("local" needs no world placement)
     if reference != "local":
-        world_from_body = c.world_placements(bodies, placements, frame.chain)[frame.body]
+        world_from_body = sc.world_placements(bodies, placements, frame.chain)[frame.body]
     if reference != "local_world_aligned":
         return _express(reference, frame, world_from_body, acc)
     # [p_ddot; omega_dot]: at the frame's origin, in body axes, the spatial
@@ -167,7 +167,7 @@ def _acceleration_passes(bodies, frame, reference, q, v, a, trig):
     x0, x1, x2, x3, x4, x5 = _at_point(acc, frame.p)
     v0, v1, v2, w0, w1, w2 = _at_point(twists[frame.body], frame.p)
     classical = (x0 + (w1 * v2 - w2 * v1), x1 + (w2 * v0 - w0 * v2), x2 + (w0 * v1 - w1 * v0), x3, x4, x5)
-    return c.rotate_motion(world_from_body[0], classical)
+    return sc.rotate_motion(world_from_body[0], classical)
 
 
 def frame_acceleration(model, q, v, a, frame, reference="local"):
@@ -180,7 +180,7 @@ def frame_acceleration(model, q, v, a, frame, reference="local"):
     bodies, frame = _frame(model, frame)
     check_reference(reference)
     batch, arrays = model_arrays(model, q=q, v=v, a=a)
-    return c.evaluate(lambda *args: _acceleration_passes(bodies, frame, reference, *args), batch, arrays, (6,))
+    return sc.evaluate(lambda *args: _acceleration_passes(bodies, frame, reference, *args), batch, arrays, (6,))
 
 
 def _in_reference(reference, R_f, p_f, m):
@@ -189,7 +189,7 @@ def _in_reference(reference, R_f, p_f, m):
     if reference == "world":
         return m
     if reference == "local":
-        return c.inv_act_motion(R_f, p_f, m)
+        return sc.inv_act_motion(R_f, p_f, m)
     return _at_point(m, p_f)
 
 
@@ -206,21 +206,21 @@ def _jacobian_passes(bodies, frame, reference, nv, q, v, trig):
     out = [0.0] * (6 * nv)
     if frame.body < 0:
         return out
-    placements, twists, _ = c.kinematics(bodies, q, v, trig, frame.chain)
-    world = c.world_placements(bodies, placements, frame.chain)
+    placements, twists, _ = sc.kinematics(bodies, q, v, trig, frame.chain)
+    world = sc.world_placements(bodies, placements, frame.chain)
     R_f, p_f = _world_from_frame(frame, world)
     if v is not None:
-        moving = {i: _in_reference(reference, R_f, p_f, c.act_motion(*world[i], twists[i])) for i in frame.chain}
+        moving = {i: _in_reference(reference, R_f, p_f, sc.act_motion(*world[i], twists[i])) for i in frame.chain}
         V_ref = {"world": (0.0,) * 6, "local": moving[frame.body],
                  "local_world_aligned": moving[frame.body][:3] + (0.0, 0.0, 0.0)}[reference]
     for i in frame.chain:
         body = bodies[i]
         if v is not None:
-            relative = c.sub(moving[i], V_ref)
+            relative = sc.sub(moving[i], V_ref)
         for k, w in enumerate(joints.world_motions(body, *world[i])):
             column = _in_reference(reference, R_f, p_f, w)
             if v is not None:
-                column = c.motion_cross(relative, column)
+                column = sc.motion_cross(relative, column)
             out[body.v0 + k::nv] = column  # the column's 6 entries, one per row
     return out
 
@@ -231,7 +231,7 @@ def frame_jacobian(model, q, frame, reference="local"):
     check_reference(reference)
     batch, arrays = model_arrays(model, q=q)
     nv = model.nv
-    return c.evaluate(lambda q, trig: _jacobian_passes(bodies, frame, reference, nv, q, None, trig),
+    return sc.evaluate(lambda q, trig: _jacobian_passes(bodies, frame, reference, nv, q, None, trig),
                       batch, arrays, (6, nv))
 
 
@@ -241,22 +241,22 @@ def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
     check_reference(reference)
     batch, arrays = model_arrays(model, q=q, v=v)
     nv = model.nv
-    return c.evaluate(lambda *args: _jacobian_passes(bodies, frame, reference, nv, *args), batch, arrays, (6, nv))
+    return sc.evaluate(lambda *args: _jacobian_passes(bodies, frame, reference, nv, *args), batch, arrays, (6, nv))
 
 
 # ------------------------------------------------------------------------------------------
 # Whole-body quantities
 # ------------------------------------------------------------------------------------------
 def _forward_kinematics_passes(bodies, q, trig):
-    placements, _, _ = c.kinematics(bodies, q, None, trig)
-    return [x for R, p in c.world_placements(bodies, placements) for x in _placement_components(R, p)]
+    placements, _, _ = sc.kinematics(bodies, q, None, trig)
+    return [x for R, p in sc.world_placements(bodies, placements) for x in _placement_components(R, p)]
 
 
 def forward_kinematics(model, q):
     """world_from_body of every body, (..., nbodies, 4, 4)."""
     batch, arrays = model_arrays(model, q=q)
-    bodies = c.constants(model)
-    return c.evaluate(lambda *args: _forward_kinematics_passes(bodies, *args), batch, arrays,
+    bodies = sc.constants(model)
+    return sc.evaluate(lambda *args: _forward_kinematics_passes(bodies, *args), batch, arrays,
                       (model.nbodies, 4, 4))
 
 
@@ -268,7 +268,7 @@ def subtree_first_moments(bodies, placements):
     total = (0.0, 0.0, 0.0)
     for i in range(len(bodies) - 1, -1, -1):  # children (higher indices) are complete first
         body = bodies[i]
-        h = c.first_moment_act(*placements[i], body.subtree_mass, moments[i])
+        h = sc.first_moment_act(*placements[i], body.subtree_mass, moments[i])
         target = total if body.parent < 0 else moments[body.parent]
         target = (target[0] + h[0], target[1] + h[1], target[2] + h[2])
         if body.parent < 0:
@@ -282,14 +282,14 @@ def check_mass(model):
     """Return the model's total mass, or raise ValueError if it has none (checked
     before the state arguments, as on the compiled backend)."""
     check_model(model)
-    mass = sum(body.inertia[0] for body in c.constants(model))
+    mass = sum(body.inertia[0] for body in sc.constants(model))
     if not mass > 0.0:
         raise ValueError("the model has no mass: its center of mass is undefined")
     return mass
 
 
 def _center_of_mass_passes(bodies, mass, q, trig):
-    placements, _, _ = c.kinematics(bodies, q, None, trig)
+    placements, _, _ = sc.kinematics(bodies, q, None, trig)
     _, h = subtree_first_moments(bodies, placements)
     return [h[0] / mass, h[1] / mass, h[2] / mass]
 
@@ -298,19 +298,19 @@ def center_of_mass(model, q):
     """The center of mass of the moving bodies in world coordinates (..., 3)."""
     mass = check_mass(model)
     batch, arrays = model_arrays(model, q=q)
-    bodies = c.constants(model)
-    return c.evaluate(lambda *args: _center_of_mass_passes(bodies, mass, *args), batch, arrays, (3,))
+    bodies = sc.constants(model)
+    return sc.evaluate(lambda *args: _center_of_mass_passes(bodies, mass, *args), batch, arrays, (3,))
 
 
 def _com_jacobian_passes(bodies, mass, nv, q, trig):
-    placements, _, _ = c.kinematics(bodies, q, None, trig)
-    world = c.world_placements(bodies, placements)
+    placements, _, _ = sc.kinematics(bodies, q, None, trig)
+    world = sc.world_placements(bodies, placements)
     moments, _ = subtree_first_moments(bodies, placements)
     out = [0.0] * (3 * nv)
     for i, body in enumerate(bodies):
         R, p = world[i]
         m = body.subtree_mass
-        h0, h1, h2 = c.first_moment_act(R, p, m, moments[i])  # the subtree's, in the world
+        h0, h1, h2 = sc.first_moment_act(R, p, m, moments[i])  # the subtree's, in the world
         for k, (s0, s1, s2, s3, s4, s5) in enumerate(joints.world_motions(body, R, p)):
             out[body.v0 + k::nv] = ((m * s0 + (s4 * h2 - s5 * h1)) / mass, (m * s1 + (s5 * h0 - s3 * h2)) / mass,
                                     (m * s2 + (s3 * h1 - s4 * h0)) / mass)
@@ -324,6 +324,6 @@ def com_jacobian(model, q):
     subtree (mass m_sub, world first moment h_sub): (m_sub s_v + s_w x h_sub) / m."""
     mass = check_mass(model)
     batch, arrays = model_arrays(model, q=q)
-    bodies = c.constants(model)
+    bodies = sc.constants(model)
     nv = model.nv
-    return c.evaluate(lambda *args: _com_jacobian_passes(bodies, mass, nv, *args), batch, arrays, (3, nv))
+    return sc.evaluate(lambda *args: _com_jacobian_passes(bodies, mass, nv, *args), batch, arrays, (3, nv))
