@@ -58,6 +58,18 @@ cdef inline void _inertia_column(const double* Y, int k, double* out) noexcept n
 # ==========================================================================================
 # RNEA
 # ==========================================================================================
+# Scratch of RNEA (and of the energies and momentum, which use its first fields): per
+# field, one record per body; a field's enum is its offset in doubles per body.
+cdef enum:
+    RNEA_X = 0          # parent_from_body placements (16)
+    RNEA_V = 16         # body twists (6)
+    RNEA_A = 22         # body accelerations (6)
+    RNEA_F = 28         # body forces (6)
+    RNEA_PER_BODY = 34
+    MOMENTUM_OM = 22    # world placements (16), after X and V (centroidal momentum)
+    MOMENTUM_PER_BODY = 38
+
+
 @cython.cdivision(True)
 cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """tau = M(q) a + C(q, v) v + g(q) - sum J^T fext, by the recursive Newton-Euler
@@ -69,10 +81,10 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
     cdef const double* a = ins[2]
     cdef const double* fext = ins[3]
     cdef int nb = m.nb, i, p
-    cdef double* X = work
-    cdef double* V = work + 16 * nb
-    cdef double* A = V + 6 * nb
-    cdef double* F = A + 6 * nb
+    cdef double* X = work + RNEA_X * nb
+    cdef double* V = work + RNEA_V * nb
+    cdef double* A = work + RNEA_A * nb
+    cdef double* F = work + RNEA_F * nb
     cdef double a0[6]
     cdef double vJ[6]
     cdef double t[6]
@@ -153,6 +165,14 @@ cdef int k_rnea_nle(const Call* c, const double** ins, double** outs, double* wo
 # ==========================================================================================
 # CRBA
 # ==========================================================================================
+# Scratch of CRBA: world placements (16) and composite inertias (10) per body, then
+# the world subspace columns (6 per dof).
+cdef enum:
+    CRBA_OM = 0
+    CRBA_YC = 16
+    CRBA_PER_BODY = 26
+
+
 cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """Joint-space mass matrix by the composite-rigid-body algorithm in world axes: with
     the subspaces J_i = Ad_oM_i S_i and the inertias taken to the world once, composite
@@ -163,9 +183,9 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
-    cdef double* oM = work
-    cdef double* Yc = work + 16 * nb        # composite inertias, world axes and origin
-    cdef double* J = Yc + 10 * nb           # 6 x nv, one world column per dof
+    cdef double* oM = work + CRBA_OM * nb
+    cdef double* Yc = work + CRBA_YC * nb   # composite inertias, world axes and origin
+    cdef double* J = work + CRBA_PER_BODY * nb  # 6 x nv, one world column per dof
     cdef double f[6]
     cdef double val
     memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
@@ -486,8 +506,8 @@ def coriolis_matrix(model, q, v):
 cdef int k_kinetic(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* out = outs[0]
     cdef const CModel* m = c.m
-    cdef double* X = work
-    cdef double* V = work + 16 * m.nb
+    cdef double* X = work + RNEA_X * m.nb
+    cdef double* V = work + RNEA_V * m.nb
     cdef double f[6]
     cdef double e = 0.0
     cdef int i
@@ -526,9 +546,9 @@ cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* 
     """Momentum of every body summed at the world origin, then moved to the center of mass."""
     cdef double* out = outs[0]
     cdef const CModel* m = c.m
-    cdef double* X = work
-    cdef double* V = work + 16 * m.nb
-    cdef double* oM = V + 6 * m.nb
+    cdef double* X = work + RNEA_X * m.nb
+    cdef double* V = work + RNEA_V * m.nb
+    cdef double* oM = work + MOMENTUM_OM * m.nb
     cdef double f[6]
     cdef double t[6]
     cdef double h[3]
@@ -567,14 +587,18 @@ def centroidal_momentum(model, q, v):
 # ==========================================================================================
 # The algorithms as the driver reads them: inputs, outputs, kernel, scratch, work
 # ==========================================================================================
-cdef Algorithm RNEA = algorithm(b"qvaf", ("q", "v", "a", "fext"), (b"v",), k_rnea, size(nb=34), size(nb=40))
-cdef Algorithm GRAVITY = algorithm(b"q", ("q",), (b"v",), k_rnea_gravity, size(nb=34), size(nb=25))
-cdef Algorithm NONLINEAR_EFFECTS = algorithm(b"qv", ("q", "v"), (b"v",), k_rnea_nle, size(nb=34), size(nb=40))
-cdef Algorithm CRBA = algorithm(b"q", ("q",), (b"vv",), k_crba, size(nb=26, nv=6), size(nb=30, nv_depth=15))
+cdef Algorithm RNEA = algorithm(b"qvaf", ("q", "v", "a", "fext"), (b"v",), k_rnea, size(nb=RNEA_PER_BODY),
+                               size(nb=40))
+cdef Algorithm GRAVITY = algorithm(b"q", ("q",), (b"v",), k_rnea_gravity, size(nb=RNEA_PER_BODY), size(nb=25))
+cdef Algorithm NONLINEAR_EFFECTS = algorithm(b"qv", ("q", "v"), (b"v",), k_rnea_nle, size(nb=RNEA_PER_BODY),
+                                             size(nb=40))
+cdef Algorithm CRBA = algorithm(b"q", ("q",), (b"vv",), k_crba, size(nb=CRBA_PER_BODY, nv=6),
+                                size(nb=30, nv_depth=15))
 cdef Algorithm ABA = algorithm(b"qvvf", ("q", "v", "tau", "fext"), (b"v",), k_aba,
                                size(nb=ABA_PER_BODY, nv=6, nd2=1), size(nb=90))
 cdef Algorithm CORIOLIS = algorithm(b"qv", ("q", "v"), (b"vv",), k_coriolis, size(nb=COR_PER_BODY, nv=12),
                                     size(nb=250, nv_depth=20))
-cdef Algorithm KINETIC_ENERGY = algorithm(b"qv", ("q", "v"), (b"",), k_kinetic, size(nb=22), size(nb=25))
-cdef Algorithm POTENTIAL_ENERGY = algorithm(b"q", ("q",), (b"",), k_potential, size(nb=16), size(nb=20))
-cdef Algorithm CENTROIDAL_MOMENTUM = algorithm(b"qv", ("q", "v"), (b"6",), k_centroidal, size(nb=38), size(nb=40))
+cdef Algorithm KINETIC_ENERGY = algorithm(b"qv", ("q", "v"), (b"",), k_kinetic, size(nb=RNEA_A), size(nb=25))
+cdef Algorithm POTENTIAL_ENERGY = algorithm(b"q", ("q",), (b"",), k_potential, size(nb=RNEA_V), size(nb=20))
+cdef Algorithm CENTROIDAL_MOMENTUM = algorithm(b"qv", ("q", "v"), (b"6",), k_centroidal,
+                                               size(nb=MOMENTUM_PER_BODY), size(nb=40))

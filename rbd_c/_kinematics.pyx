@@ -293,6 +293,14 @@ def center_of_mass(model, q):
     return run(model, cm, &call, CENTER_OF_MASS, (q,))
 
 
+# Scratch of the centre-of-mass kernels: world placements (16), then subtree mass and
+# first moment (4), per body.
+cdef enum:
+    COM_OM = 0
+    COM_H = 16
+    COM_PER_BODY = 20
+
+
 @cython.cdivision(True)
 cdef int k_com_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """Column of a joint = (m_sub v + w x h_sub) / m_total, with (v, w) its world motion
@@ -300,8 +308,8 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double** outs, double
     cdef double* J = outs[0]
     cdef const CModel* m = c.m
     cdef int nb = m.nb, nv = m.nv, i, p, col, jc, r
-    cdef double* oM = work
-    cdef double* H = work + 16 * nb     # per body: subtree mass, first moment (4)
+    cdef double* oM = work + COM_OM * nb
+    cdef double* H = work + COM_H * nb  # per body: subtree mass, first moment (4)
     cdef double w[6]
     cdef double inv_mass = 1.0 / m.total_mass
     world_placements(m, ins[0], oM)
@@ -344,5 +352,6 @@ cdef Algorithm FRAME_JACOBIAN = algorithm(b"q", ("q",), (b"6v",), k_frame_jacobi
                                           size(nv=1, depth=40))
 cdef Algorithm FRAME_JACOBIAN_DOT = algorithm(b"qv", ("q", "v"), (b"6v",), k_frame_jacobian_dot, FRAME_SCRATCH,
                                               size(nv=1, depth=60))
-cdef Algorithm CENTER_OF_MASS = algorithm(b"q", ("q",), (b"3",), k_com, size(nb=16), size(nb=25))
-cdef Algorithm COM_JACOBIAN = algorithm(b"q", ("q",), (b"3v",), k_com_jacobian, size(nb=20), size(nb=40))
+cdef Algorithm CENTER_OF_MASS = algorithm(b"q", ("q",), (b"3",), k_com, size(nb=COM_H), size(nb=25))
+cdef Algorithm COM_JACOBIAN = algorithm(b"q", ("q",), (b"3v",), k_com_jacobian, size(nb=COM_PER_BODY),
+                                        size(nb=40))
