@@ -70,14 +70,22 @@ cdef inline int m_depth(const Call* c) noexcept nogil:
     return c.m.depth[c.body]
 
 
-# Scratch of the frame kernels: placements (16), twists (6) and accelerations (6) per
-# link of the longest chain, 64 spare, then the chain's body indices (see _chain).
-FRAME_SCRATCH = size(64, depth=29)
+# Scratch of the frame kernels, per link of the frame's chain (d links): world
+# placements, twists, accelerations; then the chain's body indices (one int in a double
+# per link of the longest chain), after 64 spare doubles.
+cdef enum:
+    FRAME_OM = 0        # 16 per link
+    FRAME_V = 16        # 6 per link
+    FRAME_A = 22        # 6 per link
+    FRAME_CHAIN = 28    # (x max_depth, + 64): the chain's body indices
+    FRAME_PER_LINK = 29
+
+FRAME_SCRATCH = size(64, depth=FRAME_PER_LINK)
 
 
 cdef inline int* _chain(const CModel* m, double* work) noexcept nogil:
     """Where the frame kernels keep the chain's body indices in their scratch."""
-    return <int*>(work + 28 * m.max_depth + 64)
+    return <int*>(work + FRAME_CHAIN * m.max_depth + 64)
 
 
 cdef object _run_frame(object model, object frame, object reference, Algorithm alg, tuple values):
@@ -109,7 +117,7 @@ cdef int k_frame_placement(const Call* c, const double** ins, double** outs, dou
     cdef int d = 0
     if c.body >= 0:
         d = chain_pass(c.m, c.body, ins[0], NULL, NULL, _chain(c.m, work), work, NULL, NULL)
-    _frame_world(c, work + 16 * (d - 1), out)
+    _frame_world(c, work + FRAME_OM * d + 16 * (d - 1), out)
     return 0
 
 
@@ -145,8 +153,8 @@ cdef int k_frame_velocity(const Call* c, const double** ins, double** outs, doub
         memset(out, 0, 6 * sizeof(double))
         return 0
     d = m_depth(c)
-    cdef double* oM = work
-    cdef double* V = work + 16 * d
+    cdef double* oM = work + FRAME_OM * d
+    cdef double* V = work + FRAME_V * d
     chain_pass(c.m, c.body, ins[0], ins[1], NULL, _chain(c.m, work), oM, V, NULL)
     _express(c, oM + 16 * (d - 1), V + 6 * (d - 1), out)
     return 0
@@ -167,9 +175,9 @@ cdef int k_frame_acceleration(const Call* c, const double** ins, double** outs, 
         memset(out, 0, 6 * sizeof(double))
         return 0
     d = m_depth(c)
-    cdef double* oM = work
-    cdef double* V = work + 16 * d
-    cdef double* A = V + 6 * d
+    cdef double* oM = work + FRAME_OM * d
+    cdef double* V = work + FRAME_V * d
+    cdef double* A = work + FRAME_A * d
     chain_pass(c.m, c.body, ins[0], ins[1], ins[2], _chain(c.m, work), oM, V, A)
     _express(c, oM + 16 * (d - 1), A + 6 * (d - 1), out)
     if c.ref == REF_LWA:
@@ -202,7 +210,7 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double** outs, doub
     memset(J, 0, 6 * nv * sizeof(double))
     if c.body < 0:
         return 0
-    cdef double* oM = work
+    cdef double* oM = work + FRAME_OM * m.max_depth
     d = chain_pass(m, c.body, ins[0], NULL, NULL, _chain(m, work), oM, NULL, NULL)
     _frame_world(c, oM + 16 * (d - 1), oMf)
     for l in range(d):
@@ -238,8 +246,8 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, 
     if c.body < 0:
         return 0
     d = m_depth(c)
-    cdef double* oM = work
-    cdef double* V = work + 16 * d
+    cdef double* oM = work + FRAME_OM * d
+    cdef double* V = work + FRAME_V * d
     chain_pass(m, c.body, ins[0], ins[1], NULL, _chain(m, work), oM, V, NULL)
     _frame_world(c, oM + 16 * (d - 1), oMf)
     if c.ref == REF_LOCAL:

@@ -622,3 +622,25 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     if nout == 1 and nbatch == 0 and out_nd == 0:
         return outp[0][0]
     return out
+
+
+# ---- a probe of the driver's several outputs (used by the tests until an algorithm has them)
+cdef int _k_probe(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """q to the first output, the sum of q to the second (a scalar per sample)."""
+    cdef int j
+    cdef double total = 0.0
+    for j in range(c.m.nq):
+        outs[0][j] = ins[0][j]
+        total += ins[0][j]
+    outs[1][0] = total
+    return 0
+
+
+cdef Algorithm _PROBE = algorithm(b"q", ("q",), (b"q", b""), _k_probe, size(), size(1))
+
+
+def _driver_probe(model, q):
+    """(q, sum of q) through the driver: the test of an algorithm with two outputs."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    return run(model, cm, &call, _PROBE, (q,))

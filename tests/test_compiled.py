@@ -464,3 +464,17 @@ def test_reference_driver_returns_several_outputs():
         np.testing.assert_allclose(total, X.sum(axis=-1, keepdims=True), rtol=1e-15)
         np.testing.assert_allclose(outer, X[..., :, None] * X[..., None, :], rtol=1e-15)
         assert total.shape == batch + (1,) and outer.shape == batch + (3, 3)
+
+
+def test_compiled_driver_returns_several_outputs():
+    """rbd_c's driver allocates and returns each declared output, single and batched,
+    on the serial and the threaded paths."""
+    from rbd_c._model import _driver_probe
+    model = random_model(4, nlinks=5)
+    rng = np.random.default_rng(0)
+    for batch in [(), (3,), (2, 5), (40000,)]:
+        Q = rng.normal(size=batch + (model.nq,))
+        copy, total = _driver_probe(model, Q)
+        np.testing.assert_array_equal(copy, Q)
+        np.testing.assert_allclose(total, Q.sum(axis=-1), rtol=0, atol=1e-13 * np.abs(Q).sum(axis=-1).max())
+        assert copy.shape == batch + (model.nq,) and np.shape(total) == batch
