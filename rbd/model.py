@@ -282,7 +282,9 @@ class Model:
 
     # -- display -----------------------------------------------------------------------
     def tree_string(self):
-        """The tree as indented text: one line per joint with its kind and mass."""
+        """The tree as indented text: one line per joint with its kind and mass.  Below
+        depth 32 the indentation stops growing and the line says its depth, so the
+        text stays linear in the number of bodies however deep the chain."""
         lines = ["%s: %d bodies, nq = %d, nv = %d, mass = %.3f kg"
                  % (self.name or "<unnamed>", self.nbodies, self.nq, self.nv, self.total_mass)]
 
@@ -290,13 +292,17 @@ class Model:
         while stack:
             child, depth = stack.pop()
             kind = JointKind(self.joint_kinds[child]).name.lower()
-            lines.append("%s%s [%s] -> %s (%.3f kg)" % ("  " * depth, self.joint_names[child], kind,
+            indent = "  " * depth if depth <= _MAX_INDENT else "  " * _MAX_INDENT + "(depth %d) " % depth
+            lines.append("%s%s [%s] -> %s (%.3f kg)" % (indent, self.joint_names[child], kind,
                                                          self.body_names[child], self.inertias[child, 0]))
             stack.extend((grandchild, depth + 1) for grandchild in reversed(self._children[child + 1]))
         return "\n".join(lines)
 
     def __repr__(self):
         return "<rbd.Model %r: nbodies=%d nq=%d nv=%d>" % (self.name, self.nbodies, self.nq, self.nv)
+
+
+_MAX_INDENT = 32  # tree_string's deepest indentation
 
 
 def _frozen(values, dtype, shape=None, name=None):

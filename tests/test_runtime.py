@@ -211,8 +211,9 @@ def test_deep_chain_loads_and_prints():
     assert list(model.parents[:4]) == [-1, 0, 1, 2]
     lines = model.tree_string().splitlines()
     assert len(lines) == 3001
-    assert lines[-1].strip().startswith("j3000 ")
-    assert lines[-1].startswith("  " * 3000)
+    assert lines[-1].strip() == "(depth 3000) j3000 [revolute_x] -> l3000 (0.100 kg)"
+    assert lines[32].startswith("  " * 32 + "j32 ") and lines[33].startswith("  " * 32 + "(depth 33) j33 ")
+    assert len(model.tree_string()) < 200 * len(lines)  # linear in the number of bodies
 
 
 def test_deep_builder_chain():
