@@ -9,6 +9,13 @@ it checks and unpacks the arguments (fast path for exact-shape float64
 C-contiguous ndarrays, rbd._checks otherwise), allocates the output and
 calls the algorithm's kernel once per sample, over the batch in parallel.
 """
+cdef enum:
+    MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS (a test keeps them equal)
+
+
+cdef object checks_module()
+
+
 cdef enum RefCode:
     REF_LOCAL = 0
     REF_WORLD = 1

@@ -61,7 +61,6 @@ cdef enum:
     MAX_INPUTS = 8
     MAX_OUTPUTS = 4
     MAX_DIMS = 64
-    MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS (a test keeps them equal)
 
 def _max_threads():
     """The largest thread count accepted: a few per core, at most 256.  (libgomp
@@ -176,7 +175,7 @@ cdef inline double* _doubles(list owner, values):
 
 
 cdef CompiledModel _build(object model):
-    _checks().check_model(model)
+    checks_module().check_model(model)
     try:
         parents = np.asarray(model.parents, dtype=np.intp).reshape(-1)
         kinds = np.asarray(model.joint_kinds, dtype=np.intc).reshape(-1)
@@ -237,7 +236,7 @@ cdef CompiledModel _build(object model):
     cm.m.frame_parents = _ints(owner, frame_parents)
     cm.m.frame_placements = _doubles(owner, frame_placements)
     cm.m.total_mass = float(inertias[:, 0].sum()) if nb else 0.0
-    cm.m.singular_tol = _checks().singular_tolerance(model)
+    cm.m.singular_tol = checks_module().singular_tolerance(model)
     cm.owner = tuple(owner)
     return cm
 
@@ -248,7 +247,7 @@ cdef CompiledModel compiled(object model):
     try:
         cache = model._cache
     except AttributeError:
-        _checks().check_model(model)  # raises the TypeError naming the argument
+        checks_module().check_model(model)  # raises the TypeError naming the argument
         raise
     cm = cache.compiled
     if type(cm) is CompiledModel:
@@ -303,7 +302,7 @@ cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame)
 cdef int resolve_reference(Call* call, object reference) except -1:
     if not isinstance(reference, str):
         raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %s"
-                         % _checks().short_repr(reference))
+                         % checks_module().short_repr(reference))
     if reference == "local":
         call.ref = REF_LOCAL
     elif reference == "world":
@@ -312,7 +311,7 @@ cdef int resolve_reference(Call* call, object reference) except -1:
         call.ref = REF_LWA
     else:
         raise ValueError("reference must be 'local', 'world' or 'local_world_aligned', got %s"
-                         % _checks().short_repr(reference))
+                         % checks_module().short_repr(reference))
     return 0
 
 
@@ -332,9 +331,9 @@ cdef inline Py_ssize_t _trailing(const CModel* m, char code, Py_ssize_t* dims) n
 cdef object _checks_module = None
 
 
-cdef object _checks():
-    """rbd._checks, the validation both backends share, imported on first use:
-    importing rbd while rbd_c initialises would bind a half-built backend."""
+cdef object checks_module():
+    """rbd._checks, the validation both backends share (for every rbd_c module), imported
+    on first use: importing rbd while rbd_c initialises would bind a half-built backend."""
     global _checks_module
     if _checks_module is None:
         import rbd._checks
@@ -347,7 +346,7 @@ cdef object _validate(object model, tuple names, tuple values):
     kwargs = {}
     for k in range(len(names)):
         kwargs[names[k]] = values[k]
-    return _checks().model_arrays(model, **kwargs)
+    return checks_module().model_arrays(model, **kwargs)
 
 
 @cython.boundscheck(False)
@@ -529,7 +528,7 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
 
     for j in range(nbatch):
         N *= dims[j]
-    cdef object out = None  # the output, or the tuple of them
+    cdef list several = [] if nout > 1 else None
     for o in range(nout):
         osize[o] = 1
         for j in range(ond[o]):
@@ -537,7 +536,9 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
             osize[o] *= odims[o][j]
         arr = cnp.PyArray_EMPTY(nbatch + ond[o], dims, cnp.NPY_DOUBLE, 0)
         outp[o] = <double*>cnp.PyArray_DATA(arr)
-        out = arr if o == 0 else (out if o > 1 else (out,)) + (arr,)
+        if several is not None:
+            several.append(arr)
+    cdef object out = arr if several is None else tuple(several)  # what the call returns
     if N == 0:
         return out
 
@@ -615,10 +616,10 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
             if bad & (1 << k):
                 raise ValueError("%s must contain only finite numbers (found NaN or inf)" % names[k])
     if status:
-        raise _checks().singular_joint_error(model, status - 1)
+        raise checks_module().singular_joint_error(model, status - 1)
     for o in range(nout):
         if any_nonfinite(outp[o], N * osize[o]):
-            raise _checks().overflow_error()
+            raise checks_module().overflow_error()
     if nout == 1 and nbatch == 0 and out_nd == 0:
         return outp[0][0]
     return out

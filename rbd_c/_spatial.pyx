@@ -29,21 +29,8 @@ from libc.math cimport fabs
 import numpy as np
 
 cimport rbd_c._kernels as K
+from rbd_c._model cimport checks_module, MAX_BATCH_DIMS
 from rbd_c._typedefs cimport unary_kernel_t, binary_kernel_t
-
-
-
-cdef object _checks_module = None
-
-
-cdef object _checks():
-    """rbd._checks, imported on first use: importing rbd while rbd_c initialises
-    would make rbd bind a half-built compiled backend."""
-    global _checks_module
-    if _checks_module is None:
-        import rbd._checks
-        _checks_module = rbd._checks
-    return _checks_module
 
 cnp.import_array()
 
@@ -68,7 +55,6 @@ cdef enum:
     # Room for the dimensions of an output: a batch (at most NPY_MAXDIMS - 1 dimensions,
     # as an input has at least one trailing one) and up to two trailing dimensions.
     MAX_OUT_DIMS = cnp.NPY_MAXDIMS + 2
-    MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS
 
 
 # An argument that can take the fast path: its raw storage and batch.
@@ -190,7 +176,7 @@ cdef int _rigid(object M, str name) except -1:
     (checked in C on the fast path, by rbd._checks.as_transform otherwise)."""
     cdef Arg a
     if not (_plain(M, _T, &a) and _all_rigid(a.data, a.items)):
-        _checks().as_transform(M, name)
+        checks_module().as_transform(M, name)
     return 0
 
 
@@ -302,7 +288,7 @@ cdef object _unary(unary_kernel_t kernel, object x, str name, tuple trailing, tu
     cdef Arg a
     out = _run_unary(kernel, &a, out_trailing) if _plain(x, trailing, &a) else None
     if out is None:
-        x = _checks().as_array(x, name, trailing)
+        x = checks_module().as_array(x, name, trailing)
         x = _fit(x, trailing, x.shape[:x.ndim - len(trailing)])
         _prepared(x, trailing, &a)
         out = _ran(_run_unary(kernel, &a, out_trailing))
@@ -316,9 +302,9 @@ cdef object _binary(binary_kernel_t kernel, object x, str name_x, tuple trail_x,
     if _plain(x, trail_x, &a) and _plain(y, trail_y, &b):
         out = _run_binary(kernel, &a, &b, out_trailing)
     if out is None:
-        x = _checks().as_array(x, name_x, trail_x)
-        y = _checks().as_array(y, name_y, trail_y)
-        shape = _checks().batch_shape([(name_x, x, len(trail_x)), (name_y, y, len(trail_y))])
+        x = checks_module().as_array(x, name_x, trail_x)
+        y = checks_module().as_array(y, name_y, trail_y)
+        shape = checks_module().batch_shape([(name_x, x, len(trail_x)), (name_y, y, len(trail_y))])
         x = _fit(x, trail_x, shape)
         y = _fit(y, trail_y, shape)
         _prepared(x, trail_x, &a)
@@ -330,7 +316,7 @@ cdef object _binary(binary_kernel_t kernel, object x, str name_x, tuple trail_x,
 cdef object _mass(object mass):
     # as_array goes through np.ascontiguousarray, which turns a 0-d array into
     # shape (1,): restore the caller's shape so a scalar mass has batch shape ().
-    arr = _checks().as_array(mass, "mass", ()).reshape(np.shape(mass))
+    arr = checks_module().as_array(mass, "mass", ()).reshape(np.shape(mass))
     if np.any(arr < 0.0):
         raise ValueError("mass must be non-negative, got %s" % (arr.min(),))
     return arr
@@ -338,13 +324,13 @@ cdef object _mass(object mass):
 
 cdef object _from_mass_com(object mass, object com, object I_com, str I_name):
     mass = _mass(mass)
-    com = _checks().as_array(com, "com", (3,))
-    I_com = _checks().as_array(I_com, I_name, (3, 3))
+    com = checks_module().as_array(com, "com", (3,))
+    I_com = checks_module().as_array(I_com, I_name, (3, 3))
     # Accept round-off asymmetry (as the model builder does) and use the symmetric part.
     scale = np.maximum(np.abs(I_com).max(axis=(-2, -1)), 1e-300)
     if np.any(np.abs(I_com - np.swapaxes(I_com, -1, -2)).max(axis=(-2, -1)) > 1e-9 * scale):
         raise ValueError("%s must be symmetric (a rotational inertia)" % I_name)
-    cdef tuple shape = _checks().batch_shape([("mass", mass, 0), ("com", com, 1), (I_name, I_com, 2)])
+    cdef tuple shape = checks_module().batch_shape([("mass", mass, 0), ("com", com, 1), (I_name, I_com, 2)])
     cdef Arg m, c, i
     mass = _fit(mass[..., None], (1,), shape)
     com = _fit(com, (3,), shape)
