@@ -20,6 +20,18 @@ def short_repr(value, limit=60):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def short_names(names, separator=", ", shown=12):
+    """Names quoted for a message: each cut short, at most ``shown`` of them."""
+    names = list(names)
+    text = separator.join(short_repr(n, 40) for n in names[:shown])
+    return text + (separator + "..." if len(names) > shown else "")
+
+
+def _is_real(e):
+    """Whether an element of an object array is a real number (not a bool)."""
+    return isinstance(e, numbers.Real) and not isinstance(e, (bool, np.bool_))
+
+
 def _real_array(x, name):
     """``x`` as a float64 array; TypeError unless it holds real numbers.
 
@@ -35,19 +47,13 @@ def _real_array(x, name):
         raise TypeError("%s must be an array of real numbers (%s)" % (name, exc)) from None
     kind = arr.dtype.kind
     if kind == "O":
-        if not all(isinstance(e, numbers.Real) and not isinstance(e, (bool, np.bool_)) for e in arr.flat):
-            raise TypeError("%s must be an array of real numbers, got an object array holding %s"
-                            % (name, _first_unreal(arr)))
+        for e in arr.flat:
+            if not _is_real(e):
+                raise TypeError("%s must be an array of real numbers, got an object array holding %s"
+                                % (name, type(e).__name__))
     elif kind not in "fiu":
         raise TypeError("%s must be an array of real numbers, got dtype %s" % (name, arr.dtype))
     return np.asarray(arr, dtype=np.float64)
-
-
-def _first_unreal(arr):
-    for e in arr.flat:
-        if not isinstance(e, numbers.Real) or isinstance(e, (bool, np.bool_)):
-            return type(e).__name__
-    return "?"
 
 
 def as_array(x, name, trailing_shape, allow_batch=True):

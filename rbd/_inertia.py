@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-from ._checks import short_repr
+from ._checks import short_names, short_repr
 
 #: Round-off tolerance, relative to the robot's largest inertia entry.
 RELATIVE_TOLERANCE = 1e-9
@@ -62,7 +62,7 @@ def check_inertias(inertias10, names, strict=False):
     bad = [n for n, row in zip(names, Y) if not np.all(np.isfinite(row))]
     if bad:
         raise ValueError("the inertia of %s is not finite (inf, NaN, or a value too large to move "
-                         "to the body origin)" % _list(bad))
+                         "to the body origin)" % short_names(bad, shown=8))
     bad = [n for n, m in zip(names, Y[:, 0]) if m < 0.0]
     if bad:
         raise ValueError("%s a negative mass" % _has(bad))
@@ -72,7 +72,7 @@ def check_inertias(inertias10, names, strict=False):
     mass, I_com = inertia_about_com(Y)
     if not np.all(np.isfinite(I_com)):
         bad = [n for n, I in zip(names, I_com) if not np.all(np.isfinite(I))]
-        raise ValueError("the inertia of %s overflows about its centre of mass" % _list(bad))
+        raise ValueError("the inertia of %s overflows about its centre of mass" % short_names(bad, shown=8))
     tol = RELATIVE_TOLERANCE * max(np.abs(I_com).max(), np.abs(Y[:, 4:]).max(), 1e-300)
     moments = np.linalg.eigvalsh(I_com)  # ascending, per body
     negative = moments[:, 0] < -tol
@@ -91,10 +91,5 @@ def check_inertias(inertias10, names, strict=False):
     warnings.warn(message + " (loaded as given; strict=True makes this an error)", UserWarning, stacklevel=4)
 
 
-def _list(names):
-    shown = ", ".join(short_repr(n, 40) for n in names[:8])
-    return shown + (", ..." if len(names) > 8 else "")
-
-
 def _has(names):
-    return ("%s has" if len(names) == 1 else "%s have") % _list(names)
+    return ("%s has" if len(names) == 1 else "%s have") % short_names(names, shown=8)

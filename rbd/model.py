@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import spatial
-from ._checks import as_array, is_rotation, short_repr
+from ._checks import as_array, check_model, is_rotation, short_names, short_repr
 from ._inertia import check_inertias
 
 
@@ -337,8 +337,7 @@ def _lookup(key, index, count, what):
         try:
             return index[key]
         except KeyError:
-            known = ", ".join(short_repr(name, 40) for name in list(index)[:12]) + (", ..." if len(index) > 12 else "")
-            raise ValueError("unknown %s %s (known: %s)" % (what, short_repr(key), known)) from None
+            raise ValueError("unknown %s %s (known: %s)" % (what, short_repr(key), short_names(index))) from None
     raise TypeError("%s must be a name (str) or an index (int), got %r" % (what, type(key).__name__))
 
 
@@ -347,8 +346,7 @@ def add_payload(model, frame, mass, com, inertia):
     ``mass``, its centre of mass ``com`` in the frame's coordinates and its
     rotational ``inertia`` (3x3) about that centre of mass in the frame's axes.
     The payload's inertia joins the inertia of the body the frame is fixed to."""
-    if not isinstance(model, Model):
-        raise TypeError("model must be an rbd.Model, got %s" % type(model).__name__)
+    check_model(model)
     f = model.frame_id(frame)
     body = int(model.frame_parents[f])
     if body < 0:
@@ -578,9 +576,9 @@ class ModelBuilder:
         roots = [name for name in self._links if name not in parent_joint]
         if not roots:
             raise ValueError("the links form a cycle: no link is without a parent (cycle %s)"
-                             % _names(_cycle_from(next(iter(self._links)), parent_joint), " -> "))
+                             % short_names(_cycle_from(next(iter(self._links)), parent_joint), " -> "))
         if len(roots) > 1:
-            raise ValueError("the model has several root links: %s" % _names(roots))
+            raise ValueError("the model has several root links: %s" % short_names(roots))
         reached, stack = set(), [roots[0]]
         while stack:
             link = stack.pop()
@@ -589,14 +587,8 @@ class ModelBuilder:
         if len(reached) != len(self._links):
             cycle = sorted(set(self._links) - reached)
             raise ValueError("the links %s form a cycle detached from the root %s"
-                             % (_names(cycle), short_repr(roots[0])))
+                             % (short_names(cycle), short_repr(roots[0])))
         return roots[0], children_of
-
-
-def _names(names, separator=", ", shown=12):
-    """Quoted names for a message: each cut short, at most ``shown`` of them."""
-    text = separator.join(short_repr(n, 40) for n in names[:shown])
-    return text + (separator + "..." if len(names) > shown else "")
 
 
 def _cycle_from(link, parent_joint):

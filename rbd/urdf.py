@@ -22,7 +22,7 @@ from xml.parsers import expat
 import numpy as np
 
 from . import rotations
-from ._checks import URDFError, short_repr
+from ._checks import URDFError, short_names, short_repr
 from .model import ModelBuilder
 
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -56,8 +56,7 @@ def load_urdf(source, floating_base=False, strict=False):
     except ValueError as exc:  # the builder's checks of the tree and the inertias
         raise URDFError("URDF: %s" % exc) from None
     if mimics:
-        warnings.warn("mimic joints %s are loaded as independent joints"
-                      % ", ".join(short_repr(m, 40) for m in mimics[:12]), stacklevel=2)
+        warnings.warn("mimic joints %s are loaded as independent joints" % short_names(mimics), stacklevel=2)
     return model
 
 

@@ -473,7 +473,7 @@ def evaluate(passes, batch, inputs, out_shape):
                     buffer[k, :count] = component
             _transpose_into(out[start:start + count], buffer[:, :count])
     check_finite_result(out)
-    if len(shapes) == 1 and not isinstance(out_shape, list):
+    if not isinstance(out_shape, list):
         return out.reshape(batch + out_shape)
     results, start = [], 0
     for shape in shapes:

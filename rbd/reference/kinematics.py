@@ -62,7 +62,8 @@ class Frame:
 
     @property
     def chain(self):
-        """The frame's body and its ancestors, root first."""
+        """The frame's body and its ancestors, root first (walked on each use: a pass
+        reads it once)."""
         return sc.chain_of(self._bodies, self.body)
 
 
@@ -109,8 +110,9 @@ def _placement_components(R, p):
 
 
 def _placement_passes(bodies, frame, q, trig):
-    placements, _, _ = sc.kinematics(bodies, q, None, trig, frame.chain)
-    return _placement_components(*_world_from_frame(frame, sc.world_placements(bodies, placements, frame.chain)))
+    chain = frame.chain
+    placements, _, _ = sc.kinematics(bodies, q, None, trig, chain)
+    return _placement_components(*_world_from_frame(frame, sc.world_placements(bodies, placements, chain)))
 
 
 def frame_placement(model, q, frame):
@@ -123,10 +125,11 @@ def frame_placement(model, q, frame):
 def _velocity_passes(bodies, frame, reference, q, v, trig):
     if frame.body < 0:
         return [0.0] * 6
-    placements, twists, _ = sc.kinematics(bodies, q, v, trig, frame.chain)
+    chain = frame.chain
+    placements, twists, _ = sc.kinematics(bodies, q, v, trig, chain)
     world_from_body = None  # ("local" needs no world placement)
     if reference != "local":
-        world_from_body = sc.world_placements(bodies, placements, frame.chain)[frame.body]
+        world_from_body = sc.world_placements(bodies, placements, chain)[frame.body]
     return _express(reference, frame, world_from_body, twists[frame.body])
 
 
@@ -155,11 +158,12 @@ def _accelerations(bodies, chain, placements, twists, joint_twists, a):
 def _acceleration_passes(bodies, frame, reference, q, v, a, trig):
     if frame.body < 0:
         return [0.0] * 6
-    placements, twists, joint_twists = sc.kinematics(bodies, q, v, trig, frame.chain)
-    acc = _accelerations(bodies, frame.chain, placements, twists, joint_twists, a)[frame.body]
+    chain = frame.chain
+    placements, twists, joint_twists = sc.kinematics(bodies, q, v, trig, chain)
+    acc = _accelerations(bodies, chain, placements, twists, joint_twists, a)[frame.body]
     world_from_body = None  # ("local" needs no world placement)
     if reference != "local":
-        world_from_body = sc.world_placements(bodies, placements, frame.chain)[frame.body]
+        world_from_body = sc.world_placements(bodies, placements, chain)[frame.body]
     if reference != "local_world_aligned":
         return _express(reference, frame, world_from_body, acc)
     # [p_ddot; omega_dot]: at the frame's origin, in body axes, the spatial
@@ -206,14 +210,15 @@ def _jacobian_passes(bodies, frame, reference, nv, q, v, trig):
     out = [0.0] * (6 * nv)
     if frame.body < 0:
         return out
-    placements, twists, _ = sc.kinematics(bodies, q, v, trig, frame.chain)
-    world = sc.world_placements(bodies, placements, frame.chain)
+    chain = frame.chain
+    placements, twists, _ = sc.kinematics(bodies, q, v, trig, chain)
+    world = sc.world_placements(bodies, placements, chain)
     R_f, p_f = _world_from_frame(frame, world)
     if v is not None:
-        moving = {i: _in_reference(reference, R_f, p_f, sc.act_motion(*world[i], twists[i])) for i in frame.chain}
+        moving = {i: _in_reference(reference, R_f, p_f, sc.act_motion(*world[i], twists[i])) for i in chain}
         V_ref = {"world": (0.0,) * 6, "local": moving[frame.body],
                  "local_world_aligned": moving[frame.body][:3] + (0.0, 0.0, 0.0)}[reference]
-    for i in frame.chain:
+    for i in chain:
         body = bodies[i]
         if v is not None:
             relative = sc.sub(moving[i], V_ref)
