@@ -19,6 +19,9 @@ from ._dynamics import (  # noqa: F401,E402
     rnea, gravity, nonlinear_effects, crba, aba, coriolis_matrix, kinetic_energy,
     potential_energy, centroidal_momentum,
 )
+from ._derivatives import (  # noqa: F401,E402
+    rnea_derivatives, aba_derivatives, inverse_mass_matrix,
+)
 
 
 def random_configuration(model, rng=None, batch=None):

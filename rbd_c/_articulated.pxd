@@ -7,6 +7,10 @@ An articulated inertia is a symmetric 6x6 matrix (linear-first) stored as its
 Small dense blocks (U: 6 x k, D: k x k) are column-major / row-major as noted.
 """
 from libc.math cimport sqrt
+from libc.string cimport memcpy
+
+from rbd_c._model cimport CModel
+from rbd_c._joints cimport joint_column, joint_force, unit_column
 
 cdef extern from *:
     """
@@ -204,3 +208,54 @@ cdef inline bint spd_inverse(const double* D, int k, double* out, double* L, dou
             out[k * i + j] = acc
             out[k * j + i] = acc
     return False
+
+
+cdef inline int joint_articulated(const CModel* m, int i, const double* IA, double* Ui, double* Di) noexcept nogil:
+    """U = IA S (6 x k, column-major by dof) and Di = (S^T U)^-1 (k x k, row-major) of
+    body i's joint, IA its articulated inertia; 1 + i when S^T U is singular at the
+    model's scale (the driver raises the singular-joint error), else 0."""
+    cdef int k = m.nvj[i], kind = m.kinds[i], col, r
+    cdef double s[6]
+    cdef double t[6]
+    cdef double D[36]
+    cdef double L[36]
+    for col in range(k):
+        if unit_column(kind, col) < 0:  # an axis column (revolute, prismatic)
+            joint_column(m, i, col, s)
+            sym6_matvec(IA, s, Ui + 6 * col)
+        else:
+            sym6_col(IA, unit_column(kind, col), Ui + 6 * col)
+    if k == 1:
+        joint_force(m, i, Ui, t)
+        if not t[0] > m.singular_tol:  # (NaN included)
+            return 1 + i
+        Di[0] = 1.0 / t[0]
+        return 0
+    for col in range(k):
+        joint_force(m, i, Ui + 6 * col, t)
+        for r in range(k):
+            D[k * r + col] = t[r]
+    if spd_inverse(D, k, Di, L, m.singular_tol):
+        return 1 + i
+    return 0
+
+
+cdef inline void articulated_reduce(const double* IA, const double* Ui, const double* Di, int k, double* Ia,
+                                    double* W) noexcept nogil:
+    """What a subtree passes through its joint to the parent: Ia = IA - U D^-1 U^T, and
+    W = U D^-1 (6 x k, column-major), from ``joint_articulated``'s U and Di."""
+    cdef int col, r, l
+    cdef double acc
+    memcpy(Ia, IA, 21 * sizeof(double))
+    if k == 1:
+        sym6_rank1_sub(Ia, Ui, Di[0])
+        for r in range(6):
+            W[r] = Ui[r] * Di[0]
+        return
+    for col in range(k):
+        for r in range(6):
+            acc = 0.0
+            for l in range(k):
+                acc += Ui[6 * l + r] * Di[k * l + col]
+            W[6 * col + r] = acc
+    sym6_sub_products(Ia, W, Ui, k)

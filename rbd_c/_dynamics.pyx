@@ -21,8 +21,8 @@ from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
 from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, total_first_moment)
-from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_col,
-                                 sym6_rank1_sub, sym6_sub_products, sym6_act_add, spd_inverse)
+from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_act_add,
+                                 joint_articulated, articulated_reduce)
 
 # Variants of the RNEA kernel.
 cdef enum:
@@ -225,16 +225,7 @@ def crba(model, q):
 # ==========================================================================================
 # ABA
 # ==========================================================================================
-cdef enum:
-    # ABA's scratch per body, by offset: parent_from_body X, twist v, velocity-product
-    # acceleration c, articulated inertia IA (sym6, 21), bias force pA, acceleration a.
-    ABA_X = 0
-    ABA_V = 16
-    ABA_C = 22
-    ABA_IA = 28
-    ABA_PA = 49
-    ABA_A = 55
-    ABA_PER_BODY = 61
+# (the ABA scratch fields ABA_* are declared in _dynamics.pxd, for the derivatives)
 
 
 @cython.cdivision(True)
@@ -247,7 +238,7 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
     cdef const double* v = ins[1]
     cdef const double* tau = ins[2]
     cdef const double* fext = ins[3]
-    cdef int nb = m.nb, i, p, k, col, r, l, kind, vi
+    cdef int nb = m.nb, i, p, k, col, r, l, vi, status
     cdef double* U = work + ABA_PER_BODY * nb      # 6 x nv, column-major by dof
     cdef double* Dinv = U + 6 * m.nv               # nv_i x nv_i per body
     cdef double* B
@@ -264,10 +255,7 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
     cdef double pa[6]
     cdef double Ia[21]
     cdef double W[36]
-    cdef double D[36]
-    cdef double L[36]
     cdef double a0[6]
-    cdef double s[6]
     cdef double acc_s
 
     # ---- forward: placements, velocities, bias terms, rigid inertias ------------------
@@ -299,54 +287,23 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         pA = B + ABA_PA
         p = m.parents[i]
         k = m.nvj[i]
-        kind = m.kinds[i]
         vi = m.v_idx[i]
         Ui = U + 6 * vi
         Di = Dinv + m.d2_idx[i]
-        for col in range(k):
-            if unit_column(kind, col) < 0:  # an axis column (revolute, prismatic)
-                joint_column(m, i, col, s)
-                sym6_matvec(IA, s, Ui + 6 * col)
-            else:
-                sym6_col(IA, unit_column(kind, col), Ui + 6 * col)
+        status = joint_articulated(m, i, IA, Ui, Di)
+        if status:
+            return status
         joint_force(m, i, pA, t)
         for r in range(k):
             qdd[vi + r] = tau[vi + r] - t[r]          # u_i, turned into qdd in the last pass
-        if k == 1:
-            joint_force(m, i, Ui, t)
-            if not t[0] > m.singular_tol:  # (NaN included)
-                return 1 + i               # the driver raises the singular-joint error
-            Di[0] = 1.0 / t[0]
-        else:
-            for col in range(k):
-                joint_force(m, i, Ui + 6 * col, t)
-                for r in range(k):
-                    D[k * r + col] = t[r]
-            if spd_inverse(D, k, Di, L, m.singular_tol):
-                return 1 + i
         if p < 0:
             continue
-        memcpy(Ia, IA, 21 * sizeof(double))
+        articulated_reduce(IA, Ui, Di, k, Ia, W)
         memcpy(pa, pA, 6 * sizeof(double))
-        if k == 1:
-            sym6_rank1_sub(Ia, Ui, Di[0])
-            sym6_matvec_add(Ia, ci, pa)
-            acc_s = Di[0] * qdd[vi]
+        sym6_matvec_add(Ia, ci, pa)
+        for col in range(k):
             for r in range(6):
-                pa[r] += Ui[r] * acc_s
-        else:
-            # W = U D^-1 (6 x k column-major)
-            for col in range(k):
-                for r in range(6):
-                    acc_s = 0.0
-                    for l in range(k):
-                        acc_s += Ui[6 * l + r] * Di[k * l + col]
-                    W[6 * col + r] = acc_s
-            sym6_sub_products(Ia, W, Ui, k)
-            sym6_matvec_add(Ia, ci, pa)
-            for col in range(k):
-                for r in range(6):
-                    pa[r] += W[6 * col + r] * qdd[vi + col]
+                pa[r] += W[6 * col + r] * qdd[vi + col]
         B = work + ABA_PER_BODY * p
         sym6_act_add(xi, Ia, B + ABA_IA)
         act_force(xi, pa, t)

@@ -75,7 +75,7 @@ cdef class Algorithm:
     q -> nq, b -> nbodies, a digit -> itself, empty -> a scalar), its kernel, the
     scratch the kernel uses (doubles) and its work per sample (about nanoseconds, for
     the decision to use threads), each a ``size``: coefficients of 1, nbodies, nv,
-    the depth of the tree, nv x depth and the sum of nv_i^2."""
+    the depth of the tree, nv x depth, the sum of nv_i^2 and nv^2."""
     cdef bytes inputs
     cdef tuple names
     cdef tuple outputs
@@ -83,8 +83,8 @@ cdef class Algorithm:
     cdef char shapes[4][4]  # the outputs' shape codes as C chars (read on every call)
     cdef int ndims[4]
     cdef kernel_t kernel
-    cdef Py_ssize_t scratch[6]
-    cdef Py_ssize_t cost[6]
+    cdef Py_ssize_t scratch[7]
+    cdef Py_ssize_t cost[7]
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost)

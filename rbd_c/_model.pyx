@@ -377,14 +377,14 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0):
+def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0):
     """The coefficients of a size that grows with the model (see ``Algorithm``)."""
-    return (constant, nb, nv, depth, nv_depth, nd2)
+    return (constant, nb, nv, depth, nv_depth, nd2, nv2)
 
 
 cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const CModel* m) noexcept:
     return (c[0] + c[1] * m.nb + c[2] * m.nv + c[3] * m.max_depth + c[4] * m.nv * m.max_depth
-            + c[5] * m.nd2)
+            + c[5] * m.nd2 + c[6] * m.nv * m.nv)
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost):
@@ -402,7 +402,7 @@ cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kern
         for j in range(alg.ndims[o]):
             alg.shapes[o][j] = outputs[o][j]
     alg.kernel = kernel
-    for j in range(6):
+    for j in range(7):
         alg.scratch[j] = scratch[j]
         alg.cost[j] = cost[j]
     return alg

@@ -125,6 +125,11 @@ def algorithm_calls(q, v, a, tau, fext, q1, frames):
         ("kinetic_energy", (q, v), {}),
         ("potential_energy", (q,), {}),
         ("centroidal_momentum", (q, v), {}),
+        ("rnea_derivatives", (q, v, a), {}),
+        ("rnea_derivatives", (q, v, a), {"fext": fext}),
+        ("aba_derivatives", (q, v, tau), {}),
+        ("aba_derivatives", (q, v, tau), {"fext": fext}),
+        ("inverse_mass_matrix", (q,), {}),
     ]
     for frame in frames:
         calls.append(("frame_placement", (q, frame), {}))

@@ -572,7 +572,8 @@ def test_batches_equal_per_sample_results(model, backend, batch):
     q1 = state(model, 31, batch)[0]
     frames = [model.frame_names[-1], model.nframes // 2]
     for name, args, kwargs in algorithm_calls(q, v, a, tau, fext, q1, frames):
-        got = np.asarray(getattr(rbd, name)(model, *args, **kwargs))
+        got = getattr(rbd, name)(model, *args, **kwargs)
+        got = np.stack(got, axis=len(batch)) if isinstance(got, tuple) else np.asarray(got)  # sample first
         what = "%s %s" % (name, kwargs)
         for idx in np.ndindex(*batch):
             single_args = tuple(x[idx] if isinstance(x, np.ndarray) else x for x in args)

@@ -9,13 +9,15 @@ vectorized over them (Python loops run over joints, never over samples).
 Modules: ``joints`` (every joint kind: placement, motion subspace, configuration
 space), ``configuration``,
 ``kinematics`` (frames, center of mass), ``dynamics`` (the public dynamics
-functions and their passes: RNEA, CRBA, ABA, Coriolis, energies, momentum), all
+functions and their passes: RNEA, CRBA, ABA, Coriolis, energies, momentum),
+``derivatives`` (RNEA and ABA derivatives, the inverse mass matrix), all
 on scalar components (Python floats for one sample, rows over the samples for a
 batch; the shared formulas, forward pass and batch driver are in
 ``_components``).  The names match the compiled backend's modules
 (``rbd_c/_configuration``, ``_kinematics``, ``_dynamics``, ``_joints``).
 """
 from .configuration import difference, integrate, neutral, normalize, random_configuration
+from .derivatives import aba_derivatives, inverse_mass_matrix, rnea_derivatives
 from .dynamics import (aba, centroidal_momentum, coriolis_matrix, crba, gravity, kinetic_energy,
                        nonlinear_effects, potential_energy, rnea)
 from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinematics, frame_acceleration,

@@ -116,6 +116,24 @@ class _Singular(Exception):
     """Raised inside the passes at the first singular joint (body index in args[0])."""
 
 
+def joint_factors(articulated, body, tol, i):
+    """(U, L, W, inv_d) of a body's articulated inertia IA: U = IA S, D = S^T U =
+    L diag(d) L^T, W = U L^-T (so U D^-1 U^T = W diag(inv_d) W^T); _Singular(i)
+    when a pivot is at most ``tol``."""
+    U = sc.sym6_columns(articulated, body)
+    try:
+        L, d = sc.ldl([joints.joint_force(body, column) for column in U], tol)  # D, row by row (symmetric)
+    except sc.SingularPivot:
+        raise _Singular(i) from None
+    W = U if body.nv == 1 else list(zip(*[sc.forward_substitute(L, [col[r] for col in U]) for r in range(6)]))
+    return U, L, W, [1.0 / x for x in d]
+
+
+def solve_joint(L, inv_d, t):
+    """D^-1 t for D = L diag(d) L^T."""
+    return sc.back_substitute(L, [z * s for z, s in zip(sc.forward_substitute(L, t), inv_d)])
+
+
 def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
     """The nv components of q_ddot; fext may be None.
 
@@ -146,15 +164,9 @@ def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
     factors = [None] * n
     for i in range(n - 1, -1, -1):
         body = bodies[i]
-        U = sc.sym6_columns(articulated[i], body)
-        try:
-            L, d = sc.ldl([joints.joint_force(body, column) for column in U], tol)  # D, row by row (symmetric)
-        except sc.SingularPivot:
-            raise _Singular(i) from None
+        U, L, W, inv_d = joint_factors(articulated[i], body, tol, i)
         u = [tau[body.v0 + k] - x for k, x in enumerate(joints.joint_force(body, bias[i]))]
         z = sc.forward_substitute(L, u)
-        W = U if body.nv == 1 else list(zip(*[sc.forward_substitute(L, [col[r] for col in U]) for r in range(6)]))
-        inv_d = [1.0 / x for x in d]
         factors[i] = L, W, z, inv_d
         if body.parent >= 0:
             Ia = sc.sym6_subtract_outer(articulated[i], W, inv_d)

@@ -1,0 +1,229 @@
+"""Derivatives of the dynamics: RNEA and ABA derivatives, and the inverse mass matrix.
+
+Derivatives with respect to q are along a tangent perturbation q ⊕ δq.  Under
+such a perturbation of joint k along one of its motion columns s, the subtree
+of k moves rigidly by s; what does not move with it is the motion of k's parent.
+With v_p and a_p the parent's twist and acceleration (gravity included) seen
+from body k, every body i of the subtree changes, beyond the rigid motion, by
+
+    δv_i = u = v_p x s,   δa_i = w + u x v_i,   w = a_p x s + v_p x u,
+
+so its force f_i = Y_i a_i + v_i x* (Y_i v_i) - fext_i changes by
+s x* f_i + Y_i w + B_i u, with B_i = (v_i x*) Y_i - Y_i (v_i x) + (h_i x-bar*)
+((h x-bar*) m = m x* h, h_i = Y_i v_i; twice the B of the Coriolis matrix).
+Summed over a subtree (composites Yc, Bc and the RNEA force F), and with
+S_j^T moving rigidly too when j is in k's subtree (which cancels the s x* term):
+
+    dtau_j/dq_k = S_j^T (Bc_k u + Yc_k w + s x* F_k)   j a strict ancestor of k,
+                = S_j^T (Bc_j u + Yc_j w)              j in the subtree of k,
+
+and the same with u -> s, w -> d = (v_k + v_p) x s for dtau/dv (no s x* F term),
+u -> 0, w -> s for dtau/da = M.  Entries of j below k are dot products of the
+forces G1 = Yc_j S_j, G2 = Bc_j^T S_j with k's u, w (or s, d): Carpentier &
+Mansard (2018)'s O(n d) structure, one forward and one backward pass for all
+three outputs (the CRBA and Coriolis matrix's pattern).
+
+ABA derivatives follow: dqdd/dx = -M^-1 dtau/dx at a = aba(...), and dqdd/dtau
+= M^-1, computed directly in O(n^2) by ``inverse_mass_matrix``.
+"""
+
+from .._checks import model_arrays, singular_joint_error, singular_tolerance
+from . import _components as sc  # spatial algebra on scalar components
+from . import joints
+from .dynamics import _Singular, _half_symmetric_part, forward_dynamics, joint_factors, solve_joint
+
+
+# ------------------------------------------------------------------------------------------
+# RNEA derivatives
+# ------------------------------------------------------------------------------------------
+def _twice(x):
+    return tuple(2.0 * c for c in x)
+
+
+def _rnea_derivative_passes(bodies, gravity, nv, q, v, a, fext, trig):
+    """The components of dtau/dq, dtau/dv and M = dtau/da, each nv x nv row-major."""
+    n = len(bodies)
+    placements, twists, joint_twists = sc.kinematics(bodies, q, v, trig)
+    world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0)
+    accs, forces = [None] * n, [None] * n
+    du, dw, dd = [None] * n, [None] * n, [None] * n  # per body: u, w, d of each joint column
+    composite = [body.inertia for body in bodies]
+    variation = [None] * n  # (v x*) Y - Y (v x), 21 components; then of the subtree
+    momentum = [None] * n  # h = Y v; then of the subtree
+    for i, body in enumerate(bodies):
+        R, p = placements[i]
+        parent_acc = world_acc if body.parent < 0 else accs[body.parent]
+        a_p = sc.inv_act_motion(R, p, parent_acc)
+        v_p = sc.sub(twists[i], joint_twists[i])  # the parent's twist, in this body's frame
+        acc = sc.add(joints.add_joint_motion(a_p, body, a), sc.motion_cross(twists[i], joint_twists[i]))
+        Y = body.inertia
+        momentum[i] = h = sc.inertia_apply(Y, twists[i])
+        f = sc.add(sc.inertia_apply(Y, acc), sc.force_cross(twists[i], h))
+        forces[i] = f if fext is None else sc.sub(f, fext[i])
+        accs[i] = acc
+        variation[i] = _twice(_half_symmetric_part(Y, twists[i]))
+        du[i] = [sc.motion_cross(v_p, s) for s in body.motions]
+        dw[i] = [sc.add(sc.motion_cross(a_p, s), sc.motion_cross(v_p, u)) for s, u in zip(body.motions, du[i])]
+        v_sum = sc.add(twists[i], v_p)
+        dd[i] = [sc.motion_cross(v_sum, s) for s in body.motions]
+
+    dq, dv, M = [0.0] * (nv * nv), [0.0] * (nv * nv), [0.0] * (nv * nv)
+    for k in range(n - 1, -1, -1):
+        body = bodies[k]
+        Yc, Sym, h, F = composite[k], variation[k], momentum[k], forces[k]  # whole subtree of k
+
+        def B(m):  # Bc m
+            return sc.add(sc.sym6_apply(Sym, m), sc.force_cross(m, h))
+
+        G1 = [sc.inertia_apply(Yc, s) for s in body.motions]  # = Yc S: M's columns
+        G2 = [sc.sub(sc.sym6_apply(Sym, s), sc.force_cross(s, h)) for s in body.motions]  # Bc^T S
+        Pv = [sc.add(B(s), sc.inertia_apply(Yc, d)) for s, d in zip(body.motions, dd[k])]
+        Pq = [sc.add(B(u), sc.inertia_apply(Yc, w)) for u, w in zip(du[k], dw[k])]
+        for col in range(body.nv):
+            c = body.v0 + col
+            for row, (xq, xv, xa) in enumerate(zip(joints.joint_force(body, Pq[col]),
+                                                   joints.joint_force(body, Pv[col]),
+                                                   joints.joint_force(body, G1[col])), body.v0):
+                dq[row * nv + c], dv[row * nv + c], M[row * nv + c] = xq, xv, xa
+        Pq = [sc.add(x, sc.force_cross(s, F)) for x, s in zip(Pq, body.motions)]
+        j = k
+        while bodies[j].parent >= 0:
+            R, p = placements[j]
+            Pq, Pv, G1, G2 = ([sc.act_force(R, p, f) for f in fs] for fs in (Pq, Pv, G1, G2))
+            j = bodies[j].parent
+            ancestor = bodies[j]
+            for col in range(body.nv):
+                c = body.v0 + col
+                for row, (xq, xv, xa) in enumerate(zip(joints.joint_force(ancestor, Pq[col]),
+                                                       joints.joint_force(ancestor, Pv[col]),
+                                                       joints.joint_force(ancestor, G1[col])), ancestor.v0):
+                    dq[row * nv + c], dv[row * nv + c] = xq, xv
+                    M[row * nv + c] = M[c * nv + row] = xa
+                for r, (s, u, w, d) in enumerate(zip(ancestor.motions, du[j], dw[j], dd[j]), ancestor.v0):
+                    dq[c * nv + r] = sc.dot(G2[col], u) + sc.dot(G1[col], w)
+                    dv[c * nv + r] = sc.dot(G2[col], s) + sc.dot(G1[col], d)
+        if body.parent >= 0:
+            R, p = placements[k]
+            parent = body.parent
+            composite[parent] = sc.add_all(composite[parent], sc.inertia_act(R, p, Yc))
+            variation[parent] = sc.add_all(variation[parent], sc.sym6_act(R, p, Sym))
+            momentum[parent] = sc.add(momentum[parent], sc.act_force(R, p, h))
+            forces[parent] = sc.add(forces[parent], sc.act_force(R, p, F))
+    return dq + dv + M
+
+
+def _rnea_derivatives(model, batch, arrays):
+    bodies, nv = sc.constants(model), model.nv
+    gravity = model.gravity.tolist()
+    return sc.evaluate(lambda *args: _rnea_derivative_passes(bodies, gravity, nv, *args), batch, arrays,
+                       [(nv, nv)] * 3)
+
+
+def rnea_derivatives(model, q, v, a, fext=None):
+    """(dtau_dq, dtau_dv, dtau_da), each (..., nv, nv): the partial derivatives of
+    ``rnea`` (q along q ⊕ δq; fext held constant in each body's frame); dtau_da
+    is the mass matrix.  One forward and one backward pass for all three."""
+    batch, arrays = model_arrays(model, q=q, v=v, a=a, fext=fext)
+    return _rnea_derivatives(model, batch, arrays)
+
+
+# ------------------------------------------------------------------------------------------
+# Inverse mass matrix
+# ------------------------------------------------------------------------------------------
+def _inverse_mass_matrix_passes(bodies, tol, nv, q, trig):
+    """The nv x nv components of M^-1, row-major.
+
+    The articulated-body algorithm run on every unit joint force at once (v = 0,
+    no gravity), in world axes so that the columns need no transforms:
+    1. Backward: the articulated inertias IA_i (as in ``aba``), U = IA_i S,
+       D = S^T U; for each column c of the subtree of i, with P_i[c] the force the
+       children pass to i,  Minv[i, c] = D^-1 (e_c - S^T P_i[c]),
+       P_parent[c] += P_i[c] + U Minv[i, c].
+    2. Forward, for the columns c >= i only (the upper triangle; the lower is its
+       mirror, so the result is exactly symmetric), with A_i[c] the acceleration:
+       Minv[i, c] -= D^-1 U^T A_parent[c],  A_i[c] = A_parent[c] + S Minv[i, c]."""
+    n = len(bodies)
+    placements, _, _ = sc.kinematics(bodies, q, None, trig)
+    world = sc.world_placements(bodies, placements)
+    articulated = [sc.sym6_from_inertia(body.inertia) for body in bodies]
+    Minv = [0.0] * (nv * nv)
+    subtree_end = [body.v0 + body.nv for body in bodies]  # one past the subtree's last column
+    for i in range(n - 1, -1, -1):
+        if bodies[i].parent >= 0:
+            parent = bodies[i].parent
+            subtree_end[parent] = max(subtree_end[parent], subtree_end[i])
+    zero = (0.0,) * 6
+    passed = [{} for _ in range(n)]  # P_i: column -> world force
+    factors = [None] * n
+    for i in range(n - 1, -1, -1):
+        body = bodies[i]
+        U, L, W, inv_d = joint_factors(articulated[i], body, tol, i)
+        Rw, pw = world[i]
+        Uw = [sc.act_force(Rw, pw, u) for u in U]
+        Sw = [sc.act_motion(Rw, pw, s) for s in body.motions]
+        factors[i] = L, inv_d, Uw, Sw
+        P = passed[i]
+        to_parent = passed[body.parent] if body.parent >= 0 else None
+        for c in range(body.v0, subtree_end[i]):
+            f = P.get(c, zero)
+            x = solve_joint(L, inv_d, [(1.0 if body.v0 + r == c else 0.0) - sc.dot(s, f) for r, s in enumerate(Sw)])
+            for r, xr in enumerate(x):
+                Minv[(body.v0 + r) * nv + c] = xr
+            if to_parent is not None:
+                for u, xr in zip(Uw, x):
+                    f = sc.add(f, tuple(xr * uk for uk in u))
+                to_parent[c] = sc.add(to_parent.get(c, zero), f)
+        if body.parent >= 0:
+            R, p = placements[i]
+            Ia = sc.sym6_subtract_outer(articulated[i], W, inv_d)
+            articulated[body.parent] = sc.add_all(articulated[body.parent], sc.sym6_act(R, p, Ia))
+
+    accelerations = [None] * n  # A_i: list over the columns c >= v0
+    for i, body in enumerate(bodies):
+        L, inv_d, Uw, Sw = factors[i]
+        A_parent = accelerations[body.parent] if body.parent >= 0 else None
+        A = []
+        for c in range(body.v0, nv):
+            rows = [Minv[(body.v0 + r) * nv + c] for r in range(body.nv)]
+            if A_parent is not None:
+                acc = A_parent[c - bodies[body.parent].v0]
+                t = solve_joint(L, inv_d, [sc.dot(u, acc) for u in Uw])
+                rows = [x - y for x, y in zip(rows, t)]
+            else:
+                acc = zero
+            for r, x in enumerate(rows):
+                Minv[(body.v0 + r) * nv + c] = x
+                acc = sc.add(acc, tuple(x * sk for sk in Sw[r]))
+            A.append(acc)
+        accelerations[i] = A
+    for r in range(nv):  # the lower triangle mirrors the upper
+        for c in range(r):
+            Minv[r * nv + c] = Minv[c * nv + r]
+    return Minv
+
+
+def inverse_mass_matrix(model, q):
+    """M(q)^-1 (..., nv, nv), computed directly in O(n^2) (not by inverting ``crba``)
+    and exactly symmetric."""
+    batch, arrays = model_arrays(model, q=q)
+    bodies, nv = sc.constants(model), model.nv
+    tol = singular_tolerance(model)
+    try:
+        return sc.evaluate(lambda *args: _inverse_mass_matrix_passes(bodies, tol, nv, *args), batch, arrays,
+                           (nv, nv))
+    except _Singular as exc:
+        raise singular_joint_error(model, exc.args[0]) from None
+
+
+# ------------------------------------------------------------------------------------------
+# ABA derivatives
+# ------------------------------------------------------------------------------------------
+def aba_derivatives(model, q, v, tau, fext=None):
+    """(dqdd_dq, dqdd_dv, dqdd_dtau), each (..., nv, nv): the partial derivatives of
+    ``aba`` (q along q ⊕ δq; fext held constant in each body's frame).  With
+    qdd = aba(...), dqdd/dx = -M^-1 dtau/dx at (q, v, qdd) and dqdd_dtau = M^-1."""
+    batch, (q, v, tau, fext) = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
+    qdd = forward_dynamics(model, q, v, tau, fext)
+    dtau_dq, dtau_dv, _ = _rnea_derivatives(model, batch, (q, v, qdd, fext))
+    Minv = inverse_mass_matrix(model, q)
+    return -(Minv @ dtau_dq), -(Minv @ dtau_dv), Minv
