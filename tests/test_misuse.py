@@ -117,7 +117,7 @@ def massless_leaf_model(kind):
 
 
 @pytest.mark.parametrize("kind", ["revolute", "prismatic", "spherical", "planar", "floating"])
-def test_massless_leaf_makes_aba_raise_naming_the_joint(backend, kind):
+def test_massless_leaf_makes_forward_dynamics_raise_naming_the_joint(backend, kind):
     model = massless_leaf_model(kind)
     q = rbd.neutral(model)
     z = np.zeros(model.nv)
@@ -127,6 +127,11 @@ def test_massless_leaf_makes_aba_raise_naming_the_joint(backend, kind):
         rbd.aba(model, q, z, z)
     with pytest.raises(rbd.SingularModelError, match="finger_joint"):
         rbd.aba(model, np.stack([q, q]), np.zeros((2, model.nv)), np.zeros((2, model.nv)))
+    # what is built on M^-1 too
+    with pytest.raises(rbd.SingularModelError, match="finger_joint"):
+        rbd.inverse_mass_matrix(model, q)
+    with pytest.raises(rbd.SingularModelError, match="finger_joint"):
+        rbd.aba_derivatives(model, np.stack([q, q]), np.zeros((2, model.nv)), np.zeros((2, model.nv)))
     assert issubclass(rbd.SingularModelError, ValueError)
 
 

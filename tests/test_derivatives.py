@@ -1,0 +1,182 @@
+"""The derivatives of the dynamics: rnea_derivatives, aba_derivatives, inverse_mass_matrix.
+
+Oracles: central finite differences through ``integrate`` on random trees with
+every joint kind (q perturbed along q ⊕ δq, fext held in the body frames);
+Pinocchio's computeRNEADerivatives / computeABADerivatives / computeMinverse on
+the example-robot-data robots, fixed and floating base; and the identities that
+tie them to the other algorithms (dtau_da = crba, dqdd_dtau = M^-1 = crba^-1,
+dqdd_dx = -M^-1 dtau_dx at a = aba).  Batches and bad input are covered with
+every algorithm (tests/models.py ``algorithm_calls``).
+"""
+import os
+
+import numpy as np
+import pytest
+
+import rbd
+from models import random_model
+
+from oracles.pinocchio_adapter import ROBOTS, load_pair, pin
+
+H = 1e-6  # central-difference step: truncation ~H^2, round-off ~eps/H
+
+
+def central_difference(f, x0, n, step):
+    """The (…, n) Jacobian of f at x0 by central differences along step(x0, e)."""
+    cols = []
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = H
+        cols.append((f(step(x0, e)) - f(step(x0, -e))) / (2 * H))
+    return np.stack(cols, axis=-1)
+
+
+def assert_relative(actual, expected, tol, what):
+    scale = max(1.0, float(np.abs(expected).max()))
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=tol * scale, err_msg=what)
+
+
+def random_state(model, seed):
+    rng = np.random.default_rng([seed, model.nv])
+    q = rbd.random_configuration(model, rng)
+    v = rng.normal(size=model.nv)
+    a = rng.normal(size=model.nv)
+    tau = rng.normal(scale=3.0, size=model.nv)
+    fext = rng.normal(scale=2.0, size=(model.nbodies, 6))
+    return q, v, a, tau, fext
+
+
+TREES = [(seed, floating) for seed in range(3) for floating in (False, True)]
+
+
+@pytest.fixture(params=TREES, ids=["tree%d-%s" % (s, "floating" if f else "fixed") for s, f in TREES])
+def tree(request):
+    seed, floating = request.param
+    return random_model(seed, nlinks=9, floating_base=floating)
+
+
+# ------------------------------------------------------------------------------------------
+# Finite differences on trees with every joint kind
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("with_fext", [False, True])
+def test_rnea_derivatives_against_finite_differences(tree, backend, with_fext):
+    model = tree
+    q, v, a, _, fext = random_state(model, 1)
+    fext = fext if with_fext else None
+    dq, dv, da = rbd.rnea_derivatives(model, q, v, a, fext)
+    along_q = central_difference(lambda x: rbd.rnea(model, x, v, a, fext), q, model.nv,
+                                 lambda x, e: rbd.integrate(model, x, e))
+    along_v = central_difference(lambda x: rbd.rnea(model, q, x, a, fext), v, model.nv, lambda x, e: x + e)
+    along_a = central_difference(lambda x: rbd.rnea(model, q, v, x, fext), a, model.nv, lambda x, e: x + e)
+    assert_relative(dq, along_q, 1e-6, "dtau_dq")
+    assert_relative(dv, along_v, 1e-6, "dtau_dv")
+    assert_relative(da, along_a, 1e-6, "dtau_da")
+
+
+@pytest.mark.parametrize("with_fext", [False, True])
+def test_aba_derivatives_against_finite_differences(tree, backend, with_fext):
+    model = tree
+    q, v, _, tau, fext = random_state(model, 2)
+    fext = fext if with_fext else None
+    dq, dv, dtau = rbd.aba_derivatives(model, q, v, tau, fext)
+    along_q = central_difference(lambda x: rbd.aba(model, x, v, tau, fext), q, model.nv,
+                                 lambda x, e: rbd.integrate(model, x, e))
+    along_v = central_difference(lambda x: rbd.aba(model, q, x, tau, fext), v, model.nv, lambda x, e: x + e)
+    along_tau = central_difference(lambda x: rbd.aba(model, q, v, x, fext), tau, model.nv, lambda x, e: x + e)
+    assert_relative(dq, along_q, 1e-6, "dqdd_dq")
+    assert_relative(dv, along_v, 1e-6, "dqdd_dv")
+    assert_relative(dtau, along_tau, 1e-6, "dqdd_dtau")
+
+
+# ------------------------------------------------------------------------------------------
+# Identities
+# ------------------------------------------------------------------------------------------
+def test_identities_with_the_other_algorithms(tree, backend):
+    model = tree
+    q, v, a, tau, fext = random_state(model, 3)
+    M = rbd.crba(model, q)
+    Minv = rbd.inverse_mass_matrix(model, q)
+    np.testing.assert_array_equal(Minv, Minv.T)  # exactly symmetric
+    assert np.all(np.linalg.eigvalsh(Minv) > 0)
+    assert_relative(M @ Minv, np.eye(model.nv), 1e-11, "M M^-1 = I")
+    assert_relative(Minv, np.linalg.inv(M), 1e-10 * np.linalg.cond(M), "M^-1 = inv(crba)")
+
+    dq, dv, da = rbd.rnea_derivatives(model, q, v, a, fext)
+    assert_relative(da, M, 1e-13, "dtau_da = crba")
+
+    qdd = rbd.aba(model, q, v, tau, fext)
+    ddq, ddv, ddtau = rbd.aba_derivatives(model, q, v, tau, fext)
+    assert_relative(ddtau, Minv, 1e-13, "dqdd_dtau = inverse_mass_matrix")
+    tq, tv, _ = rbd.rnea_derivatives(model, q, v, qdd, fext)
+    assert_relative(ddq, -np.linalg.solve(M, tq), 1e-9, "dqdd_dq = -M^-1 dtau_dq at a = aba")
+    assert_relative(ddv, -np.linalg.solve(M, tv), 1e-9, "dqdd_dv = -M^-1 dtau_dv at a = aba")
+
+
+def test_gravity_only_derivative_is_the_gravity_jacobian(tree, backend):
+    """At v = a = 0 without fext, dtau_dq is the Jacobian of gravity(q) and dtau_dv is zero."""
+    model = tree
+    q = random_state(model, 4)[0]
+    z = np.zeros(model.nv)
+    dq, dv, _ = rbd.rnea_derivatives(model, q, z, z)
+    along_q = central_difference(lambda x: rbd.gravity(model, x), q, model.nv,
+                                 lambda x, e: rbd.integrate(model, x, e))
+    assert_relative(dq, along_q, 1e-6, "dg/dq")
+    np.testing.assert_allclose(dv, 0.0, atol=1e-12)
+
+
+def test_batched_derivatives_equal_the_per_sample_results(backend):
+    model = random_model(5, nlinks=7, floating_base=True)
+    states = [random_state(model, s) for s in range(4)]
+    q, v, a, tau, fext = (np.stack(x).reshape((2, 2) + x[0].shape) for x in zip(*states))
+    for name, args in [("rnea_derivatives", (q, v, a, fext)), ("aba_derivatives", (q, v, tau, fext)),
+                       ("inverse_mass_matrix", (q,))]:
+        batched = getattr(rbd, name)(model, *args)
+        batched = batched if isinstance(batched, tuple) else (batched,)
+        for idx in np.ndindex(2, 2):
+            single = getattr(rbd, name)(model, *[x[idx] for x in args])
+            single = single if isinstance(single, tuple) else (single,)
+            for got, expected in zip(batched, single):
+                assert got.shape == (2, 2, model.nv, model.nv)
+                assert_relative(got[idx], expected, 1e-13, name)
+
+
+# ------------------------------------------------------------------------------------------
+# Against Pinocchio on real robots
+# ------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module", params=sorted(ROBOTS))
+def pair(request):
+    if pin is None:
+        pytest.skip("pinocchio is not installed")
+    loaded = load_pair(request.param)
+    if loaded is None:
+        if os.environ.get("CI", "").lower() in ("1", "true"):
+            pytest.fail("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
+        pytest.skip("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
+    return loaded
+
+
+def robot_states(pair, count=2):
+    model = pair.model
+    rng = np.random.default_rng([7, sum(map(ord, pair.name))])
+    for _ in range(count):
+        yield (rbd.random_configuration(model, rng), rng.normal(size=model.nv), rng.normal(size=model.nv),
+               rng.normal(scale=10.0, size=model.nv), rng.normal(scale=5.0, size=(model.nbodies, 6)))
+
+
+def test_against_pinocchio(pair, backend):
+    model, pm = pair.model, pair.pin_model
+    data = pm.createData()
+    for k, (q, v, a, tau, fext) in enumerate(robot_states(pair)):
+        Q, V, A, T = pair.q_to_pin(q), pair.v_to_pin(v), pair.v_to_pin(a), pair.v_to_pin(tau)
+        F = pair.fext_to_pin(fext)
+        what = "%s state %d" % (pair.name, k)
+        theirs = pin.computeRNEADerivatives(pm, data, Q, V, A, F)
+        ours = rbd.rnea_derivatives(model, q, v, a, fext)
+        for name, o, t in zip(("dtau_dq", "dtau_dv", "dtau_da"), ours, theirs):
+            assert_relative(o, pair.matrix_from_pin(np.array(t)), 1e-9, "%s %s" % (what, name))
+        theirs = pin.computeABADerivatives(pm, data, Q, V, T, F)
+        ours = rbd.aba_derivatives(model, q, v, tau, fext)
+        for name, o, t in zip(("dqdd_dq", "dqdd_dv", "dqdd_dtau"), ours, theirs):
+            assert_relative(o, pair.matrix_from_pin(np.array(t)), 1e-9, "%s %s" % (what, name))
+        Minv = pair.mass_matrix_from_pin(np.array(pin.computeMinverse(pm, data, Q)))  # upper triangle
+        assert_relative(rbd.inverse_mass_matrix(model, q), Minv, 1e-9, "%s M^-1" % what)
