@@ -403,6 +403,50 @@ def pinocchio_rows(pin, robot, rng):
             for case in ("rnea", "crba", "aba") for label, impl in rbd_backends()]
 
 
+def derivative_rows(pin, robot, rng, batch):
+    """The derivatives of the dynamics and M^-1: single calls of each rbd backend
+    against Pinocchio's (computeRNEADerivatives, computeABADerivatives,
+    computeMinverse), and rbd_c's batch of ``batch`` samples on one thread, per
+    sample, against a loop of Pinocchio's single calls."""
+    twin = PinocchioTwin(pin, robot)
+    model, pm, pd = robot.model, twin.model, twin.data
+    q, v, a = random_state(model, rng)
+    tau = rbd_numpy.rnea(model, q, v, a)
+    q_pin, v_pin, a_pin, tau_pin = twin.q(q), twin.v(v), twin.v(a), twin.v(tau)
+    matrices_back = lambda ms: np.stack([twin.pair.matrix_from_pin(np.asarray(m)) for m in ms])  # noqa: E731
+    peers = {
+        "rnea_derivatives": Contender("pin.computeRNEADerivatives",
+                                      lambda: pin.computeRNEADerivatives(pm, pd, q_pin, v_pin, a_pin), matrices_back),
+        "aba_derivatives": Contender("pin.computeABADerivatives",
+                                     lambda: pin.computeABADerivatives(pm, pd, q_pin, v_pin, tau_pin), matrices_back),
+        "inverse_mass_matrix": Contender("pin.computeMinverse", lambda: pin.computeMinverse(pm, pd, q_pin),
+                                         twin.mass_matrix_back),
+    }
+    calls = lambda impl: {"rnea_derivatives": lambda: impl.rnea_derivatives(model, q, v, a),  # noqa: E731
+                          "aba_derivatives": lambda: impl.aba_derivatives(model, q, v, tau),
+                          "inverse_mass_matrix": lambda: impl.inverse_mass_matrix(model, q)}
+    rows = [Row(case, robot.name, Contender(label, calls(impl)[case]), peers[case])
+            for case in peers for label, impl in rbd_backends()]
+    if rbd_c is None:
+        return rows
+    qb, vb, ab = random_state(model, rng, batch=batch)
+    taub = rbd_numpy.rnea(model, qb, vb, ab)
+    qb_pin, vb_pin, ab_pin, taub_pin = twin.q(qb), twin.v(vb), twin.v(ab), twin.v(taub)
+    batched = {"rnea_derivatives": (lambda: rbd_c.rnea_derivatives(model, qb, vb, ab),
+                                    lambda k: pin.computeRNEADerivatives(pm, pd, qb_pin[k], vb_pin[k], ab_pin[k])),
+               "aba_derivatives": (lambda: rbd_c.aba_derivatives(model, qb, vb, taub),
+                                   lambda k: pin.computeABADerivatives(pm, pd, qb_pin[k], vb_pin[k], taub_pin[k]))}
+    for case, (ours, theirs) in batched.items():
+        def pin_loop(theirs=theirs):
+            return [[np.array(m) for m in theirs(k)] for k in range(batch)]
+        rows.append(Row("batched %s N=%d" % (case, batch), robot.name,
+                        Contender("rbd cython, 1 thr", _with_threads(1, ours), np.stack),
+                        Contender("%s loop" % peers[case].label, pin_loop,
+                                  lambda loop: np.stack([matrices_back(ms) for ms in loop], axis=1)),
+                        samples_per_call=batch))
+    return rows
+
+
 def _with_threads(n, function):
     """``function`` run with rbd_c's batches on ``n`` threads."""
     def run():
@@ -551,6 +595,8 @@ def build_rows(robot_names_, batch, notes, seed=0):
     if pin is not None:
         for robot in robots:
             rows += batched_rows(pin, robot, rng, batch)
+        for robot in robots:
+            rows += derivative_rows(pin, robot, rng, min(batch, 100))
     return rows
 
 
