@@ -15,7 +15,7 @@ from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column
 from rbd_c._articulated cimport sym6_from_inertia, sym6_act_add, joint_articulated, articulated_reduce
-from rbd_c._dynamics cimport k_aba, ABA_PER_BODY
+from rbd_c._dynamics cimport k_rnea, RNEA_PER_BODY
 
 
 # ==========================================================================================
@@ -206,12 +206,87 @@ cdef enum:
     MI_PER_DOF = 12
 
 
+cdef inline void _backward_row(double* P, double* Pp, int nv, int v0, int end, const double* S, const double* U,
+                               double d, double* row) noexcept nogil:
+    """A 1-DoF joint's backward step over the columns of its subtree: its row of M^-1
+    is d (e - S^T P), P_parent += P + U row, and P is cleared (6 rows of nv)."""
+    cdef int col
+    cdef double x
+    cdef double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5]
+    cdef double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5]
+    cdef double* P0 = P
+    cdef double* P1 = P + nv
+    cdef double* P2 = P + 2 * nv
+    cdef double* P3 = P + 3 * nv
+    cdef double* P4 = P + 4 * nv
+    cdef double* P5 = P + 5 * nv
+    cdef double* Q0 = Pp
+    cdef double* Q1 = Pp + nv
+    cdef double* Q2 = Pp + 2 * nv
+    cdef double* Q3 = Pp + 3 * nv
+    cdef double* Q4 = Pp + 4 * nv
+    cdef double* Q5 = Pp + 5 * nv
+    for col in range(v0, end):
+        x = -d * (s0 * P0[col] + s1 * P1[col] + s2 * P2[col] + s3 * P3[col] + s4 * P4[col] + s5 * P5[col])
+        if col == v0:
+            x += d
+        row[col] = x
+        Q0[col] += P0[col] + u0 * x
+        Q1[col] += P1[col] + u1 * x
+        Q2[col] += P2[col] + u2 * x
+        Q3[col] += P3[col] + u3 * x
+        Q4[col] += P4[col] + u4 * x
+        Q5[col] += P5[col] + u5 * x
+        P0[col] = 0.0; P1[col] = 0.0; P2[col] = 0.0; P3[col] = 0.0; P4[col] = 0.0; P5[col] = 0.0
+    for col in range(end, nv):  # right of the subtree: from zero (the forward pass adds)
+        row[col] = 0.0
+
+
+cdef inline void _forward_row(double* A, const double* Ap, int nv, int v0, const double* S, const double* U,
+                              double d, double* row, bint has_children) noexcept nogil:
+    """A 1-DoF joint's forward step over the columns from its own on: its row of M^-1
+    -= d U^T A_parent, and (for its children) A = A_parent + S row (6 rows of nv)."""
+    cdef int col
+    cdef double x
+    cdef double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5]
+    cdef double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5]
+    cdef const double* B0 = Ap
+    cdef const double* B1 = Ap + nv
+    cdef const double* B2 = Ap + 2 * nv
+    cdef const double* B3 = Ap + 3 * nv
+    cdef const double* B4 = Ap + 4 * nv
+    cdef const double* B5 = Ap + 5 * nv
+    cdef double* A0 = A
+    cdef double* A1 = A + nv
+    cdef double* A2 = A + 2 * nv
+    cdef double* A3 = A + 3 * nv
+    cdef double* A4 = A + 4 * nv
+    cdef double* A5 = A + 5 * nv
+    if not has_children:
+        for col in range(v0, nv):
+            row[col] -= d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col] + u5 * B5[col])
+        return
+    for col in range(v0, nv):
+        x = row[col] - d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col]
+                            + u5 * B5[col])
+        row[col] = x
+        A0[col] = B0[col] + s0 * x
+        A1[col] = B1[col] + s1 * x
+        A2[col] = B2[col] + s2 * x
+        A3[col] = B3[col] + s3 * x
+        A4[col] = B4[col] + s4 * x
+        A5[col] = B5[col] + s5 * x
+
+
 @cython.cdivision(True)
+@cython.boundscheck(False)
+@cython.wraparound(False)
 cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """M^-1 by the articulated-body algorithm on every unit joint force at once, in world
     axes (see the reference's _inverse_mass_matrix_passes).  The forces passed up (P)
     and the accelerations passed down (A) of a body are only needed while its
-    subtree is being processed: one 6 x nv block per depth of the tree holds them."""
+    subtree is being processed: one block per depth of the tree holds them, as 6
+    rows of nv columns, so that every step is a loop over contiguous columns."""
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef double* Minv = outs[0]
@@ -219,18 +294,19 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
     cdef double* dofs = work + MI_PER_BODY * nb
     cdef double* Dinv = dofs + MI_PER_DOF * nv       # nv_i x nv_i per body
     cdef double* U = Dinv + m.nd2                     # IA S in body axes, 6 x nv
-    cdef double* levels = U + 6 * nv                  # 6 x nv per depth
+    cdef double* rows = U + 6 * nv                    # k rows of nv: the joint's rows before D^-1
+    cdef double* levels = rows + 6 * nv               # 6 x nv per depth
     cdef double* B
     cdef double* Di
     cdef double* Pi
     cdef double* Pp
-    cdef double* f
     cdef double* o
+    cdef double* x
     cdef double Ia[21]
     cdef double W[36]
-    cdef double t[6]
-    cdef double y[6]
-    cdef double acc
+    cdef double Uw[36]
+    cdef double Sw[36]
+    cdef double acc, d
     memset(levels, 0, 6 * nv * m.max_depth * sizeof(double))
     for i in range(nb):
         B = work + MI_PER_BODY * i
@@ -250,30 +326,48 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
         status = joint_articulated(m, i, B + MI_IA, U + 6 * v0, Di)
         if status:
             return status
-        for col in range(k):
-            o = dofs + MI_PER_DOF * (v0 + col)
-            act_force(B + MI_OM, U + 6 * (v0 + col), o + MI_U)
-            world_column(m, i, col, B + MI_OM, o + MI_S)
+        for r in range(k):
+            o = dofs + MI_PER_DOF * (v0 + r)
+            act_force(B + MI_OM, U + 6 * (v0 + r), o + MI_U)
+            world_column(m, i, r, B + MI_OM, o + MI_S)
         Pi = levels + 6 * nv * (m.depth[i] - 1)
         Pp = Pi - 6 * nv
-        for r in range(k):  # the columns right of the subtree start from zero
-            memset(Minv + (v0 + r) * nv + end, 0, (nv - end) * sizeof(double))
-        for col in range(v0, end):
-            f = Pi + 6 * col
-            for r in range(k):
-                t[r] = (1.0 if v0 + r == col else 0.0) - dot6(dofs + MI_PER_DOF * (v0 + r) + MI_S, f)
-            for r in range(k):
-                acc = 0.0
-                for l in range(k):
-                    acc += Di[k * r + l] * t[l]
-                Minv[(v0 + r) * nv + col] = y[r] = acc
+        if k == 1 and p >= 0:  # the common case in one sweep over the columns
+            _backward_row(Pi, Pp, nv, v0, end, dofs + MI_PER_DOF * v0 + MI_S, dofs + MI_PER_DOF * v0 + MI_U,
+                          Di[0], Minv + v0 * nv)
+            articulated_reduce(B + MI_IA, U + 6 * v0, Di, k, Ia, W)
+            sym6_act_add(B + MI_X, Ia, work + MI_PER_BODY * p + MI_IA)
+            continue
+        # rows[r] = e_r - S_r^T P, then the joint's rows of M^-1 = D^-1 rows
+        for r in range(k):
+            x = rows + r * nv
+            memcpy(Sw, dofs + MI_PER_DOF * (v0 + r) + MI_S, 6 * sizeof(double))
+            for col in range(v0, end):
+                x[col] = -(Sw[0] * Pi[col] + Sw[1] * Pi[nv + col] + Sw[2] * Pi[2 * nv + col]
+                           + Sw[3] * Pi[3 * nv + col] + Sw[4] * Pi[4 * nv + col] + Sw[5] * Pi[5 * nv + col])
+            x[v0 + r] += 1.0
+        for r in range(k):
+            o = Minv + (v0 + r) * nv
+            for col in range(v0, end):
+                o[col] = 0.0
+            for l in range(k):
+                d = Di[k * r + l]
+                x = rows + l * nv
+                for col in range(v0, end):
+                    o[col] += d * x[col]
+            for col in range(end, nv):  # right of the subtree: from zero (the forward pass adds)
+                o[col] = 0.0
+        for l in range(6):  # P_parent += P_i + U (the joint's rows); P_i is cleared for the next body
             if p >= 0:
-                for r in range(6):
-                    acc = f[r]
-                    for l in range(k):
-                        acc += dofs[MI_PER_DOF * (v0 + l) + MI_U + r] * y[l]
-                    Pp[6 * col + r] += acc
-            memset(f, 0, 6 * sizeof(double))  # the level is free for the next body at this depth
+                for r in range(k):
+                    Uw[6 * r + l] = dofs[MI_PER_DOF * (v0 + r) + MI_U + l]
+                for col in range(v0, end):
+                    acc = Pi[l * nv + col]
+                    for r in range(k):
+                        acc = acc + Uw[6 * r + l] * Minv[(v0 + r) * nv + col]
+                    Pp[l * nv + col] += acc
+            for col in range(v0, end):
+                Pi[l * nv + col] = 0.0
         if p >= 0:
             articulated_reduce(B + MI_IA, U + 6 * v0, Di, k, Ia, W)
             sym6_act_add(B + MI_X, Ia, work + MI_PER_BODY * p + MI_IA)
@@ -284,26 +378,44 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
         k = m.nvj[i]
         v0 = m.v_idx[i]
         Di = Dinv + m.d2_idx[i]
-        Pi = levels + 6 * nv * (m.depth[i] - 1)   # A_i
+        Pi = levels + 6 * nv * (m.depth[i] - 1)   # A_i, 6 rows
         Pp = Pi - 6 * nv                           # A_parent
-        for col in range(v0, nv):
-            f = Pi + 6 * col
-            if p >= 0:
-                for r in range(k):
-                    t[r] = dot6(dofs + MI_PER_DOF * (v0 + r) + MI_U, Pp + 6 * col)
-                for r in range(k):
-                    acc = 0.0
-                    for l in range(k):
-                        acc += Di[k * r + l] * t[l]
-                    Minv[(v0 + r) * nv + col] -= acc
-                memcpy(f, Pp + 6 * col, 6 * sizeof(double))
-            else:
-                memset(f, 0, 6 * sizeof(double))
+        if k == 1 and p >= 0:
+            _forward_row(Pi, Pp, nv, v0, dofs + MI_PER_DOF * v0 + MI_S, dofs + MI_PER_DOF * v0 + MI_U,
+                         Di[0], Minv + v0 * nv, m.subtree_end[i] > i + 1)
+            continue
+        for r in range(k):
+            memcpy(Uw + 6 * r, dofs + MI_PER_DOF * (v0 + r) + MI_U, 6 * sizeof(double))
+            memcpy(Sw + 6 * r, dofs + MI_PER_DOF * (v0 + r) + MI_S, 6 * sizeof(double))
+        if p >= 0:
+            # rows[r] = U_r^T A_parent; the joint's rows of M^-1 -= D^-1 rows
             for r in range(k):
-                acc = Minv[(v0 + r) * nv + col]
-                o = dofs + MI_PER_DOF * (v0 + r) + MI_S
-                for l in range(6):
-                    f[l] += o[l] * acc
+                x = rows + r * nv
+                for col in range(v0, nv):
+                    x[col] = (Uw[6 * r] * Pp[col] + Uw[6 * r + 1] * Pp[nv + col] + Uw[6 * r + 2] * Pp[2 * nv + col]
+                              + Uw[6 * r + 3] * Pp[3 * nv + col] + Uw[6 * r + 4] * Pp[4 * nv + col]
+                              + Uw[6 * r + 5] * Pp[5 * nv + col])
+            for r in range(k):
+                o = Minv + (v0 + r) * nv
+                for l in range(k):
+                    d = Di[k * r + l]
+                    x = rows + l * nv
+                    for col in range(v0, nv):
+                        o[col] -= d * x[col]
+        # A_i = A_parent + S (the joint's rows)
+        for l in range(6):
+            x = Pi + l * nv
+            if p >= 0:
+                for col in range(v0, nv):
+                    x[col] = Pp[l * nv + col]
+            else:
+                for col in range(v0, nv):
+                    x[col] = 0.0
+            for r in range(k):
+                d = Sw[6 * r + l]
+                o = Minv + (v0 + r) * nv
+                for col in range(v0, nv):
+                    x[col] += d * o[col]
     for r in range(nv):  # the lower triangle mirrors the upper
         for col in range(r):
             Minv[r * nv + col] = Minv[col * nv + r]
@@ -313,47 +425,83 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
 # ==========================================================================================
 # ABA derivatives
 # ==========================================================================================
-cdef inline void _minus_product(const double* A, const double* B, int n, double* out) noexcept nogil:
-    """out = -A B for n x n row-major matrices (rows of B read contiguously)."""
-    cdef int i, r, col
-    cdef double air
-    cdef const double* Br
-    cdef double* Oi
-    for i in range(n):
-        Oi = out + i * n
-        for col in range(n):
-            Oi[col] = 0.0
-        for r in range(n):
-            air = A[i * n + r]
-            Br = B + r * n
-            for col in range(n):
-                Oi[col] -= air * Br[col]
+cdef inline void _minus_products(const CModel* m, const double* Minv, const double* T1, const double* T2,
+                                 double* O1, double* O2, double* scratch, int* starts, int* stops) noexcept nogil:
+    """O1 = -M^-1 T1 and O2 = -M^-1 T2 for derivatives T of the torques.  Column c of T
+    (a dof of body b) is zero outside the rows of b's subtree and of its ancestors, a
+    few ranges of contiguous rows (``starts``/``stops``: room for depth + 1 each).
+    Column c of O is then a sum of rows of the symmetric M^-1, each an axpy over nv
+    contiguous numbers; the columns are built as rows of O^T (``scratch``: 2 nv^2)
+    and transposed at the end."""
+    cdef int nv = m.nv, b, j, n, g, r, i, col
+    cdef double x1, x2
+    cdef const double* row
+    cdef double* o1
+    cdef double* o2
+    cdef double* OT1 = scratch
+    cdef double* OT2 = scratch + nv * nv
+    memset(scratch, 0, 2 * nv * nv * sizeof(double))
+    for b in range(m.nb):
+        starts[0] = m.v_idx[b]
+        stops[0] = m.v_idx[m.subtree_end[b]] if m.subtree_end[b] < m.nb else nv
+        n = 1
+        j = m.parents[b]
+        while j >= 0:  # ancestors' rows, merged where they touch (chains)
+            if m.v_idx[j] + m.nvj[j] == starts[n - 1]:
+                starts[n - 1] = m.v_idx[j]
+            else:
+                starts[n] = m.v_idx[j]
+                stops[n] = m.v_idx[j] + m.nvj[j]
+                n += 1
+            j = m.parents[j]
+        for col in range(m.v_idx[b], m.v_idx[b] + m.nvj[b]):
+            o1 = OT1 + col * nv
+            o2 = OT2 + col * nv
+            for g in range(n):
+                for r in range(starts[g], stops[g]):
+                    x1 = T1[r * nv + col]
+                    x2 = T2[r * nv + col]
+                    row = Minv + r * nv
+                    for i in range(nv):
+                        o1[i] -= x1 * row[i]
+                        o2[i] -= x2 * row[i]
+    for i in range(nv):
+        for col in range(nv):
+            O1[i * nv + col] = OT1[col * nv + i]
+            O2[i * nv + col] = OT2[col * nv + i]
 
 
 cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
-    """qdd = aba(q, v, tau, fext); then dtau/dq, dtau/dv at (q, v, qdd), M^-1, and
-    dqdd/dx = -M^-1 dtau/dx."""
+    """M^-1 first; qdd = M^-1 (tau - rnea(q, v, 0, fext)); dtau/dq and dtau/dv at
+    (q, v, qdd); dqdd/dx = -M^-1 dtau/dx."""
     cdef const CModel* m = c.m
-    cdef int nv = m.nv, status
+    cdef int nv = m.nv, status, r, l
     cdef double* qdd = work
-    cdef double* dtau_dq = qdd + nv
+    cdef double* bias = qdd + nv
+    cdef double* dtau_dq = bias + nv
     cdef double* dtau_dv = dtau_dq + nv * nv
     cdef double* mass = dtau_dv + nv * nv
-    cdef double* rest = mass + nv * nv
+    cdef int* ranges = <int*>(mass + nv * nv)  # 2 (depth + 1) ints
+    cdef double* rest = mass + nv * nv + m.max_depth + 1
     cdef const double* args[4]
     cdef double* results[3]
-    results[0] = qdd
-    status = k_aba(c, ins, results, rest)
-    if status:
-        return status
-    args[0] = ins[0]; args[1] = ins[1]; args[2] = qdd; args[3] = ins[3]
-    results[0] = dtau_dq; results[1] = dtau_dv; results[2] = mass
-    k_rnea_derivatives(c, args, results, rest)
+    cdef double* Minv = outs[2]
+    cdef double acc
     status = k_inverse_mass_matrix(c, ins, outs + 2, rest)
     if status:
         return status
-    _minus_product(outs[2], dtau_dq, nv, outs[0])
-    _minus_product(outs[2], dtau_dv, nv, outs[1])
+    args[0] = ins[0]; args[1] = ins[1]; args[2] = NULL; args[3] = ins[3]
+    results[0] = bias
+    k_rnea(c, args, results, rest)
+    for r in range(nv):
+        acc = 0.0
+        for l in range(nv):
+            acc += Minv[r * nv + l] * (ins[2][l] - bias[l])
+        qdd[r] = acc
+    args[2] = qdd
+    results[0] = dtau_dq; results[1] = dtau_dv; results[2] = mass
+    k_rnea_derivatives(c, args, results, rest)
+    _minus_products(m, Minv, dtau_dq, dtau_dv, outs[0], outs[1], rest, ranges, ranges + m.max_depth + 1)
     return 0
 
 
@@ -365,12 +513,13 @@ cdef Algorithm RNEA_DERIVATIVES = algorithm(
     size(nb=RD_PER_BODY, nv=RD_PER_DOF), size(nb=150, nv_depth=40))
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
-    size(nb=MI_PER_BODY, nv=MI_PER_DOF + 6, nd2=1, nv_depth=6), size(nb=100, nv2=15))
-# scratch: qdd, three nv x nv matrices, then the largest of the three kernels' own
+    size(nb=MI_PER_BODY, nv=MI_PER_DOF + 12, nd2=1, nv_depth=6), size(nb=100, nv2=15))
+# scratch: qdd, the bias torques, three nv x nv matrices, the ranges of _minus_products,
+# then the largest of the three kernels' own (or the 2 nv^2 of _minus_products)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
-    size(nb=max(RD_PER_BODY, MI_PER_BODY, ABA_PER_BODY), nv=1 + max(RD_PER_DOF, MI_PER_DOF + 6, 6),
-         nd2=1, nv_depth=6, nv2=3),
+    size(constant=1, depth=1, nb=max(RD_PER_BODY, MI_PER_BODY, RNEA_PER_BODY),
+         nv=2 + max(RD_PER_DOF, MI_PER_DOF + 12), nd2=1, nv_depth=6, nv2=5),
     size(nb=400, nv_depth=40, nv2=15))
 
 

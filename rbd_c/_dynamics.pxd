@@ -1,18 +1,18 @@
 # cython: language_level=3
-"""What other compiled modules use of _dynamics: the ABA kernel (the ABA derivatives
-run it first) and the size of its scratch."""
+"""What other compiled modules use of _dynamics: the RNEA kernel (the ABA derivatives
+run it for the bias forces) and the layout of its scratch."""
 from rbd_c._model cimport Call
 
+# Scratch of RNEA (and of the energies and momentum, which use its first fields): per
+# field, one record per body; a field's enum is its offset in doubles per body.
 cdef enum:
-    # ABA's scratch per body, by offset: parent_from_body X, twist v, velocity-product
-    # acceleration c, articulated inertia IA (sym6, 21), bias force pA, acceleration a.
-    ABA_X = 0
-    ABA_V = 16
-    ABA_C = 22
-    ABA_IA = 28
-    ABA_PA = 49
-    ABA_A = 55
-    ABA_PER_BODY = 61
+    RNEA_X = 0          # parent_from_body placements (16)
+    RNEA_V = 16         # body twists (6)
+    RNEA_A = 22         # body accelerations (6)
+    RNEA_F = 28         # body forces (6)
+    RNEA_PER_BODY = 34
+    MOMENTUM_OM = 22    # world placements (16), after X and V (centroidal momentum)
+    MOMENTUM_PER_BODY = 38
 
 
-cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil
+cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) noexcept nogil

@@ -58,16 +58,7 @@ cdef inline void _inertia_column(const double* Y, int k, double* out) noexcept n
 # ==========================================================================================
 # RNEA
 # ==========================================================================================
-# Scratch of RNEA (and of the energies and momentum, which use its first fields): per
-# field, one record per body; a field's enum is its offset in doubles per body.
-cdef enum:
-    RNEA_X = 0          # parent_from_body placements (16)
-    RNEA_V = 16         # body twists (6)
-    RNEA_A = 22         # body accelerations (6)
-    RNEA_F = 28         # body forces (6)
-    RNEA_PER_BODY = 34
-    MOMENTUM_OM = 22    # world placements (16), after X and V (centroidal momentum)
-    MOMENTUM_PER_BODY = 38
+# (RNEA's scratch fields RNEA_* are declared in _dynamics.pxd, for the derivatives)
 
 
 @cython.cdivision(True)
@@ -225,7 +216,16 @@ def crba(model, q):
 # ==========================================================================================
 # ABA
 # ==========================================================================================
-# (the ABA scratch fields ABA_* are declared in _dynamics.pxd, for the derivatives)
+cdef enum:
+    # ABA's scratch per body, by offset: parent_from_body X, twist v, velocity-product
+    # acceleration c, articulated inertia IA (sym6, 21), bias force pA, acceleration a.
+    ABA_X = 0
+    ABA_V = 16
+    ABA_C = 22
+    ABA_IA = 28
+    ABA_PA = 49
+    ABA_A = 55
+    ABA_PER_BODY = 61
 
 
 @cython.cdivision(True)
