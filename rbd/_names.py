@@ -11,4 +11,6 @@ ALGORITHMS = (
     # dynamics
     "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",
     "kinetic_energy", "potential_energy", "centroidal_momentum",
+    # derivatives (kinematics)
+    "frame_velocity_derivatives", "frame_acceleration_derivatives",
 )
