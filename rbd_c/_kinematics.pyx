@@ -1,6 +1,6 @@
 # cython: language_level=3
-"""Compiled kinematics: placements, frame velocities/accelerations, frame Jacobians
-and their time derivatives, center of mass and its Jacobian.
+"""Compiled kinematics: placements, frame velocities/accelerations and their partial
+derivatives, frame Jacobians and their time derivatives, center of mass and its Jacobian.
 
 Frame quantities only walk the chain root .. the frame's body.  Jacobian
 columns are built in world coordinates (Ad_{world_from_body} S) and then

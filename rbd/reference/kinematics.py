@@ -1,4 +1,5 @@
-"""Kinematics: placements, frame twists, accelerations and Jacobians, center of mass.
+"""Kinematics: placements, frame twists, accelerations and Jacobians (and the partial
+derivatives of the twists and accelerations), center of mass.
 
 Written on scalar components (``_components``: Python floats for one sample,
 rows of a batch block otherwise), with the dynamics' formulas.  With
@@ -278,8 +279,8 @@ def _derivative_passes(bodies, frame, reference, nv, q, v, a, trig):
     keeps the cross products); the reference itself moves with the part m(s) of s it
     follows (``_moving_part``), which adds -m(s) x X to the derivative of each
     quantity X.  The classical "local_world_aligned" acceleration adds [w x p_dot; 0]
-    to the spatial one, whose derivative is [dw x p_dot + w x dp_dot; 0].  The velocity
-    derivative is the Jacobian time derivative plus dv_dq, as for any y = J(q) v."""
+    to the spatial one, whose derivative is [dw x p_dot + w x dp_dot; 0].  The partial
+    da_dv is the Jacobian time derivative plus dv_dq, as for any d/dt (J(q) v)."""
     outs = [[0.0] * (6 * nv) for _ in range(2 if a is None else 4)]
     if frame.body < 0:
         return [x for out in outs for x in out]
