@@ -13,4 +13,6 @@ ALGORITHMS = (
     "kinetic_energy", "potential_energy", "centroidal_momentum",
     # derivatives (dynamics)
     "rnea_derivatives", "aba_derivatives", "inverse_mass_matrix",
+    # derivatives (kinematics)
+    "frame_velocity_derivatives", "frame_acceleration_derivatives",
 )

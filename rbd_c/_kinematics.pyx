@@ -1,6 +1,6 @@
 # cython: language_level=3
-"""Compiled kinematics: placements, frame velocities/accelerations, frame Jacobians
-and their time derivatives, center of mass and its Jacobian.
+"""Compiled kinematics: placements, frame velocities/accelerations and their partial
+derivatives, frame Jacobians and their time derivatives, center of mass and its Jacobian.
 
 Frame quantities only walk the chain root .. the frame's body.  Jacobian
 columns are built in world coordinates (Ad_{world_from_body} S) and then
@@ -15,8 +15,8 @@ from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
                            Algorithm, algorithm,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
-from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, sub6, first_moment,
-                            total_first_moment)
+from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, add6, sub6,
+                            first_moment, total_first_moment)
 from rbd_c._model import size
 
 
@@ -283,6 +283,126 @@ def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
     return _run_frame(model, frame, reference, FRAME_JACOBIAN_DOT, (q, v))
 
 
+# ---- partial derivatives of the frame velocity and acceleration ----------------------------------
+cdef inline void _moving_part(int ref, const double* x, double* out) noexcept nogil:
+    """The part of a motion x (reference coordinates) that the reference follows when its
+    frame moves with x: all of it (local), its linear part (LWA: the axes stay), none (world)."""
+    cdef int r
+    for r in range(6):
+        out[r] = 0.0 if ref == REF_WORLD or (ref == REF_LWA and r >= 3) else x[r]
+
+
+cdef inline void _to_reference(int ref, const double* oMf, const double* oMb, double* x) noexcept nogil:
+    """A body-frame motion x of the body at oMb, in place: in the reference of the frame at oMf."""
+    cdef double w[6]
+    act_motion(oMb, x, w)
+    _from_world(ref, oMf, w, x)
+
+
+cdef void _frame_derivatives(const Call* c, const double** ins, double** outs, int nout,
+                             double* work) noexcept nogil:
+    """outs = (dv_dq, J) with nout 2, or (dv_dq, da_dq, da_dv, J) with nout 4 (ins[2] = a).
+
+    As the reference's ``_derivative_passes``, every motion in the reference's
+    coordinates: a step of joint k along its column s (the parent of k has twist V_p,
+    acceleration A_p; zero at a root) gives dV_b = s x (V_b - V_p) and
+    dA_b = s x (A_b - A_p) - (s x V_p) x (V_b - V_p), less m(s) x V_b and m(s) x A_b for
+    the reference's own motion m(s) (``_moving_part``); the classical LWA acceleration
+    adds [dw x p_dot + w x dp_dot; 0]; da_dv = Jdot + dv_dq."""
+    cdef const CModel* m = c.m
+    cdef const double* a = ins[2] if nout == 4 else NULL
+    cdef int nv = m.nv, d, l, i, col, jc, o, r
+    cdef double oMf[16]
+    cdef double zero[6]
+    cdef double w[6]
+    cdef double s[6]
+    cdef double mv[6]
+    cdef double dv[6]
+    cdef double da[6]
+    cdef double t[6]
+    cdef double u[6]
+    cdef double vref[6]
+    cdef const double* Vp
+    cdef const double* Ap
+    for o in range(nout):
+        memset(outs[o], 0, 6 * nv * sizeof(double))
+    if c.body < 0:
+        return
+    d = m_depth(c)
+    cdef double* oM = work + FRAME_OM * d
+    cdef double* V = work + FRAME_V * d
+    cdef double* A = work + FRAME_A * d
+    cdef int* chain = _chain(m, work)
+    chain_pass(m, c.body, ins[0], ins[1], a, chain, oM, V, A)
+    _frame_world(c, oM + 16 * (d - 1), oMf)
+    for l in range(d):  # twists (and accelerations), in place, in the reference
+        _to_reference(c.ref, oMf, oM + 16 * l, V + 6 * l)
+        if a != NULL:
+            _to_reference(c.ref, oMf, oM + 16 * l, A + 6 * l)
+    cdef const double* Vb = V + 6 * (d - 1)
+    cdef const double* Ab = A + 6 * (d - 1)
+    memset(zero, 0, 6 * sizeof(double))
+    _moving_part(c.ref, Vb, vref)
+    for l in range(d):
+        i = chain[l]
+        Vp = V + 6 * (l - 1) if l > 0 else zero
+        Ap = A + 6 * (l - 1) if l > 0 else zero
+        for col in range(m.nvj[i]):
+            jc = m.v_idx[i] + col
+            world_column(m, i, col, oM + 16 * l, w)
+            _from_world(c.ref, oMf, w, s)
+            _put_column(outs[nout - 1], nv, jc, s)
+            _moving_part(c.ref, s, t)
+            for r in range(6):
+                mv[r] = s[r] - t[r]
+                u[r] = Vb[r] - Vp[r]
+            motion_cross(mv, Vb, dv)                    # dv_dq
+            motion_cross(s, Vp, t)
+            sub6(dv, t)
+            _put_column(outs[0], nv, jc, dv)
+            if a == NULL:
+                continue
+            motion_cross(mv, Ab, da)                    # da_dq
+            motion_cross(s, Ap, t)
+            sub6(da, t)
+            motion_cross(s, Vp, w)
+            motion_cross(w, u, t)
+            sub6(da, t)
+            if c.ref == REF_LWA:
+                da[0] += dv[4] * Vb[2] - dv[5] * Vb[1] + Vb[4] * dv[2] - Vb[5] * dv[1]
+                da[1] += dv[5] * Vb[0] - dv[3] * Vb[2] + Vb[5] * dv[0] - Vb[3] * dv[2]
+                da[2] += dv[3] * Vb[1] - dv[4] * Vb[0] + Vb[3] * dv[1] - Vb[4] * dv[0]
+            _put_column(outs[1], nv, jc, da)
+            for r in range(6):                          # da_dv = Jdot + dv_dq
+                u[r] = V[6 * l + r] - vref[r]
+            motion_cross(u, s, t)
+            add6(t, dv)
+            _put_column(outs[2], nv, jc, t)
+
+
+cdef int k_frame_velocity_derivatives(const Call* c, const double** ins, double** outs,
+                                      double* work) noexcept nogil:
+    _frame_derivatives(c, ins, outs, 2, work)
+    return 0
+
+
+cdef int k_frame_acceleration_derivatives(const Call* c, const double** ins, double** outs,
+                                          double* work) noexcept nogil:
+    _frame_derivatives(c, ins, outs, 4, work)
+    return 0
+
+
+def frame_velocity_derivatives(model, q, v, frame, reference="local"):
+    """(dv_dq, dv_dv), each (6, nv): partial derivatives of frame_velocity, q along q (+) dq (compiled)."""
+    return _run_frame(model, frame, reference, FRAME_VELOCITY_DERIVATIVES, (q, v))
+
+
+def frame_acceleration_derivatives(model, q, v, a, frame, reference="local"):
+    """(dv_dq, da_dq, da_dv, da_da), each (6, nv): partial derivatives of frame_velocity and
+    frame_acceleration, q along q (+) dq (compiled)."""
+    return _run_frame(model, frame, reference, FRAME_ACCELERATION_DERIVATIVES, (q, v, a))
+
+
 # ---- center of mass ---------------------------------------------------------------------------
 @cython.cdivision(True)
 cdef int k_com(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -360,6 +480,12 @@ cdef Algorithm FRAME_JACOBIAN = algorithm(b"q", ("q",), (b"6v",), k_frame_jacobi
                                           size(nv=1, depth=40))
 cdef Algorithm FRAME_JACOBIAN_DOT = algorithm(b"qv", ("q", "v"), (b"6v",), k_frame_jacobian_dot, FRAME_SCRATCH,
                                               size(nv=1, depth=60))
+cdef Algorithm FRAME_VELOCITY_DERIVATIVES = algorithm(b"qv", ("q", "v"), (b"6v", b"6v"),
+                                                      k_frame_velocity_derivatives, FRAME_SCRATCH,
+                                                      size(nv=2, depth=80))
+cdef Algorithm FRAME_ACCELERATION_DERIVATIVES = algorithm(b"qvv", ("q", "v", "a"), (b"6v", b"6v", b"6v", b"6v"),
+                                                          k_frame_acceleration_derivatives, FRAME_SCRATCH,
+                                                          size(nv=4, depth=200))
 cdef Algorithm CENTER_OF_MASS = algorithm(b"q", ("q",), (b"3",), k_com, size(nb=COM_H), size(nb=25))
 cdef Algorithm COM_JACOBIAN = algorithm(b"q", ("q",), (b"3v",), k_com_jacobian, size(nb=COM_PER_BODY),
                                         size(nb=40))

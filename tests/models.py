@@ -139,5 +139,7 @@ def algorithm_calls(q, v, a, tau, fext, q1, frames):
                 ("frame_acceleration", (q, v, a, frame), {"reference": reference}),
                 ("frame_jacobian", (q, frame), {"reference": reference}),
                 ("frame_jacobian_time_derivative", (q, v, frame), {"reference": reference}),
+                ("frame_velocity_derivatives", (q, v, frame), {"reference": reference}),
+                ("frame_acceleration_derivatives", (q, v, a, frame), {"reference": reference}),
             ]
     return calls

@@ -106,12 +106,11 @@ def test_batches_agree(model, batch):
         assert_same(name, args, kwargs, model)
         # and each sample of the batch equals the single call on it
         got = getattr(rbd_c, name)(model, *args, **kwargs)
-        if isinstance(got, tuple):  # several outputs: sample first, then output
-            got = np.stack(got, axis=len(batch))
         for idx in np.ndindex(*batch):
             single_args = tuple(x[idx] if isinstance(x, np.ndarray) else x for x in args)
             single_kwargs = {k: (x[idx] if isinstance(x, np.ndarray) else x) for k, x in kwargs.items()}
-            np.testing.assert_array_equal(got[idx], getattr(rbd_c, name)(model, *single_args, **single_kwargs))
+            sample = tuple(x[idx] for x in got) if isinstance(got, tuple) else got[idx]  # several outputs: a tuple
+            np.testing.assert_array_equal(sample, getattr(rbd_c, name)(model, *single_args, **single_kwargs))
 
 
 def test_scalar_outputs_are_floats(model):

@@ -566,19 +566,23 @@ def test_energy_balance_along_simulated_motion(model, backend):
 # ------------------------------------------------------------------------------------------
 # Batches: every function gives exactly its per-sample results
 # ------------------------------------------------------------------------------------------
+def _as_array(result, nbatch):
+    """A result as one array: several outputs (a tuple) stacked after the batch dimensions."""
+    return np.stack(result, axis=nbatch) if isinstance(result, tuple) else np.asarray(result)
+
+
 @pytest.mark.parametrize("batch", [(3,), (2, 3)], ids=["3", "2x3"])
 def test_batches_equal_per_sample_results(model, backend, batch):
     q, v, a, tau, fext = state(model, 30, batch)
     q1 = state(model, 31, batch)[0]
     frames = [model.frame_names[-1], model.nframes // 2]
     for name, args, kwargs in algorithm_calls(q, v, a, tau, fext, q1, frames):
-        got = getattr(rbd, name)(model, *args, **kwargs)
-        got = np.stack(got, axis=len(batch)) if isinstance(got, tuple) else np.asarray(got)  # sample first
+        got = _as_array(getattr(rbd, name)(model, *args, **kwargs), len(batch))
         what = "%s %s" % (name, kwargs)
         for idx in np.ndindex(*batch):
             single_args = tuple(x[idx] if isinstance(x, np.ndarray) else x for x in args)
             single_kwargs = {k: (x[idx] if isinstance(x, np.ndarray) else x) for k, x in kwargs.items()}
-            single = np.asarray(getattr(rbd, name)(model, *single_args, **single_kwargs))
+            single = _as_array(getattr(rbd, name)(model, *single_args, **single_kwargs), 0)
             assert got.shape == batch + single.shape, what
             # A few ulps, not bits: vectorized libm (np.cos on a batch) may round unlike scalar libm.
             scale = max(1.0, float(np.abs(single).max(initial=0.0)))

@@ -21,7 +21,8 @@ from .derivatives import aba_derivatives, inverse_mass_matrix, rnea_derivatives
 from .dynamics import (aba, centroidal_momentum, coriolis_matrix, crba, gravity, kinetic_energy,
                        nonlinear_effects, potential_energy, rnea)
 from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinematics, frame_acceleration,
-                         frame_jacobian, frame_jacobian_time_derivative, frame_placement, frame_velocity)
+                         frame_acceleration_derivatives, frame_jacobian, frame_jacobian_time_derivative,
+                         frame_placement, frame_velocity, frame_velocity_derivatives)
 
 from .._names import ALGORITHMS
 

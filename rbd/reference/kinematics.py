@@ -1,4 +1,5 @@
-"""Kinematics: placements, frame twists, accelerations and Jacobians, center of mass.
+"""Kinematics: placements, frame twists, accelerations and Jacobians (and the partial
+derivatives of the twists and accelerations), center of mass.
 
 Written on scalar components (``_components``: Python floats for one sample,
 rows of a batch block otherwise), with the dynamics' formulas.  With
@@ -247,6 +248,97 @@ def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
     batch, arrays = model_arrays(model, q=q, v=v)
     nv = model.nv
     return sc.evaluate(lambda *args: _jacobian_passes(bodies, frame, reference, nv, *args), batch, arrays, (6, nv))
+
+
+# ------------------------------------------------------------------------------------------
+# Partial derivatives of the frame velocity and acceleration
+# ------------------------------------------------------------------------------------------
+def _moving_part(reference, m):
+    """The part of a motion m (in the reference's coordinates) that the reference
+    follows when its frame moves with m: all of it ("local"), the velocity of its
+    origin ("local_world_aligned", whose axes stay with the world's), none ("world")."""
+    if reference == "local":
+        return m
+    if reference == "local_world_aligned":
+        return (m[0], m[1], m[2], 0.0, 0.0, 0.0)
+    return (0.0,) * 6
+
+
+def _derivative_passes(bodies, frame, reference, nv, q, v, a, trig):
+    """The components of (dv_dq, J), or with a given (dv_dq, da_dq, da_dv, J).
+
+    In world coordinates the twist of the frame's body b is V_b = sum_(j <= b) s_j v_j
+    and its spatial acceleration A_b = sum_(j <= b) (s_j a_j + V_j x s_j v_j), over the
+    world motions s_j of the joint velocities of its chain.  A tangent step of joint k
+    along its column s moves k's subtree rigidly by s: each later s_j turns into
+    s_j + s x s_j, and with p the parent of k (V_p = A_p = 0 at a root)
+
+        dV_b = s x (V_b - V_p),   dA_b = s x (A_b - A_p) - (s x V_p) x (V_b - V_p).
+
+    Every motion is taken in the reference's coordinates (a constant adjoint, which
+    keeps the cross products); the reference itself moves with the part m(s) of s it
+    follows (``_moving_part``), which adds -m(s) x X to the derivative of each
+    quantity X.  The classical "local_world_aligned" acceleration adds [w x p_dot; 0]
+    to the spatial one, whose derivative is [dw x p_dot + w x dp_dot; 0].  The partial
+    da_dv is the Jacobian time derivative plus dv_dq, as for any d/dt (J(q) v)."""
+    outs = [[0.0] * (6 * nv) for _ in range(2 if a is None else 4)]
+    if frame.body < 0:
+        return [x for out in outs for x in out]
+    chain = frame.chain
+    placements, twists, joint_twists = sc.kinematics(bodies, q, v, trig, chain)
+    world = sc.world_placements(bodies, placements, chain)
+    R_f, p_f = _world_from_frame(frame, world)
+    V = {i: _in_reference(reference, R_f, p_f, sc.act_motion(*world[i], twists[i])) for i in chain}
+    V[-1] = zero = (0.0,) * 6
+    V_b = V[frame.body]
+    if a is not None:
+        accs = _accelerations(bodies, chain, placements, twists, joint_twists, a)
+        A = {i: _in_reference(reference, R_f, p_f, sc.act_motion(*world[i], accs[i])) for i in chain}
+        A[-1] = zero
+        V_ref = _moving_part(reference, V_b)
+    for i in chain:
+        body = bodies[i]
+        V_p = V[body.parent]
+        for k, w in enumerate(joints.world_motions(body, *world[i])):
+            s = _in_reference(reference, R_f, p_f, w)
+            moving = sc.sub(s, _moving_part(reference, s))
+            dv = sc.sub(sc.motion_cross(moving, V_b), sc.motion_cross(s, V_p))
+            columns = [dv, s]
+            if a is not None:
+                da = sc.sub(sc.sub(sc.motion_cross(moving, A[frame.body]), sc.motion_cross(s, A[body.parent])),
+                            sc.motion_cross(sc.motion_cross(s, V_p), sc.sub(V_b, V_p)))
+                if reference == "local_world_aligned":
+                    x0, x1, x2 = sc._cross(*dv[3:], *V_b[:3])
+                    y0, y1, y2 = sc._cross(*V_b[3:], *dv[:3])
+                    da = (da[0] + x0 + y0, da[1] + x1 + y1, da[2] + x2 + y2) + da[3:]
+                jdot = sc.motion_cross(sc.sub(V[i], V_ref), s)
+                columns = [dv, da, sc.add(jdot, dv), s]
+            for out, column in zip(outs, columns):
+                out[body.v0 + k::nv] = column  # the column's 6 entries, one per row
+    return [x for out in outs for x in out]
+
+
+def frame_velocity_derivatives(model, q, v, frame, reference="local"):
+    """(dv_dq, dv_dv), each (..., 6, nv): the partial derivatives of ``frame_velocity``,
+    along q (+) dq for q (dv_dv is the frame Jacobian)."""
+    bodies, frame = _frame(model, frame)
+    check_reference(reference)
+    batch, arrays = model_arrays(model, q=q, v=v)
+    nv = model.nv
+    return sc.evaluate(lambda q, v, trig: _derivative_passes(bodies, frame, reference, nv, q, v, None, trig),
+                       batch, arrays, [(6, nv)] * 2)
+
+
+def frame_acceleration_derivatives(model, q, v, a, frame, reference="local"):
+    """(dv_dq, da_dq, da_dv, da_da), each (..., 6, nv): dv_dq of ``frame_velocity`` and the
+    partial derivatives of ``frame_acceleration`` (along q (+) dq for q; da_da is the
+    frame Jacobian)."""
+    bodies, frame = _frame(model, frame)
+    check_reference(reference)
+    batch, arrays = model_arrays(model, q=q, v=v, a=a)
+    nv = model.nv
+    return sc.evaluate(lambda *args: _derivative_passes(bodies, frame, reference, nv, *args),
+                       batch, arrays, [(6, nv)] * 4)
 
 
 # ------------------------------------------------------------------------------------------
