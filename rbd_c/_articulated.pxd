@@ -211,9 +211,9 @@ cdef inline bint spd_inverse(const double* D, int k, double* out, double* L, dou
 
 
 cdef inline int joint_articulated(const CModel* m, int i, const double* IA, double* Ui, double* Di) noexcept nogil:
-    """U = IA S (6 x k, column-major by dof) and Di = (S^T U)^-1 (k x k, row-major) of
-    body i's joint, IA its articulated inertia; 1 + i when S^T U is singular at the
-    model's scale (the driver raises the singular-joint error), else 0."""
+    """U = IA S (6 x k, column-major by dof) and Di = (S^T U + diag(armature))^-1 (k x k,
+    row-major) of body i's joint, IA its articulated inertia; 1 + i when that is
+    singular at the model's scale (the driver raises the singular-joint error), else 0."""
     cdef int k = m.nvj[i], kind = m.kinds[i], col, r
     cdef double s[6]
     cdef double t[6]
@@ -227,6 +227,7 @@ cdef inline int joint_articulated(const CModel* m, int i, const double* IA, doub
             sym6_col(IA, unit_column(kind, col), Ui + 6 * col)
     if k == 1:
         joint_force(m, i, Ui, t)
+        t[0] += m.armature[m.v_idx[i]]
         if not t[0] > m.singular_tol:  # (NaN included)
             return 1 + i
         Di[0] = 1.0 / t[0]
@@ -235,6 +236,7 @@ cdef inline int joint_articulated(const CModel* m, int i, const double* IA, doub
         joint_force(m, i, Ui + 6 * col, t)
         for r in range(k):
             D[k * r + col] = t[r]
+        D[k * col + col] += m.armature[m.v_idx[i] + col]
     if spd_inverse(D, k, Di, L, m.singular_tol):
         return 1 + i
     return 0

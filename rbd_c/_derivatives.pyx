@@ -10,7 +10,7 @@ cimport cython
 from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport act_force, motion_cross, force_cross, inertia_apply, inertia_act
-from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm
+from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, add_armature
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column
@@ -188,6 +188,7 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
             P = work + RD_PER_BODY * p
             for r in range(RD_YC, RD_PER_BODY):  # Yc, B's symmetric part, momentum, force
                 P[r] += B[r]
+    add_armature(m, M)
     return 0
 
 

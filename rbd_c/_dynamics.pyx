@@ -16,7 +16,7 @@ from libc.string cimport memset, memcpy
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add)
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
-                           Algorithm, algorithm)
+                           Algorithm, algorithm, add_armature)
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
 from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
@@ -115,6 +115,9 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
         if p >= 0:
             act_force(X + 16 * i, fi, t)
             add6(F + 6 * p, t)
+    if a != NULL and m.has_armature:
+        for i in range(m.nv):
+            tau[i] += m.armature[i] * a[i]
     return 0
 
 
@@ -203,6 +206,7 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
         p = m.parents[i]
         if p >= 0:
             inertia_add(Yc + 10 * p, Yc + 10 * i)
+    add_armature(m, M)
     return 0
 
 
@@ -472,6 +476,9 @@ cdef int k_kinetic(const Call* c, const double** ins, double** outs, double* wor
     for i in range(m.nb):
         inertia_apply(m.inertias + 10 * i, V + 6 * i, f)
         e += dot6(f, V + 6 * i)
+    if m.has_armature:
+        for i in range(m.nv):
+            e += m.armature[i] * ins[1][i] * ins[1][i]
     out[0] = 0.5 * e
     return 0
 

@@ -40,6 +40,8 @@ ctypedef struct CModel:
     double* axes            # (nb, 3)
     double* placements      # (nb, 16) parent_from_joint, row-major 4x4
     double* inertias        # (nb, 10)
+    double* armature        # (nv,)  reflected rotor inertia of each dof (joint-space diagonal)
+    bint has_armature       # any armature at all (else the algorithms skip it)
     int* frame_parents      # (nframes,)
     double* frame_placements  # (nframes, 16) body_from_frame
     double total_mass
@@ -92,3 +94,11 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1
 cdef int resolve_reference(Call* call, object reference) except -1
 cdef int current_threads() noexcept nogil
+
+
+cdef inline void add_armature(const CModel* m, double* M) noexcept nogil:
+    """M += diag(armature) for an nv x nv row-major mass matrix."""
+    cdef int k
+    if m.has_armature:
+        for k in range(m.nv):
+            M[k * m.nv + k] += m.armature[k]

@@ -233,6 +233,9 @@ cdef CompiledModel _build(object model):
     cm.m.axes = _doubles(owner, axes)
     cm.m.placements = _doubles(owner, placements)
     cm.m.inertias = _doubles(owner, inertias)
+    armature = np.asarray(model.armature, dtype=np.float64).reshape(nv)
+    cm.m.armature = _doubles(owner, armature)
+    cm.m.has_armature = bool(np.any(armature != 0.0))
     cm.m.frame_parents = _ints(owner, frame_parents)
     cm.m.frame_placements = _doubles(owner, frame_placements)
     cm.m.total_mass = float(inertias[:, 0].sum()) if nb else 0.0

@@ -54,6 +54,7 @@ class Body:
         self.axis = tuple(model.joint_axes[i].tolist())
         self.R0_axis = tuple((P[:3, :3] @ model.joint_axes[i]).tolist())
         self.inertia = tuple(model.inertias[i].tolist())
+        self.armature = tuple(model.armature[self.v0:self.v0 + self.nv].tolist())  # reflected rotor inertia
         spec = JOINT_KINDS[self.kind]
         self.basis = spec.basis if spec.basis >= 0 else None
         self.subspace = joints.subspace(self.kind, spec, self.axis)

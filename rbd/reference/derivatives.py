@@ -30,7 +30,7 @@ ABA derivatives follow: dqdd/dx = -M^-1 dtau/dx at a = aba(...), and dqdd/dtau
 from .._checks import model_arrays, singular_joint_error, singular_tolerance
 from . import _components as sc  # spatial algebra on scalar components
 from . import joints
-from .dynamics import _Singular, _half_symmetric_part, forward_dynamics, joint_factors, solve_joint
+from .dynamics import _Singular, _half_symmetric_part, add_armature, forward_dynamics, joint_factors, solve_joint
 
 
 # ------------------------------------------------------------------------------------------
@@ -109,6 +109,7 @@ def _rnea_derivative_passes(bodies, gravity, nv, q, v, a, fext, trig):
             variation[parent] = sc.add_all(variation[parent], sc.sym6_act(R, p, Sym))
             momentum[parent] = sc.add(momentum[parent], sc.act_force(R, p, h))
             forces[parent] = sc.add(forces[parent], sc.act_force(R, p, F))
+    add_armature(M, bodies, nv)
     return dq + dv + M
 
 

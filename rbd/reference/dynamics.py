@@ -50,6 +50,8 @@ def _rnea_passes(bodies, gravity, q, v, a, fext, trig):
     for i in range(n - 1, -1, -1):
         body = bodies[i]
         tau[i] = joints.joint_force(body, forces[i])
+        if a is not None and any(body.armature):
+            tau[i] = [t + r * a[body.v0 + k] for k, (t, r) in enumerate(zip(tau[i], body.armature))]
         if body.parent >= 0:
             R, p = placements[i]
             forces[body.parent] = sc.add(forces[body.parent], sc.act_force(R, p, forces[i]))
@@ -99,7 +101,16 @@ def _crba_passes(bodies, nv, q, trig):
         if body.parent >= 0:
             R, p = placements[i]
             composite[body.parent] = sc.add_all(composite[body.parent], sc.inertia_act(R, p, composite[i]))
+    add_armature(M, bodies, nv)
     return M
+
+
+def add_armature(M, bodies, nv):
+    """M += diag(armature), on the nv x nv components of a mass matrix."""
+    for body in bodies:
+        for k, r in enumerate(body.armature, body.v0):
+            if r:
+                M[k * nv + k] = M[k * nv + k] + r
 
 
 def mass_matrix(model, q):
@@ -121,8 +132,11 @@ def joint_factors(articulated, body, tol, i):
     L diag(d) L^T, W = U L^-T (so U D^-1 U^T = W diag(inv_d) W^T); _Singular(i)
     when a pivot is at most ``tol``."""
     U = sc.sym6_columns(articulated, body)
+    D = [joints.joint_force(body, column) for column in U]  # S^T IA S, row by row (symmetric)
+    if any(body.armature):
+        D = [[x + r if k == row else x for k, x in enumerate(line)] for row, (line, r) in enumerate(zip(D, body.armature))]
     try:
-        L, d = sc.ldl([joints.joint_force(body, column) for column in U], tol)  # D, row by row (symmetric)
+        L, d = sc.ldl(D, tol)
     except sc.SingularPivot:
         raise _Singular(i) from None
     W = U if body.nv == 1 else list(zip(*[sc.forward_substitute(L, [col[r] for col in U]) for r in range(6)]))
@@ -341,6 +355,9 @@ def _kinetic_energy_passes(bodies, q, v, trig):
     energy = 0.0
     for body, twist in zip(bodies, twists):
         energy = energy + sc.dot(twist, sc.inertia_apply(body.inertia, twist))
+        for k, r in enumerate(body.armature, body.v0):
+            if r:
+                energy = energy + r * v[k] * v[k]
     return [0.5 * energy]
 
 
