@@ -11,4 +11,6 @@ ALGORITHMS = (
     # dynamics
     "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",
     "kinetic_energy", "potential_energy", "centroidal_momentum",
+    # derivatives (configuration space)
+    "integrate_jacobians", "difference_jacobians",
 )

@@ -572,14 +572,20 @@ def test_batches_equal_per_sample_results(model, backend, batch):
     q1 = state(model, 31, batch)[0]
     frames = [model.frame_names[-1], model.nframes // 2]
     for name, args, kwargs in algorithm_calls(q, v, a, tau, fext, q1, frames):
-        got = np.asarray(getattr(rbd, name)(model, *args, **kwargs))
+        got = _outputs(getattr(rbd, name)(model, *args, **kwargs))
         what = "%s %s" % (name, kwargs)
         for idx in np.ndindex(*batch):
             single_args = tuple(x[idx] if isinstance(x, np.ndarray) else x for x in args)
             single_kwargs = {k: (x[idx] if isinstance(x, np.ndarray) else x) for k, x in kwargs.items()}
-            single = np.asarray(getattr(rbd, name)(model, *single_args, **single_kwargs))
-            assert got.shape == batch + single.shape, what
-            # A few ulps, not bits: vectorized libm (np.cos on a batch) may round unlike scalar libm.
-            scale = max(1.0, float(np.abs(single).max(initial=0.0)))
-            np.testing.assert_allclose(got[idx], single, rtol=1e-14, atol=1e-14 * scale,
-                                       err_msg="%s sample %s" % (what, idx))
+            for out, single in zip(got, _outputs(getattr(rbd, name)(model, *single_args, **single_kwargs))):
+                out, single = np.asarray(out), np.asarray(single)
+                assert out.shape == batch + single.shape, what
+                # A few ulps, not bits: vectorized libm (np.cos on a batch) may round unlike scalar libm.
+                scale = max(1.0, float(np.abs(single).max(initial=0.0)))
+                np.testing.assert_allclose(out[idx], single, rtol=1e-14, atol=1e-14 * scale,
+                                           err_msg="%s sample %s" % (what, idx))
+
+
+def _outputs(result):
+    """The outputs of a call as a tuple (an algorithm with several returns a tuple)."""
+    return result if isinstance(result, tuple) else (result,)
