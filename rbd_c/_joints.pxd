@@ -8,9 +8,9 @@ places its body (``joint_placement``), how its motion subspace acts on joint
 velocities and forces (``joint_motion``, ``joint_motion_add``, ``joint_force``,
 ``joint_column``), and how its coordinates live on their manifold
 (``joint_neutral``, ``joint_integrate``, ``joint_difference``,
-``joint_normalize``) with the tangent-space Jacobians of the last two
-(``joint_integrate_jacobians``, ``joint_difference_jacobians``).  The Python side holds the same table
-(``rbd.model.JOINT_KINDS``), and a test checks that the two agree.
+``joint_normalize``, and the tangent-space Jacobians of integrate and difference:
+``joint_integrate_jacobians``, ``joint_difference_jacobians``).  The Python side
+holds the same table (``rbd.model.JOINT_KINDS``), and a test checks that the two agree.
 
 Kinds are validated when a model is compiled (``0 <= kind < K_COUNT``); the
 branches below name every kind explicitly, and the last ``else`` only fills

@@ -1,7 +1,8 @@
 """Every joint kind of the NumPy backend, in one place (as ``rbd_c/_joints.pxd`` for
 the compiled one): how each kind places its body and how its motion subspace acts
 (on scalar components, for the algorithms), and its configuration space: neutral,
-integrate (exp map), difference (log map) and normalize.
+integrate (exp map), difference (log map), normalize, and the tangent-space
+Jacobians of integrate and difference.
 
 The kinds and their coordinates are the table ``rbd.model.JOINT_KINDS``.  The
 configuration functions work on ONE joint's coordinates with any leading batch
@@ -176,7 +177,7 @@ def integrate_jacobians(kind, qj, vj):
 
     On a group (q ⊕ v = M exp(v)): d_dq = Ad(exp(-v)) (exp(v)^T for a spherical joint) and
     d_dv = J_r(v), the right Jacobian; the kinds that add have 1 and 1."""
-    if kind in (JointKind.SPHERICAL, JointKind.PLANAR, JointKind.FREE):
+    if kind in _MANIFOLD_KINDS:
         twist, block = _group_twist(kind, vj)
         d_dq = spatial.adjoint(spatial.se3_exp(-twist))
         d_dv = _se3_left_jacobian(-twist)
@@ -195,7 +196,7 @@ def difference_jacobians(kind, q0j, q1j):
     that add have -1 and 1.  At a rotation angle of pi the logarithm jumps (v and -v
     reach the same pose); these are the one-sided Jacobians at the v ``difference``
     returns, and stay finite there."""
-    if kind in (JointKind.SPHERICAL, JointKind.PLANAR, JointKind.FREE):
+    if kind in _MANIFOLD_KINDS:
         twist, block = _group_twist(kind, difference(kind, q0j, q1j))
         return -_se3_left_jacobian(twist, True)[(...,) + block], _se3_left_jacobian(-twist, True)[(...,) + block]
     if kind in _VECTOR_KINDS:
