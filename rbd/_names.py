@@ -11,6 +11,8 @@ ALGORITHMS = (
     # dynamics
     "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",
     "kinetic_energy", "potential_energy", "centroidal_momentum",
+    # derivatives (configuration space)
+    "integrate_jacobians", "difference_jacobians",
     # derivatives (dynamics)
     "rnea_derivatives", "aba_derivatives", "inverse_mass_matrix",
     # derivatives (kinematics)

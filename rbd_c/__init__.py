@@ -9,7 +9,7 @@ from ._spatial import *  # noqa: F401,F403  (ImportError here means "not built")
 # The algorithms (same names and signatures as rbd.reference), and the batch thread count.
 from ._model import set_num_threads, get_num_threads, have_openmp, MAX_THREADS  # noqa: F401,E402
 from ._configuration import (  # noqa: F401,E402
-    neutral, integrate, difference, normalize,
+    neutral, integrate, difference, normalize, integrate_jacobians, difference_jacobians,
 )
 from ._kinematics import (  # noqa: F401,E402
     forward_kinematics, frame_placement, frame_velocity, frame_acceleration, frame_jacobian,

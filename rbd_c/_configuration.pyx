@@ -1,14 +1,17 @@
 # cython: language_level=3
-"""Compiled configuration-space operations: neutral, integrate, difference, normalize,
-each a loop over the joints; what each kind does is in ``_joints.pxd``."""
+"""Compiled configuration-space operations: neutral, integrate, difference, normalize and
+the Jacobians of integrate and difference, each a loop over the joints; what each kind
+does is in ``_joints.pxd``."""
 cimport cython
 from libc.math cimport sin, cos, sqrt, atan2, fabs
+from libc.string cimport memset
 
 import numpy as np
 
 from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm
 from rbd_c._model import size
-from rbd_c._joints cimport joint_neutral, joint_integrate, joint_difference, joint_normalize
+from rbd_c._joints cimport (joint_neutral, joint_integrate, joint_difference, joint_normalize,
+                            joint_integrate_jacobians, joint_difference_jacobians)
 
 
 # ---- kernels ----------------------------------------------------------------------------------
@@ -48,10 +51,42 @@ cdef int k_normalize(const Call* c, const double** ins, double** outs, double* w
     return 0
 
 
+cdef int k_integrate_jacobians(const Call* c, const double** ins, double** outs,
+                               double* work) noexcept nogil:
+    """Block diagonal: both matrices are zeroed, then each joint writes its diagonal block."""
+    cdef const CModel* m = c.m
+    cdef int i, n = m.nv, d
+    memset(outs[0], 0, n * n * sizeof(double))
+    memset(outs[1], 0, n * n * sizeof(double))
+    for i in range(m.nb):
+        d = m.v_idx[i] * (n + 1)
+        joint_integrate_jacobians(m.kinds[i], ins[1] + m.v_idx[i], outs[0] + d, outs[1] + d, n)
+    return 0
+
+
+cdef int k_difference_jacobians(const Call* c, const double** ins, double** outs,
+                                double* work) noexcept nogil:
+    """Block diagonal, as k_integrate_jacobians."""
+    cdef const CModel* m = c.m
+    cdef int i, n = m.nv, d
+    memset(outs[0], 0, n * n * sizeof(double))
+    memset(outs[1], 0, n * n * sizeof(double))
+    for i in range(m.nb):
+        d = m.v_idx[i] * (n + 1)
+        joint_difference_jacobians(m.kinds[i], ins[0] + m.q_idx[i], ins[1] + m.q_idx[i], outs[0] + d,
+                                   outs[1] + d, n)
+    return 0
+
+
 cdef Algorithm NEUTRAL = algorithm(b"", (), (b"q",), k_neutral, size(), size(1))
 cdef Algorithm INTEGRATE = algorithm(b"qv", ("q", "v"), (b"q",), k_integrate, size(), size(nb=10))
 cdef Algorithm DIFFERENCE = algorithm(b"qq", ("q0", "q1"), (b"v",), k_difference, size(), size(nb=10))
 cdef Algorithm NORMALIZE = algorithm(b"q", ("q",), (b"q",), k_normalize, size(), size(nb=5))
+# (work: a block per joint, and the two zeroed nv x nv outputs)
+cdef Algorithm INTEGRATE_JACOBIANS = algorithm(b"qv", ("q", "v"), (b"vv", b"vv"), k_integrate_jacobians, size(),
+                                               size(nb=50, nv=20))
+cdef Algorithm DIFFERENCE_JACOBIANS = algorithm(b"qq", ("q0", "q1"), (b"vv", b"vv"), k_difference_jacobians,
+                                                size(), size(nb=60, nv=20))
 
 
 # ---- wrappers ---------------------------------------------------------------------------------
@@ -81,3 +116,17 @@ def normalize(model, q):
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     return run(model, cm, &call, NORMALIZE, (q,))
+
+
+def integrate_jacobians(model, q, v):
+    """(d_dq, d_dv): the tangent-space Jacobians of q (+) v, block diagonal (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    return run(model, cm, &call, INTEGRATE_JACOBIANS, (q, v))
+
+
+def difference_jacobians(model, q0, q1):
+    """(d_dq0, d_dq1): the tangent-space Jacobians of difference(q0, q1), block diagonal (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    return run(model, cm, &call, DIFFERENCE_JACOBIANS, (q0, q1))

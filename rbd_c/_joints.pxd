@@ -8,8 +8,9 @@ places its body (``joint_placement``), how its motion subspace acts on joint
 velocities and forces (``joint_motion``, ``joint_motion_add``, ``joint_force``,
 ``joint_column``), and how its coordinates live on their manifold
 (``joint_neutral``, ``joint_integrate``, ``joint_difference``,
-``joint_normalize``).  The Python side holds the same table
-(``rbd.model.JOINT_KINDS``), and a test checks that the two agree.
+``joint_normalize``, and the tangent-space Jacobians of integrate and difference:
+``joint_integrate_jacobians``, ``joint_difference_jacobians``).  The Python side
+holds the same table (``rbd.model.JOINT_KINDS``), and a test checks that the two agree.
 
 Kinds are validated when a model is compiled (``0 <= kind < K_COUNT``); the
 branches below name every kind explicitly, and the last ``else`` only fills
@@ -22,7 +23,7 @@ cimport cython
 from libc.math cimport sin, cos, sqrt, fabs, atan2, NAN
 
 from rbd_c._model cimport CModel
-from rbd_c._kernels cimport exp_coefficients, se3_exp, left_jacobian_inverse_apply
+from rbd_c._kernels cimport exp_coefficients, se3_exp, left_jacobian_inverse_apply, adjoint_matrix
 
 cdef enum JointCode:
     K_REV_X = 0
@@ -154,6 +155,99 @@ cdef inline void _se2_V(double phi, double* a, double* b) noexcept nogil:
     cdef double c
     exp_coefficients(fabs(phi), a, b, &c)
     b[0] = b[0] * phi
+
+
+@cython.cdivision(True)
+cdef inline void _coupling_coefficients(double theta, double* c2, double* c3) noexcept nogil:
+    """c2 = (t^2 + 2 cos t - 2) / (2 t^4) and c3 = (2 t - 3 sin t + t cos t) / (2 t^5), Barfoot's
+    coefficients of the SE(3) Jacobian's coupling block; below 0.5 by their even series
+    c2 = sum p_k, c3 = sum (k + 1) p_k / (2k + 5), p_k = (-t^2)^k / (2k + 4)! (the closed
+    forms cancel near 0; rbd.reference sums the same series below the same angle)."""
+    cdef double t2 = theta * theta, p = 1.0 / 24.0
+    cdef int j
+    if theta < 0.5:
+        c2[0] = 0.0
+        c3[0] = 0.0
+        for j in range(9):
+            c2[0] += p
+            c3[0] += (j + 1) * p / (2 * j + 5)
+            p *= -t2 / ((2 * j + 5) * (2 * j + 6))
+    else:
+        c2[0] = (t2 + 2.0 * cos(theta) - 2.0) / (2.0 * t2 * t2)
+        c3[0] = (2.0 * theta - 3.0 * sin(theta) + theta * cos(theta)) / (2.0 * t2 * t2 * theta)
+
+
+cdef inline void _skew3(const double* w, double* out) noexcept nogil:
+    out[0] = 0.0; out[1] = -w[2]; out[2] = w[1]
+    out[3] = w[2]; out[4] = 0.0; out[5] = -w[0]
+    out[6] = -w[1]; out[7] = w[0]; out[8] = 0.0
+
+
+cdef inline void _mul3(const double* A, const double* B, double* out) noexcept nogil:
+    """out = A B (3x3 row-major; out must not alias A or B)."""
+    cdef int r, c
+    for r in range(3):
+        for c in range(3):
+            out[3 * r + c] = A[3 * r] * B[c] + A[3 * r + 1] * B[3 + c] + A[3 * r + 2] * B[6 + c]
+
+
+cdef inline void se3_left_jacobian(const double* twist, bint inverse, double* out) noexcept nogil:
+    """out (6x6 row-major) = the left Jacobian of SE(3) at the twist [rho; phi] (linear
+    first), or its inverse: [[J, Q], [0, J]] with J = 1 + b P + c P^2 the SO(3) left
+    Jacobian of phi (P = [phi]x, X = [rho]x) and Barfoot's coupling block
+    Q = X/2 + c (PX + XP + PXP) + c2 (PPX + XPP - 3 PXP) + c3 (PXPP + PPXP);
+    the inverse is [[J^-1, -J^-1 Q J^-1], [0, J^-1]], finite for |phi| < 2 pi.  The right
+    Jacobian is the left one at -twist."""
+    cdef double P[9]
+    cdef double X[9]
+    cdef double PX[9]
+    cdef double XP[9]
+    cdef double PXP[9]
+    cdef double PPX[9]
+    cdef double XPP[9]
+    cdef double PXPP[9]
+    cdef double PPXP[9]
+    cdef double Q[9]
+    cdef double J[9]
+    cdef double e[3]
+    cdef double theta = sqrt(twist[3] * twist[3] + twist[4] * twist[4] + twist[5] * twist[5])
+    cdef double a, b, c, c2, c3
+    cdef int r, j
+    exp_coefficients(theta, &a, &b, &c)
+    _coupling_coefficients(theta, &c2, &c3)
+    _skew3(twist + 3, P)
+    _skew3(twist, X)
+    _mul3(P, X, PX)
+    _mul3(X, P, XP)
+    _mul3(PX, P, PXP)
+    _mul3(P, PX, PPX)
+    _mul3(XP, P, XPP)
+    _mul3(PXP, P, PXPP)
+    _mul3(P, PXP, PPXP)
+    for r in range(9):
+        Q[r] = (0.5 * X[r] + c * (PX[r] + XP[r] + PXP[r]) + c2 * (PPX[r] + XPP[r] - 3.0 * PXP[r])
+                + c3 * (PXPP[r] + PPXP[r]))
+    if inverse:
+        for j in range(3):  # column j of J^-1 = J^-1 e_j
+            e[0] = 0.0; e[1] = 0.0; e[2] = 0.0
+            e[j] = 1.0
+            left_jacobian_inverse_apply(twist + 3, theta, e, e)
+            J[j] = e[0]; J[3 + j] = e[1]; J[6 + j] = e[2]
+        _mul3(J, Q, PX)
+        _mul3(PX, J, Q)
+        for r in range(9):
+            Q[r] = -Q[r]
+    else:
+        _mul3(P, P, J)
+        for r in range(9):
+            J[r] = b * P[r] + c * J[r]
+        J[0] += 1.0; J[4] += 1.0; J[8] += 1.0
+    for r in range(3):
+        for j in range(3):
+            out[6 * r + j] = J[3 * r + j]
+            out[6 * (r + 3) + j + 3] = J[3 * r + j]
+            out[6 * r + j + 3] = Q[3 * r + j]
+            out[6 * (r + 3) + j] = 0.0
 
 
 
@@ -415,6 +509,82 @@ cdef inline void joint_difference(int k, const double* a, const double* b, doubl
         oj[0] = b[0] - a[0]
     else:
         oj[0] = NAN
+
+
+# ---------------------------------------------------------------------------------------
+# Tangent-space Jacobians of integrate and difference
+# ---------------------------------------------------------------------------------------
+cdef inline bint _on_group(int k) noexcept nogil:
+    return k == K_SPH or k == K_PLANAR or k == K_FREE
+
+
+cdef inline void _group_twist(int k, const double* vj, double sign, double* twist) noexcept nogil:
+    """twist = sign * S vj.  A joint on a group (spherical, planar, free) moves in a subgroup
+    of SE(3) whose Lie algebra is spanned by the unit columns of S; SE(3)'s Jacobians map
+    that algebra to itself, so the joint's Jacobians are their rows and columns at S."""
+    cdef int c
+    for c in range(6):
+        twist[c] = 0.0
+    for c in range(rbd_joint_table[k].nv):
+        twist[rbd_joint_table[k].cols[c]] = sign * vj[c]
+
+
+cdef inline void _group_block(int k, const double* A, double scale, double* out, int ld) noexcept nogil:
+    """out (the joint's block, rows ld apart) = scale * the rows and columns of the 6x6 A
+    at the unit columns of S."""
+    cdef int r, c, n = rbd_joint_table[k].nv
+    cdef const int* cols = rbd_joint_table[k].cols
+    for r in range(n):
+        for c in range(n):
+            out[r * ld + c] = scale * A[6 * cols[r] + cols[c]]
+
+
+cdef inline void joint_integrate_jacobians(int k, const double* vj, double* d_dq, double* d_dv,
+                                           int ld) noexcept nogil:
+    """The joint's blocks (rows ld apart) of the Jacobians of q (+) v:
+    (q (+) dq) (+) (v + dv) = (q (+) v) (+) (d_dq dq + d_dv dv).  On a group (q (+) v = M exp(v)):
+    d_dq = Ad(exp(-v)), d_dv = J_r(v); the kinds that add: 1 and 1."""
+    cdef double twist[6]
+    cdef double T[16]
+    cdef double A[36]
+    if _on_group(k):
+        _group_twist(k, vj, -1.0, twist)
+        se3_exp(twist, T)
+        adjoint_matrix(T, A)
+        _group_block(k, A, 1.0, d_dq, ld)
+        se3_left_jacobian(twist, False, A)
+        _group_block(k, A, 1.0, d_dv, ld)
+    elif k == K_REV_X or k == K_REV_Y or k == K_REV_Z or k == K_REV or k == K_PRISM:
+        d_dq[0] = 1.0
+        d_dv[0] = 1.0
+    else:
+        d_dq[0] = NAN
+        d_dv[0] = NAN
+
+
+cdef inline void joint_difference_jacobians(int k, const double* a, const double* b, double* d_da,
+                                            double* d_db, int ld) noexcept nogil:
+    """The joint's blocks (rows ld apart) of the Jacobians of v = difference(a, b) for a (+) da
+    and b (+) db.  On a group (v = log(A^-1 B)): d_da = -J_l(v)^-1, d_db = J_r(v)^-1 (at a
+    rotation angle of pi, the one-sided Jacobians at the v joint_difference picks); the
+    kinds that add: -1 and 1."""
+    cdef double v[6]
+    cdef double twist[6]
+    cdef double A[36]
+    if _on_group(k):
+        joint_difference(k, a, b, v)
+        _group_twist(k, v, 1.0, twist)
+        se3_left_jacobian(twist, True, A)
+        _group_block(k, A, -1.0, d_da, ld)
+        _group_twist(k, v, -1.0, twist)
+        se3_left_jacobian(twist, True, A)
+        _group_block(k, A, 1.0, d_db, ld)
+    elif k == K_REV_X or k == K_REV_Y or k == K_REV_Z or k == K_REV or k == K_PRISM:
+        d_da[0] = -1.0
+        d_db[0] = 1.0
+    else:
+        d_da[0] = NAN
+        d_db[0] = NAN
 
 
 cdef inline void joint_normalize(int k, const double* qj, double* oj) noexcept nogil:

@@ -110,6 +110,8 @@ def algorithm_calls(q, v, a, tau, fext, q1, frames):
     calls = [
         ("integrate", (q, v), {}),
         ("difference", (q, q1), {}),
+        ("integrate_jacobians", (q, v), {}),
+        ("difference_jacobians", (q, q1), {}),
         ("normalize", (q,), {}),
         ("forward_kinematics", (q,), {}),
         ("center_of_mass", (q,), {}),

@@ -104,7 +104,7 @@ def test_batches_agree(model, batch):
     q, v, a, tau, fext = random_state(model, rng, batch)
     for name, args, kwargs in _calls(model, q, v, a, tau, fext, _frames(model)[:1]):
         assert_same(name, args, kwargs, model)
-        # and each sample of the batch equals the single call on it
+        # and each sample of the batch equals the single call on it (output by output)
         got = getattr(rbd_c, name)(model, *args, **kwargs)
         for idx in np.ndindex(*batch):
             single_args = tuple(x[idx] if isinstance(x, np.ndarray) else x for x in args)

@@ -16,7 +16,8 @@ batch; the shared formulas, forward pass and batch driver are in
 ``_components``).  The names match the compiled backend's modules
 (``rbd_c/_configuration``, ``_kinematics``, ``_dynamics``, ``_joints``).
 """
-from .configuration import difference, integrate, neutral, normalize, random_configuration
+from .configuration import (difference, difference_jacobians, integrate, integrate_jacobians, neutral, normalize,
+                            random_configuration)
 from .derivatives import aba_derivatives, inverse_mass_matrix, rnea_derivatives
 from .dynamics import (aba, centroidal_momentum, coriolis_matrix, crba, gravity, kinetic_energy,
                        nonlinear_effects, potential_energy, rnea)

@@ -1,4 +1,5 @@
-"""Configuration space: neutral, random, integrate (q ⊕ v), difference (q1 ⊖ q0), normalize.
+"""Configuration space: neutral, random, integrate (q ⊕ v), difference (q1 ⊖ q0), normalize,
+and the tangent-space Jacobians of integrate and difference.
 
 Revolute and prismatic coordinates are plain numbers (added all at once); the
 joints on a manifold (spherical, planar, free flyer) go through
@@ -108,6 +109,42 @@ def difference(model, q0, q1):
             s = table.q_slices[i]
             out[..., table.v_slices[i]] = joints.difference(table.kinds[i], q0[..., s], q1[..., s])
     return check_finite_result(out)
+
+
+def _block_diagonal(table, batch, vector_diagonals, joint_blocks):
+    """Two (..., nv, nv) matrices that are zero but for each joint's diagonal block: the
+    revolute and prismatic joints' 1x1 blocks are ``vector_diagonals`` (a pair of numbers),
+    those of body i on a manifold the pair ``joint_blocks(i)``."""
+    outs = (np.zeros(batch + (table.nv, table.nv)), np.zeros(batch + (table.nv, table.nv)))
+    for out, diagonal in zip(outs, vector_diagonals):
+        out[..., table.vector_v, table.vector_v] = diagonal
+    with _overflow_is_an_error():
+        for i in table.manifold_bodies:
+            s = table.v_slices[i]
+            for out, block in zip(outs, joint_blocks(i)):
+                out[..., s, s] = block
+    return tuple(check_finite_result(out) for out in outs)
+
+
+def integrate_jacobians(model, q, v):
+    """(d_dq, d_dv), each (..., nv, nv): the Jacobians of q ⊕ v in the tangent space,
+    (q ⊕ dq) ⊕ (v + dv) = (q ⊕ v) ⊕ (d_dq dq + d_dv dv) to first order.  Block
+    diagonal, one block per joint (see ``joints.integrate_jacobians``)."""
+    batch, (q, v) = model_arrays(model, q=q, v=v)
+    table = joints.joint_table(model)
+    return _block_diagonal(table, batch, (1.0, 1.0), lambda i: joints.integrate_jacobians(
+        table.kinds[i], q[..., table.q_slices[i]], v[..., table.v_slices[i]]))
+
+
+def difference_jacobians(model, q0, q1):
+    """(d_dq0, d_dq1), each (..., nv, nv): the Jacobians of ``difference(model, q0, q1)``
+    for the tangent perturbations q0 ⊕ dq0 and q1 ⊕ dq1.  Block diagonal, one block per
+    joint (see ``joints.difference_jacobians``; at a rotation angle of pi they are the
+    one-sided Jacobians at the velocity ``difference`` returns)."""
+    batch, (q0, q1) = model_arrays(model, q0=q0, q1=q1)
+    table = joints.joint_table(model)
+    return _block_diagonal(table, batch, (-1.0, 1.0), lambda i: joints.difference_jacobians(
+        table.kinds[i], q0[..., table.q_slices[i]], q1[..., table.q_slices[i]]))
 
 
 def normalize(model, q):

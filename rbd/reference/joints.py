@@ -1,7 +1,8 @@
 """Every joint kind of the NumPy backend, in one place (as ``rbd_c/_joints.pxd`` for
 the compiled one): how each kind places its body and how its motion subspace acts
 (on scalar components, for the algorithms), and its configuration space: neutral,
-integrate (exp map), difference (log map) and normalize.
+integrate (exp map), difference (log map), normalize, and the tangent-space
+Jacobians of integrate and difference.
 
 The kinds and their coordinates are the table ``rbd.model.JOINT_KINDS``.  The
 configuration functions work on ONE joint's coordinates with any leading batch
@@ -12,6 +13,8 @@ the component functions on a ``Body`` of ``_components`` and whole vectors.
 need (coordinate slices, which joints are on a manifold); ``joint_table(model)``
 builds it once per model and caches it on the model.
 """
+from math import factorial
+
 import numpy as np
 
 from .. import rotations, spatial
@@ -114,6 +117,91 @@ def difference(kind, q0j, q1j):
         return twist if kind == JointKind.FREE else twist[..., [0, 1, 5]]
     if kind in _VECTOR_KINDS:
         return q1j - q0j
+    raise ValueError("joint kind %r has no difference formula" % (kind,))
+
+
+# ------------------------------------------------------------------------------------------
+# Tangent-space Jacobians of integrate and difference
+# ------------------------------------------------------------------------------------------
+# (theta^2 + 2 cos theta - 2) / (2 theta^4) and (2 theta - 3 sin theta + theta cos theta) / (2 theta^5),
+# Barfoot's coefficients of the SE(3) Jacobian's coupling block, as even power series below
+# rotations._SERIES_ANGLE (their closed forms cancel near 0).
+_C2_SERIES = [(-1) ** k / factorial(2 * k + 4) for k in range(9)]
+_C3_SERIES = [(-1) ** k * (k + 1) / factorial(2 * k + 5) for k in range(9)]
+
+
+def _se3_left_jacobian(twist, inverse=False):
+    """The left Jacobian of SE(3) (..., 6, 6) at the twist [rho; phi] (linear first), or its
+    inverse: [[J, Q], [0, J]] with J the SO(3) left Jacobian of phi and Q Barfoot's coupling
+    block; the inverse is [[J^-1, -J^-1 Q J^-1], [0, J^-1]], finite for |phi| < 2 pi.
+    The right Jacobian is the left one at -twist."""
+    rho, phi = twist[..., :3], twist[..., 3:]
+    theta = np.linalg.norm(phi, axis=-1)
+    _, _, c1 = rotations._angle_coefficients(theta)
+    series = theta < rotations._SERIES_ANGLE
+    t = np.where(series, 1.0, theta)
+    t2 = theta * theta
+    c2 = np.where(series, rotations._even_series(_C2_SERIES, t2), (t * t + 2.0 * np.cos(t) - 2.0) / (2.0 * t ** 4))
+    c3 = np.where(series, rotations._even_series(_C3_SERIES, t2),
+                  (2.0 * t - 3.0 * np.sin(t) + t * np.cos(t)) / (2.0 * t ** 5))
+    P, X = rotations.skew(phi), rotations.skew(rho)
+    PX, XP = P @ X, X @ P
+    PXP = PX @ P
+    c1, c2, c3 = (c[..., None, None] for c in (c1, c2, c3))
+    Q = 0.5 * X + c1 * (PX + XP + PXP) + c2 * (P @ PX + XP @ P - 3.0 * PXP) + c3 * (PXP @ P + P @ PXP)
+    if inverse:
+        J = rotations._left_jacobian_inverse(phi)
+        Q = -J @ Q @ J
+    else:
+        J = rotations._left_jacobian(phi)
+    out = np.zeros(twist.shape[:-1] + (6, 6))
+    out[..., :3, :3] = out[..., 3:, 3:] = J
+    out[..., :3, 3:] = Q
+    return out
+
+
+def _group_twist(kind, vj):
+    """A joint on a group (spherical, planar, free) moves in a subgroup of SE(3) whose
+    Lie algebra is spanned by the unit columns of S: vj as a body twist (..., 6), and the
+    indices of its rows and columns in SE(3)'s 6x6 matrices (SE(3)'s Jacobians map that
+    algebra to itself, so the joint's Jacobians are those rows and columns)."""
+    axes = list(JOINT_KINDS[kind].columns)
+    twist = np.zeros(vj.shape[:-1] + (6,))
+    twist[..., axes] = vj
+    return twist, np.ix_(axes, axes)
+
+
+def integrate_jacobians(kind, qj, vj):
+    """(d_dq, d_dv), each (..., nv_j, nv_j): the Jacobians of q_j ⊕ v_j in the tangent space,
+    (q ⊕ dq) ⊕ (v + dv) = (q ⊕ v) ⊕ (d_dq dq + d_dv dv) to first order.
+
+    On a group (q ⊕ v = M exp(v)): d_dq = Ad(exp(-v)) (exp(v)^T for a spherical joint) and
+    d_dv = J_r(v), the right Jacobian; the kinds that add have 1 and 1."""
+    if kind in _MANIFOLD_KINDS:
+        twist, block = _group_twist(kind, vj)
+        d_dq = spatial.adjoint(spatial.se3_exp(-twist))
+        d_dv = _se3_left_jacobian(-twist)
+        return d_dq[(...,) + block], d_dv[(...,) + block]
+    if kind in _VECTOR_KINDS:
+        one = np.ones(np.broadcast_shapes(qj.shape[:-1], vj.shape[:-1]) + (1, 1))
+        return one, one.copy()
+    raise ValueError("joint kind %r has no integrate formula" % (kind,))
+
+
+def difference_jacobians(kind, q0j, q1j):
+    """(d_dq0, d_dq1), each (..., nv_j, nv_j): the Jacobians of v = difference(q0_j, q1_j)
+    for q0 ⊕ dq0 and q1 ⊕ dq1.
+
+    On a group (v = log(M0^-1 M1)): d_dq1 = J_r(v)^-1 and d_dq0 = -J_l(v)^-1; the kinds
+    that add have -1 and 1.  At a rotation angle of pi the logarithm jumps (v and -v
+    reach the same pose); these are the one-sided Jacobians at the v ``difference``
+    returns, and stay finite there."""
+    if kind in _MANIFOLD_KINDS:
+        twist, block = _group_twist(kind, difference(kind, q0j, q1j))
+        return -_se3_left_jacobian(twist, True)[(...,) + block], _se3_left_jacobian(-twist, True)[(...,) + block]
+    if kind in _VECTOR_KINDS:
+        one = np.ones(np.broadcast_shapes(q0j.shape[:-1], q1j.shape[:-1]) + (1, 1))
+        return -one, one
     raise ValueError("joint kind %r has no difference formula" % (kind,))
 
 
