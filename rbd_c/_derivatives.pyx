@@ -207,76 +207,61 @@ cdef enum:
     MI_PER_DOF = 12
 
 
-cdef inline void _backward_row(double* P, double* Pp, int nv, int v0, int end, const double* S, const double* U,
-                               double d, double* row) noexcept nogil:
-    """A 1-DoF joint's backward step over the columns of its subtree: its row of M^-1
-    is d (e - S^T P), P_parent += P + U row, and P is cleared (6 rows of nv)."""
-    cdef int col
-    cdef double x
-    cdef double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5]
-    cdef double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5]
-    cdef double* P0 = P
-    cdef double* P1 = P + nv
-    cdef double* P2 = P + 2 * nv
-    cdef double* P3 = P + 3 * nv
-    cdef double* P4 = P + 4 * nv
-    cdef double* P5 = P + 5 * nv
-    cdef double* Q0 = Pp
-    cdef double* Q1 = Pp + nv
-    cdef double* Q2 = Pp + 2 * nv
-    cdef double* Q3 = Pp + 3 * nv
-    cdef double* Q4 = Pp + 4 * nv
-    cdef double* Q5 = Pp + 5 * nv
-    for col in range(v0, end):
-        x = -d * (s0 * P0[col] + s1 * P1[col] + s2 * P2[col] + s3 * P3[col] + s4 * P4[col] + s5 * P5[col])
-        if col == v0:
-            x += d
-        row[col] = x
-        Q0[col] += P0[col] + u0 * x
-        Q1[col] += P1[col] + u1 * x
-        Q2[col] += P2[col] + u2 * x
-        Q3[col] += P3[col] + u3 * x
-        Q4[col] += P4[col] + u4 * x
-        Q5[col] += P5[col] + u5 * x
-        P0[col] = 0.0; P1[col] = 0.0; P2[col] = 0.0; P3[col] = 0.0; P4[col] = 0.0; P5[col] = 0.0
-    for col in range(end, nv):  # right of the subtree: from zero (the forward pass adds)
-        row[col] = 0.0
+cdef extern from *:
+    """
+    /* The sweeps of a 1-DoF joint over contiguous columns in k_inverse_mass_matrix
+       (6 rows of nv: P, P_parent, A, A_parent), compiled for AVX2 and for the baseline,
+       chosen at load time (the same arithmetic in the same order on both). */
 
+    /* Backward, over the columns of the joint's subtree [v0, end): its row of M^-1 is
+       d (e - S^T P), P_parent += P + U row, and P is cleared. */
+    __attribute__((target_clones("avx2", "default")))
+    static void rbd_minv_backward(double* restrict P, double* restrict Pp, int nv, int v0, int end,
+                                  const double* S, const double* U, double d, double* restrict row) {
+        const double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5];
+        const double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5];
+        double *P0 = P, *P1 = P + nv, *P2 = P + 2 * nv, *P3 = P + 3 * nv, *P4 = P + 4 * nv, *P5 = P + 5 * nv;
+        double *Q0 = Pp, *Q1 = Pp + nv, *Q2 = Pp + 2 * nv, *Q3 = Pp + 3 * nv, *Q4 = Pp + 4 * nv, *Q5 = Pp + 5 * nv;
+        for (int col = v0; col < end; col++) {
+            double x = -d * (s0 * P0[col] + s1 * P1[col] + s2 * P2[col] + s3 * P3[col] + s4 * P4[col] + s5 * P5[col]);
+            row[col] = x;
+            Q0[col] += P0[col] + u0 * x; Q1[col] += P1[col] + u1 * x; Q2[col] += P2[col] + u2 * x;
+            Q3[col] += P3[col] + u3 * x; Q4[col] += P4[col] + u4 * x; Q5[col] += P5[col] + u5 * x;
+            P0[col] = 0.0; P1[col] = 0.0; P2[col] = 0.0; P3[col] = 0.0; P4[col] = 0.0; P5[col] = 0.0;
+        }
+        /* the joint's own column: e_v0 (P is zero there: no child sees the joint's own force) */
+        row[v0] += d;
+        for (int i = 0; i < 6; i++) Pp[i * nv + v0] += U[i] * d;
+        for (int col = end; col < nv; col++) row[col] = 0.0;  /* right of the subtree: the forward pass adds */
+    }
 
-cdef inline void _forward_row(double* A, const double* Ap, int nv, int v0, const double* S, const double* U,
-                              double d, double* row, bint has_children) noexcept nogil:
-    """A 1-DoF joint's forward step over the columns from its own on: its row of M^-1
-    -= d U^T A_parent, and (for its children) A = A_parent + S row (6 rows of nv)."""
-    cdef int col
-    cdef double x
-    cdef double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5]
-    cdef double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5]
-    cdef const double* B0 = Ap
-    cdef const double* B1 = Ap + nv
-    cdef const double* B2 = Ap + 2 * nv
-    cdef const double* B3 = Ap + 3 * nv
-    cdef const double* B4 = Ap + 4 * nv
-    cdef const double* B5 = Ap + 5 * nv
-    cdef double* A0 = A
-    cdef double* A1 = A + nv
-    cdef double* A2 = A + 2 * nv
-    cdef double* A3 = A + 3 * nv
-    cdef double* A4 = A + 4 * nv
-    cdef double* A5 = A + 5 * nv
-    if not has_children:
-        for col in range(v0, nv):
-            row[col] -= d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col] + u5 * B5[col])
-        return
-    for col in range(v0, nv):
-        x = row[col] - d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col]
-                            + u5 * B5[col])
-        row[col] = x
-        A0[col] = B0[col] + s0 * x
-        A1[col] = B1[col] + s1 * x
-        A2[col] = B2[col] + s2 * x
-        A3[col] = B3[col] + s3 * x
-        A4[col] = B4[col] + s4 * x
-        A5[col] = B5[col] + s5 * x
+    /* Forward, over the columns [v0, nv): the row of M^-1 -= d U^T A_parent and, for a
+       joint with children, A = A_parent + S row. */
+    __attribute__((target_clones("avx2", "default")))
+    static void rbd_minv_forward(double* restrict A, const double* restrict Ap, int nv, int v0, const double* S,
+                                 const double* U, double d, double* restrict row, int has_children) {
+        const double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5];
+        const double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5];
+        const double *B0 = Ap, *B1 = Ap + nv, *B2 = Ap + 2 * nv, *B3 = Ap + 3 * nv, *B4 = Ap + 4 * nv, *B5 = Ap + 5 * nv;
+        double *A0 = A, *A1 = A + nv, *A2 = A + 2 * nv, *A3 = A + 3 * nv, *A4 = A + 4 * nv, *A5 = A + 5 * nv;
+        if (!has_children) {
+            for (int col = v0; col < nv; col++)
+                row[col] -= d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col] + u5 * B5[col]);
+            return;
+        }
+        for (int col = v0; col < nv; col++) {
+            double x = row[col] - d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col]
+                                       + u5 * B5[col]);
+            row[col] = x;
+            A0[col] = B0[col] + s0 * x; A1[col] = B1[col] + s1 * x; A2[col] = B2[col] + s2 * x;
+            A3[col] = B3[col] + s3 * x; A4[col] = B4[col] + s4 * x; A5[col] = B5[col] + s5 * x;
+        }
+    }
+    """
+    void rbd_minv_backward(double* P, double* Pp, int nv, int v0, int end, const double* S, const double* U,
+                           double d, double* row) noexcept nogil
+    void rbd_minv_forward(double* A, const double* Ap, int nv, int v0, const double* S, const double* U,
+                          double d, double* row, int has_children) noexcept nogil
 
 
 @cython.cdivision(True)
@@ -334,7 +319,7 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
         Pi = levels + 6 * nv * (m.depth[i] - 1)
         Pp = Pi - 6 * nv
         if k == 1 and p >= 0:  # the common case in one sweep over the columns
-            _backward_row(Pi, Pp, nv, v0, end, dofs + MI_PER_DOF * v0 + MI_S, dofs + MI_PER_DOF * v0 + MI_U,
+            rbd_minv_backward(Pi, Pp, nv, v0, end, dofs + MI_PER_DOF * v0 + MI_S, dofs + MI_PER_DOF * v0 + MI_U,
                           Di[0], Minv + v0 * nv)
             articulated_reduce(B + MI_IA, U + 6 * v0, Di, k, Ia, W)
             sym6_act_add(B + MI_X, Ia, work + MI_PER_BODY * p + MI_IA)
@@ -382,7 +367,7 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
         Pi = levels + 6 * nv * (m.depth[i] - 1)   # A_i, 6 rows
         Pp = Pi - 6 * nv                           # A_parent
         if k == 1 and p >= 0:
-            _forward_row(Pi, Pp, nv, v0, dofs + MI_PER_DOF * v0 + MI_S, dofs + MI_PER_DOF * v0 + MI_U,
+            rbd_minv_forward(Pi, Pp, nv, v0, dofs + MI_PER_DOF * v0 + MI_S, dofs + MI_PER_DOF * v0 + MI_U,
                          Di[0], Minv + v0 * nv, m.subtree_end[i] > i + 1)
             continue
         for r in range(k):
@@ -426,6 +411,36 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
 # ==========================================================================================
 # ABA derivatives
 # ==========================================================================================
+cdef extern from *:
+    """
+    /* The inner loop of _minus_products: o1 -= sum_j x1[j] rows[j], o2 -= sum_j x2[j] rows[j]
+       for k <= 4 rows of n numbers (stride apart), each o read and written once per
+       four rows.  Compiled for AVX2 and for the baseline, chosen at load time (the
+       same arithmetic in the same order on both). */
+    __attribute__((target_clones("avx2", "default")))
+    static void rbd_sub_rows(int n, int k, const double* x1, const double* x2, const double* restrict rows, int stride,
+                             double* restrict o1, double* restrict o2) {
+        if (k == 4) {
+            const double *r0 = rows, *r1 = rows + stride, *r2 = rows + 2 * stride, *r3 = rows + 3 * stride;
+            for (int i = 0; i < n; i++) {
+                o1[i] -= x1[0] * r0[i] + x1[1] * r1[i] + x1[2] * r2[i] + x1[3] * r3[i];
+                o2[i] -= x2[0] * r0[i] + x2[1] * r1[i] + x2[2] * r2[i] + x2[3] * r3[i];
+            }
+            return;
+        }
+        for (int j = 0; j < k; j++) {
+            const double* r = rows + j * stride;
+            for (int i = 0; i < n; i++) {
+                o1[i] -= x1[j] * r[i];
+                o2[i] -= x2[j] * r[i];
+            }
+        }
+    }
+    """
+    void rbd_sub_rows(int n, int k, const double* x1, const double* x2, const double* rows, int stride,
+                      double* o1, double* o2) noexcept nogil
+
+
 cdef inline void _minus_products(const CModel* m, const double* Minv, const double* T1, const double* T2,
                                  double* O1, double* O2, double* scratch, int* starts, int* stops) noexcept nogil:
     """O1 = -M^-1 T1 and O2 = -M^-1 T2 for derivatives T of the torques.  Column c of T
@@ -434,9 +449,9 @@ cdef inline void _minus_products(const CModel* m, const double* Minv, const doub
     Column c of O is then a sum of rows of the symmetric M^-1, each an axpy over nv
     contiguous numbers; the columns are built as rows of O^T (``scratch``: 2 nv^2)
     and transposed at the end."""
-    cdef int nv = m.nv, b, j, n, g, r, i, col
-    cdef double x1, x2
-    cdef const double* row
+    cdef int nv = m.nv, b, j, n, g, r, i, l, col
+    cdef double x1[4]
+    cdef double x2[4]
     cdef double* o1
     cdef double* o2
     cdef double* OT1 = scratch
@@ -459,13 +474,14 @@ cdef inline void _minus_products(const CModel* m, const double* Minv, const doub
             o1 = OT1 + col * nv
             o2 = OT2 + col * nv
             for g in range(n):
-                for r in range(starts[g], stops[g]):
-                    x1 = T1[r * nv + col]
-                    x2 = T2[r * nv + col]
-                    row = Minv + r * nv
-                    for i in range(nv):
-                        o1[i] -= x1 * row[i]
-                        o2[i] -= x2 * row[i]
+                r = starts[g]
+                while r < stops[g]:  # four rows of M^-1 at a time
+                    j = min(4, stops[g] - r)
+                    for l in range(j):
+                        x1[l] = T1[(r + l) * nv + col]
+                        x2[l] = T2[(r + l) * nv + col]
+                    rbd_sub_rows(nv, j, x1, x2, Minv + r * nv, nv, o1, o2)
+                    r += j
     for i in range(nv):
         for col in range(nv):
             O1[i * nv + col] = OT1[col * nv + i]
