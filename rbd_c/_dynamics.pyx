@@ -14,7 +14,8 @@ cimport cython
 from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
-                             force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add)
+                             force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add,
+                             velocity_variation)
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
@@ -35,24 +36,6 @@ cdef inline void _gravity_accel(const Call* c, double* a0) noexcept nogil:
     """The world's spatial acceleration that stands for gravity: [-g; 0]."""
     a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]
     a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
-
-
-cdef inline void _inertia_column(const double* Y, int k, double* out) noexcept nogil:
-    """out = Y e_k for the 10-number inertia [m, h, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]
-    (Y = [[m I, -[h]x], [[h]x, I]]): a unit motion along axis k."""
-    cdef double m = Y[0], hx = Y[1], hy = Y[2], hz = Y[3]
-    if k == 0:
-        out[0] = m; out[1] = 0.0; out[2] = 0.0; out[3] = 0.0; out[4] = hz; out[5] = -hy
-    elif k == 1:
-        out[0] = 0.0; out[1] = m; out[2] = 0.0; out[3] = -hz; out[4] = 0.0; out[5] = hx
-    elif k == 2:
-        out[0] = 0.0; out[1] = 0.0; out[2] = m; out[3] = hy; out[4] = -hx; out[5] = 0.0
-    elif k == 3:
-        out[0] = 0.0; out[1] = -hz; out[2] = hy; out[3] = Y[4]; out[4] = Y[5]; out[5] = Y[6]
-    elif k == 4:
-        out[0] = hz; out[1] = 0.0; out[2] = -hx; out[3] = Y[5]; out[4] = Y[7]; out[5] = Y[8]
-    else:
-        out[0] = -hy; out[1] = hx; out[2] = 0.0; out[3] = Y[6]; out[4] = Y[8]; out[5] = Y[9]
 
 
 # ==========================================================================================
@@ -350,92 +333,74 @@ def aba(model, q, v, tau, fext=None):
 # ==========================================================================================
 cdef enum:
     # The Coriolis kernel's scratch per body, by offset: world placement oM, body-frame
-    # twist v, world twist ov, composite world inertia oYc (10), composite Bc (6x6).
+    # twist v, world twist ov, and the subtree composites in world axes: inertia Yc (10),
+    # 2 B's symmetric part (v x*) Y - Y (v x) in inertia form (10), momentum h (6).
     COR_OM = 0
     COR_V = 16
     COR_OV = 22
     COR_YC = 28
-    COR_BC = 38
-    COR_PER_BODY = 74
+    COR_SYM = 38
+    COR_H = 48
+    COR_PER_BODY = 54
 
 
 cdef int k_coriolis(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """The Christoffel-consistent Coriolis matrix C = sum_i J_i^T (Y_i dJ_i + B_i J_i) in
     world coordinates (Y_i, J_i the body's world inertia and Jacobian, and
     B_i = (v_i x* Y_i - Y_i v_i x + (Y_i v_i) xbar) / 2), grouped over subtrees:
-    C[j, k] = S_j . (Yc_b dS_k + Bc_b S_k) with b the deeper of the two joints' bodies."""
+    C[j, k] = S_j . (Yc_b dS_k + Bc_b S_k) with b the deeper of the two joints' bodies.
+    B's symmetric part is kept doubled in inertia form (``velocity_variation``) and its
+    skew part as the momentum h: 2 B m = Sym m + m x* h, 2 B^T m = Sym m - m x* h."""
     cdef double* C = outs[0]
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef const double* v = ins[1]
-    cdef int nb = m.nb, nv = m.nv, i, p, k, kk, col, r, b, jj, l, jk
+    cdef int nb = m.nb, nv = m.nv, i, p, kk, col, r, b, jj, jk
     cdef double* S = work + COR_PER_BODY * nb      # world S columns, 6 per dof
     cdef double* dS = S + 6 * nv                    # their time derivatives
     cdef double* Bb
     cdef double* oM
     cdef double* vl
     cdef double* ov
-    cdef double* oY
-    cdef double* Bc
     cdef double Xl[16]
     cdef double vJ[6]
-    cdef double e[6]
-    cdef double h[6]
-    cdef double y[6]
-    cdef double t1[6]
-    cdef double t2[6]
-    cdef double t3[6]
+    cdef double t[6]
+    cdef double x[6]
     cdef double F[6]
     cdef double G1[6]
     cdef double G2[6]
-    cdef double s[6]
     memset(C, 0, nv * nv * sizeof(double))
     for i in range(nb):
         Bb = work + COR_PER_BODY * i
         oM = Bb + COR_OM
         vl = Bb + COR_V
         ov = Bb + COR_OV
-        oY = Bb + COR_YC
-        Bc = Bb + COR_BC
         p = m.parents[i]
         joint_placement(m, i, q + m.q_idx[i], Xl)
         child_placement(work + COR_PER_BODY * p + COR_OM if p >= 0 else NULL, Xl, oM)
         child_twist(m, i, Xl, v, work + COR_PER_BODY * p + COR_V if p >= 0 else NULL, vJ, vl)
         act_motion(oM, vl, ov)
-        inertia_act(oM, m.inertias + 10 * i, oY)
-        # B_i column by column: B e = (v x* (Y e) - Y (v x e) + e x* (Y v)) / 2
-        inertia_apply(oY, ov, h)
-        for col in range(6):
-            memset(e, 0, 6 * sizeof(double))
-            e[col] = 1.0
-            _inertia_column(oY, col, y)
-            force_cross(ov, y, t1)
-            motion_cross(ov, e, t3)
-            inertia_apply(oY, t3, t2)
-            force_cross(e, h, t3)
-            for r in range(6):
-                Bc[6 * r + col] = 0.5 * (t1[r] - t2[r] + t3[r])
+        inertia_act(oM, m.inertias + 10 * i, Bb + COR_YC)
+        inertia_apply(Bb + COR_YC, ov, Bb + COR_H)
+        velocity_variation(Bb + COR_YC, ov, Bb + COR_SYM)
         for col in range(m.nvj[i]):
             kk = m.v_idx[i] + col
             world_column(m, i, col, oM, S + 6 * kk)
             motion_cross(ov, S + 6 * kk, dS + 6 * kk)
     for i in range(nb - 1, -1, -1):
         Bb = work + COR_PER_BODY * i
-        oY = Bb + COR_YC
-        Bc = Bb + COR_BC
         for col in range(m.nvj[i]):
             jk = m.v_idx[i] + col
-            # column jk against the joints of i and its ancestors
-            inertia_apply(oY, dS + 6 * jk, F)
+            inertia_apply(Bb + COR_SYM, S + 6 * jk, t)
+            force_cross(S + 6 * jk, Bb + COR_H, x)
+            # column jk against the joints of i and its ancestors: F = Yc dS + Bc S
+            inertia_apply(Bb + COR_YC, dS + 6 * jk, F)
             for r in range(6):
-                F[r] += (Bc[6 * r] * S[6 * jk] + Bc[6 * r + 1] * S[6 * jk + 1] + Bc[6 * r + 2] * S[6 * jk + 2]
-                         + Bc[6 * r + 3] * S[6 * jk + 3] + Bc[6 * r + 4] * S[6 * jk + 4]
-                         + Bc[6 * r + 5] * S[6 * jk + 5])
-            # row jk against the joints of the strict ancestors
-            inertia_apply(oY, S + 6 * jk, G1)
+                F[r] += 0.5 * (t[r] + x[r])
+            # row jk against the joints of the strict ancestors: G1 = Yc S, G2 = Bc^T S
+            inertia_apply(Bb + COR_YC, S + 6 * jk, G1)
             for r in range(6):
-                G2[r] = (Bc[r] * S[6 * jk] + Bc[6 + r] * S[6 * jk + 1] + Bc[12 + r] * S[6 * jk + 2]
-                         + Bc[18 + r] * S[6 * jk + 3] + Bc[24 + r] * S[6 * jk + 4] + Bc[30 + r] * S[6 * jk + 5])
+                G2[r] = 0.5 * (t[r] - x[r])
             b = i
             while b >= 0:  # i and its ancestors
                 for kk in range(m.nvj[b]):
@@ -446,11 +411,8 @@ cdef int k_coriolis(const Call* c, const double** ins, double** outs, double* wo
                 b = m.parents[b]
         p = m.parents[i]
         if p >= 0:
-            Bb = work + COR_PER_BODY * p
-            for r in range(10):
-                Bb[COR_YC + r] += oY[r]
-            for r in range(36):
-                Bb[COR_BC + r] += Bc[r]
+            for r in range(COR_YC, COR_PER_BODY):  # Yc, B's symmetric part, momentum
+                work[COR_PER_BODY * p + r] += Bb[r]
     return 0
 
 

@@ -367,6 +367,32 @@ cdef inline void inertia_apply(const double* Y, const double* m, double* out) no
     out[5] = h0 * v1 - h1 * v0 + Y[6] * w0 + Y[8] * w1 + Y[9] * w2
 
 
+cdef inline void velocity_variation(const double* Y, const double* V, double* out) noexcept nogil:
+    """(V x*) Y - Y (V x) for a 10-number inertia Y = (m, h, I) and a twist V = [v; w]:
+    [[0, -[g]x], [[g]x, N]] with g = m v + w x h and N = [w]x I - I [w]x - ([v]x [h]x +
+    [h]x [v]x), stored like an inertia (0, g, N) so that inertia_apply applies it."""
+    cdef double mass = Y[0], h0 = Y[1], h1 = Y[2], h2 = Y[3]
+    cdef double v0 = V[0], v1 = V[1], v2 = V[2], w0 = V[3], w1 = V[4], w2 = V[5]
+    cdef double xx = Y[4], xy = Y[5], xz = Y[6], yy = Y[7], yz = Y[8], zz = Y[9]
+    cdef double a00, a01, a02, a10, a11, a12, a20, a21, a22, vh
+    out[0] = 0.0
+    out[1] = mass * v0 + w1 * h2 - w2 * h1
+    out[2] = mass * v1 + w2 * h0 - w0 * h2
+    out[3] = mass * v2 + w0 * h1 - w1 * h0
+    # A = [w]x I (columns of I crossed); [w]x I - I [w]x = A + A^T
+    a00 = w1 * xz - w2 * xy; a01 = w1 * yz - w2 * yy; a02 = w1 * zz - w2 * yz
+    a10 = w2 * xx - w0 * xz; a11 = w2 * xy - w0 * yz; a12 = w2 * xz - w0 * zz
+    a20 = w0 * xy - w1 * xx; a21 = w0 * yy - w1 * xy; a22 = w0 * yz - w1 * xz
+    # [v]x [h]x + [h]x [v]x = h v^T + v h^T - 2 (v . h) 1
+    vh = v0 * h0 + v1 * h1 + v2 * h2
+    out[4] = 2.0 * a00 - (2.0 * h0 * v0 - 2.0 * vh)
+    out[5] = a01 + a10 - (h0 * v1 + v0 * h1)
+    out[6] = a02 + a20 - (h0 * v2 + v0 * h2)
+    out[7] = 2.0 * a11 - (2.0 * h1 * v1 - 2.0 * vh)
+    out[8] = a12 + a21 - (h1 * v2 + v1 * h2)
+    out[9] = 2.0 * a22 - (2.0 * h2 * v2 - 2.0 * vh)
+
+
 cdef inline void inertia_cross_term(const double* Y, const double* m, double* out) noexcept nogil:
     """out = m x* (Y m) with five cross products: beta = h x w, f = m v - beta,
     n = h x v + I w; out = [w x f; w x n - v x beta]  (v x f = -v x beta)."""
