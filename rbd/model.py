@@ -240,8 +240,9 @@ class Model:
         """A new model equal to this one but for ``changes``, validated anew:
         ``gravity`` (3,), ``inertias`` (nbodies, 10) in this model's storage (see
         ``rbd.spatial``; checked by rbd's inertia policy), ``armature``, ``damping``,
-        ``friction`` (nv,) each, non-negative.  Armature, damping and friction are
-        stored for the user; the rigid-body algorithms do not apply them yet."""
+        ``friction`` (nv,) each, non-negative.  Armature enters the mass matrix and
+        everything built on it; damping and friction are stored for the user (the
+        rigid-body algorithms do not apply them)."""
         allowed = ("gravity", "inertias", "armature", "damping", "friction")
         unknown = sorted(set(changes) - set(allowed))
         if unknown:
