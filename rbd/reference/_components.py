@@ -237,6 +237,23 @@ def bias_force(Y, twist):
     return force_cross(twist, inertia_apply(Y, twist))
 
 
+def velocity_variation(Y, V):
+    """(V x*) Y - Y (V x) for an inertia Y and a twist V: a symmetric matrix of the
+    form [[0, -[g]x], [[g]x, N]], returned as the 10 components (0, g, N) of an
+    inertia (so ``inertia_apply`` applies it and ``inertia_act`` moves it), with
+    g = m v + w x h and N = [w]x I - I [w]x - ([v]x [h]x + [h]x [v]x)
+    (= A + A^T - (h v^T + v h^T - 2 (v.h) 1) with A = [w]x I)."""
+    mass, h0, h1, h2, xx, xy, xz, yy, yz, zz = Y
+    v0, v1, v2, w0, w1, w2 = V
+    a00, a01, a02 = w1 * xz - w2 * xy, w1 * yz - w2 * yy, w1 * zz - w2 * yz
+    a10, a11, a12 = w2 * xx - w0 * xz, w2 * xy - w0 * yz, w2 * xz - w0 * zz
+    a20, a21, a22 = w0 * xy - w1 * xx, w0 * yy - w1 * xy, w0 * yz - w1 * xz
+    vh = v0 * h0 + v1 * h1 + v2 * h2
+    return (0.0, mass * v0 + w1 * h2 - w2 * h1, mass * v1 + w2 * h0 - w0 * h2, mass * v2 + w0 * h1 - w1 * h0,
+            2.0 * (a00 - h0 * v0 + vh), a01 + a10 - (h0 * v1 + v0 * h1), a02 + a20 - (h0 * v2 + v0 * h2),
+            2.0 * (a11 - h1 * v1 + vh), a12 + a21 - (h1 * v2 + v1 * h2), 2.0 * (a22 - h2 * v2 + vh))
+
+
 def inertia_act(R, p, Y):
     """The inertia Y of a child expressed in its parent (X = (R, p)): the
     minimal form of X* Y X^-1, as ``rbd.spatial.inertia_act``:

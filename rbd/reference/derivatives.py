@@ -30,85 +30,79 @@ ABA derivatives follow: dqdd/dx = -M^-1 dtau/dx at a = aba(...), and dqdd/dtau
 from .._checks import model_arrays, singular_joint_error, singular_tolerance
 from . import _components as sc  # spatial algebra on scalar components
 from . import joints
-from .dynamics import _Singular, _half_symmetric_part, add_armature, forward_dynamics, joint_factors, solve_joint
+from .dynamics import _Singular, add_armature, forward_dynamics, joint_factors, solve_joint
 
 
 # ------------------------------------------------------------------------------------------
 # RNEA derivatives
 # ------------------------------------------------------------------------------------------
-def _twice(x):
-    return tuple(2.0 * c for c in x)
-
-
 def _rnea_derivative_passes(bodies, gravity, nv, q, v, a, fext, trig):
-    """The components of dtau/dq, dtau/dv and M = dtau/da, each nv x nv row-major."""
+    """The components of dtau/dq, dtau/dv and M = dtau/da, each nv x nv row-major.
+
+    In world axes (as the compiled kernel): a world quantity of a subtree moves with
+    the perturbation's world column s directly, composites are sums, and each entry
+    is a dot product with a world column.  Forward: per body its world twist,
+    acceleration (gravity included), inertia Y, momentum h = Y v, force f and
+    (v x*) Y - Y (v x) (``velocity_variation``); per column s: u, w, d.  Backward,
+    with the subtree composites Yc, Sym, hc, F of body k, per column s of k:
+    G1 = Yc s, G2 = Bc^T s = Sym s - s x* hc, Pv = Bc s + Yc d, Pq = Bc u + Yc w
+    (Bc m = Sym m + m x* hc), then Pq += s x* F for the strict ancestors."""
     n = len(bodies)
-    placements, twists, joint_twists = sc.kinematics(bodies, q, v, trig)
+    placements, _, _ = sc.kinematics(bodies, q, None, trig)
+    world = sc.world_placements(bodies, placements)
+    zero = (0.0,) * 6
     world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0)
-    accs, forces = [None] * n, [None] * n
-    du, dw, dd = [None] * n, [None] * n, [None] * n  # per body: u, w, d of each joint column
-    composite = [body.inertia for body in bodies]
-    variation = [None] * n  # (v x*) Y - Y (v x), 21 components; then of the subtree
-    momentum = [None] * n  # h = Y v; then of the subtree
+    twists, accs = [None] * n, [None] * n
+    columns, du, dw, dd = [None] * n, [None] * n, [None] * n, [None] * n
+    composite, variation, momentum, forces = [None] * n, [None] * n, [None] * n, [None] * n
     for i, body in enumerate(bodies):
-        R, p = placements[i]
-        parent_acc = world_acc if body.parent < 0 else accs[body.parent]
-        a_p = sc.inv_act_motion(R, p, parent_acc)
-        v_p = sc.sub(twists[i], joint_twists[i])  # the parent's twist, in this body's frame
-        acc = sc.add(joints.add_joint_motion(a_p, body, a), sc.motion_cross(twists[i], joint_twists[i]))
-        Y = body.inertia
-        momentum[i] = h = sc.inertia_apply(Y, twists[i])
-        f = sc.add(sc.inertia_apply(Y, acc), sc.force_cross(twists[i], h))
-        forces[i] = f if fext is None else sc.sub(f, fext[i])
-        accs[i] = acc
-        variation[i] = _twice(_half_symmetric_part(Y, twists[i]))
-        du[i] = [sc.motion_cross(v_p, s) for s in body.motions]
-        dw[i] = [sc.add(sc.motion_cross(a_p, s), sc.motion_cross(v_p, u)) for s, u in zip(body.motions, du[i])]
-        v_sum = sc.add(twists[i], v_p)
-        dd[i] = [sc.motion_cross(v_sum, s) for s in body.motions]
+        R, p = world[i]
+        S = columns[i] = joints.world_motions(body, R, p)
+        v_p = zero if body.parent < 0 else twists[body.parent]
+        a_p = world_acc if body.parent < 0 else accs[body.parent]
+        vJ, aJ = zero, zero
+        for k, s in enumerate(S, body.v0):
+            vJ = sc.add(vJ, tuple(x * v[k] for x in s))
+            aJ = sc.add(aJ, tuple(x * a[k] for x in s))
+        twists[i] = V = sc.add(v_p, vJ)
+        accs[i] = A = sc.add(sc.add(a_p, aJ), sc.motion_cross(V, vJ))
+        composite[i] = Y = sc.inertia_act(R, p, body.inertia)
+        momentum[i] = h = sc.inertia_apply(Y, V)
+        f = sc.add(sc.inertia_apply(Y, A), sc.force_cross(V, h))
+        forces[i] = f if fext is None else sc.sub(f, sc.act_force(R, p, fext[i]))
+        variation[i] = sc.velocity_variation(Y, V)
+        du[i] = [sc.motion_cross(v_p, s) for s in S]
+        dw[i] = [sc.add(sc.motion_cross(a_p, s), sc.motion_cross(v_p, u)) for s, u in zip(S, du[i])]
+        dd[i] = [sc.motion_cross(sc.add(V, v_p), s) for s in S]
 
     dq, dv, M = [0.0] * (nv * nv), [0.0] * (nv * nv), [0.0] * (nv * nv)
     for k in range(n - 1, -1, -1):
         body = bodies[k]
         Yc, Sym, h, F = composite[k], variation[k], momentum[k], forces[k]  # whole subtree of k
-
-        def B(m):  # Bc m
-            return sc.add(sc.sym6_apply(Sym, m), sc.force_cross(m, h))
-
-        G1 = [sc.inertia_apply(Yc, s) for s in body.motions]  # = Yc S: M's columns
-        G2 = [sc.sub(sc.sym6_apply(Sym, s), sc.force_cross(s, h)) for s in body.motions]  # Bc^T S
-        Pv = [sc.add(B(s), sc.inertia_apply(Yc, d)) for s, d in zip(body.motions, dd[k])]
-        Pq = [sc.add(B(u), sc.inertia_apply(Yc, w)) for u, w in zip(du[k], dw[k])]
-        for col in range(body.nv):
+        for col, (s, u, w, d) in enumerate(zip(columns[k], du[k], dw[k], dd[k])):
             c = body.v0 + col
-            for row, (xq, xv, xa) in enumerate(zip(joints.joint_force(body, Pq[col]),
-                                                   joints.joint_force(body, Pv[col]),
-                                                   joints.joint_force(body, G1[col])), body.v0):
-                dq[row * nv + c], dv[row * nv + c], M[row * nv + c] = xq, xv, xa
-        Pq = [sc.add(x, sc.force_cross(s, F)) for x, s in zip(Pq, body.motions)]
-        j = k
-        while bodies[j].parent >= 0:
-            R, p = placements[j]
-            Pq, Pv, G1, G2 = ([sc.act_force(R, p, f) for f in fs] for fs in (Pq, Pv, G1, G2))
-            j = bodies[j].parent
-            ancestor = bodies[j]
-            for col in range(body.nv):
-                c = body.v0 + col
-                for row, (xq, xv, xa) in enumerate(zip(joints.joint_force(ancestor, Pq[col]),
-                                                       joints.joint_force(ancestor, Pv[col]),
-                                                       joints.joint_force(ancestor, G1[col])), ancestor.v0):
-                    dq[row * nv + c], dv[row * nv + c] = xq, xv
-                    M[row * nv + c] = M[c * nv + row] = xa
-                for r, (s, u, w, d) in enumerate(zip(ancestor.motions, du[j], dw[j], dd[j]), ancestor.v0):
-                    dq[c * nv + r] = sc.dot(G2[col], u) + sc.dot(G1[col], w)
-                    dv[c * nv + r] = sc.dot(G2[col], s) + sc.dot(G1[col], d)
+            G1 = sc.inertia_apply(Yc, s)
+            t, x = sc.inertia_apply(Sym, s), sc.force_cross(s, h)
+            G2 = sc.sub(t, x)
+            Pv = sc.add(sc.add(t, x), sc.inertia_apply(Yc, d))
+            Pq = sc.add(sc.add(sc.inertia_apply(Sym, u), sc.force_cross(u, h)), sc.inertia_apply(Yc, w))
+            for r, o in enumerate(columns[k], body.v0):  # the joint's own block
+                dq[r * nv + c], dv[r * nv + c], M[r * nv + c] = sc.dot(o, Pq), sc.dot(o, Pv), sc.dot(o, G1)
+            Pq = sc.add(Pq, sc.force_cross(s, F))
+            j = body.parent
+            while j >= 0:
+                for r, (o, u_j, w_j, d_j) in enumerate(zip(columns[j], du[j], dw[j], dd[j]), bodies[j].v0):
+                    dq[r * nv + c], dv[r * nv + c] = sc.dot(o, Pq), sc.dot(o, Pv)
+                    M[r * nv + c] = M[c * nv + r] = sc.dot(o, G1)
+                    dq[c * nv + r] = sc.dot(G2, u_j) + sc.dot(G1, w_j)
+                    dv[c * nv + r] = sc.dot(G2, o) + sc.dot(G1, d_j)
+                j = bodies[j].parent
         if body.parent >= 0:
-            R, p = placements[k]
             parent = body.parent
-            composite[parent] = sc.add_all(composite[parent], sc.inertia_act(R, p, Yc))
-            variation[parent] = sc.add_all(variation[parent], sc.sym6_act(R, p, Sym))
-            momentum[parent] = sc.add(momentum[parent], sc.act_force(R, p, h))
-            forces[parent] = sc.add(forces[parent], sc.act_force(R, p, F))
+            composite[parent] = sc.add_all(composite[parent], Yc)
+            variation[parent] = sc.add_all(variation[parent], Sym)
+            momentum[parent] = sc.add(momentum[parent], h)
+            forces[parent] = sc.add(forces[parent], F)
     add_armature(M, bodies, nv)
     return dq + dv + M
 

@@ -221,29 +221,16 @@ def forward_dynamics(model, q, v, tau, fext):
 # ------------------------------------------------------------------------------------------
 # The Coriolis matrix passes (on scalar components)
 # ------------------------------------------------------------------------------------------
-def _cross_columns(V):
-    """The columns of the 6x6 matrix of m -> V x m."""
-    v0, v1, v2, w0, w1, w2 = V
-    return [(0.0, w2, -w1, 0.0, 0.0, 0.0), (-w2, 0.0, w0, 0.0, 0.0, 0.0), (w1, -w0, 0.0, 0.0, 0.0, 0.0),
-            (0.0, v2, -v1, 0.0, w2, -w1), (-v2, 0.0, v0, -w2, 0.0, w0), (v1, -v0, 0.0, w1, -w0, 0.0)]
-
-
-def _half_symmetric_part(Y, V):
-    """-1/2 ((V x)^T Y + Y (V x)) = 1/2 ((V x*) Y - Y (V x)), 21 components."""
-    P = [sc.inertia_apply(Y, column) for column in _cross_columns(V)]  # the columns of Y (V x)
-    return tuple(-0.5 * (P[col][row] + P[row][col]) for row, col in sc.SYM_ENTRIES)
-
-
 def _coriolis_passes(bodies, nv, q, v, trig):
     """The nv x nv components of C(q, v), row-major.
 
     Pinocchio's factorisation (computeCoriolisMatrix), in body frames.  Per
     body, with inertia Y, twist V and momentum h = Y V,
-    B = ((V x*) Y - Y (V x) + (h x-bar*)) / 2, where (h x-bar*) m = m x* h;
-    B splits into a symmetric part (21 components) and the skew (h x-bar*) / 2,
-    and both parts move between frames like Y and h, so the composites Yc, Bc
-    of a subtree come up the tree as 10 + 21 + 6 components.  With S_k the
-    joint's motion subspace and dJ_k = V_k x S_k (frame k), backward over k:
+    2 B = (V x*) Y - Y (V x) + (h x-bar*), where (h x-bar*) m = m x* h: a
+    symmetric part (``velocity_variation``, in an inertia's 10-component form)
+    and a skew one; both move between frames like Y and h, so the composites of a
+    subtree come up the tree as 10 + 10 + 6 components.  With S_k the joint's
+    motion subspace and dJ_k = V_k x S_k (frame k), backward over k:
       F = Yc_k dJ_k + Bc_k S_k,  G1 = Yc_k S_k,  G2 = Bc_k^T S_k,
     carried up the support with X* (like the CRBA's columns), giving
       C[j, k] = S_j^T F                    for j = k and each ancestor j,
@@ -251,17 +238,18 @@ def _coriolis_passes(bodies, nv, q, v, trig):
     n = len(bodies)
     placements, twists, _ = sc.kinematics(bodies, q, v, trig)
     composite = [body.inertia for body in bodies]
-    symmetric = [_half_symmetric_part(body.inertia, twists[i]) for i, body in enumerate(bodies)]
-    momentum = [tuple(0.5 * x for x in sc.inertia_apply(body.inertia, twists[i])) for i, body in enumerate(bodies)]
+    symmetric = [sc.velocity_variation(body.inertia, twists[i]) for i, body in enumerate(bodies)]
+    momentum = [sc.inertia_apply(body.inertia, twists[i]) for i, body in enumerate(bodies)]
     dJ = [[sc.motion_cross(twists[i], s) for s in body.motions] for i, body in enumerate(bodies)]
     C = [0.0] * (nv * nv)
     for k in range(n - 1, -1, -1):
         body = bodies[k]
-        G1 = sc.sym6_columns(sc.sym6_from_inertia(composite[k]), body)
-        sym = sc.sym6_columns(symmetric[k], body)
-        skew = [sc.force_cross(s, momentum[k]) for s in body.motions]  # (hc x-bar*) S / 2
-        F = [sc.add(sc.add(sc.inertia_apply(composite[k], d), a), b) for d, a, b in zip(dJ[k], sym, skew)]
-        G2 = [sc.sub(a, b) for a, b in zip(sym, skew)]
+        G1 = [sc.inertia_apply(composite[k], s) for s in body.motions]
+        sym = [sc.inertia_apply(symmetric[k], s) for s in body.motions]
+        skew = [sc.force_cross(s, momentum[k]) for s in body.motions]
+        F = [tuple(x + 0.5 * (y + z) for x, y, z in zip(sc.inertia_apply(composite[k], d), a, b))
+             for d, a, b in zip(dJ[k], sym, skew)]
+        G2 = [tuple(0.5 * (y - z) for y, z in zip(a, b)) for a, b in zip(sym, skew)]
         j = k
         while True:
             ancestor = bodies[j]
@@ -281,7 +269,7 @@ def _coriolis_passes(bodies, nv, q, v, trig):
             R, p = placements[k]
             parent = body.parent
             composite[parent] = sc.add_all(composite[parent], sc.inertia_act(R, p, composite[k]))
-            symmetric[parent] = sc.add_all(symmetric[parent], sc.sym6_act(R, p, symmetric[k]))
+            symmetric[parent] = sc.add_all(symmetric[parent], sc.inertia_act(R, p, symmetric[k]))
             momentum[parent] = sc.add(momentum[parent], sc.act_force(R, p, momentum[k]))
     return C
 
