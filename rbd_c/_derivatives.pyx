@@ -59,8 +59,6 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
     cdef double* s
     cdef double* o
     cdef double Xl[16]
-    cdef double oY[10]
-    cdef double sym[10]
     cdef double vJ[6]
     cdef double aJ[6]
     cdef double t[6]
@@ -292,9 +290,9 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
             world_column(m, i, r, B + MI_OM, o + MI_S)
         Pi = levels + 6 * nv * (m.depth[i] - 1)
         Pp = Pi - 6 * nv
-        if k == 1 and p >= 0:  # the common case in one sweep over the columns
-            rbd_minv_backward(Pi, Pp, nv, v0, end, dofs + MI_PER_DOF * v0 + MI_S, dofs + MI_PER_DOF * v0 + MI_U,
-                          Di[0], Minv + v0 * nv)
+        if k == 1 and p >= 0:  # the common case in one sweep over the columns (below: any k)
+            rbd_minv_backward(Pi, Pp, nv, v0, end, dofs + MI_PER_DOF * v0 + MI_S,
+                              dofs + MI_PER_DOF * v0 + MI_U, Di[0], Minv + v0 * nv)
             articulated_reduce(B + MI_IA, U + 6 * v0, Di, k, Ia, W)
             sym6_act_add(B + MI_X, Ia, work + MI_PER_BODY * p + MI_IA)
             continue
@@ -342,7 +340,7 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
         Pp = Pi - 6 * nv                           # A_parent
         if k == 1 and p >= 0:
             rbd_minv_forward(Pi, Pp, nv, v0, dofs + MI_PER_DOF * v0 + MI_S, dofs + MI_PER_DOF * v0 + MI_U,
-                         Di[0], Minv + v0 * nv, m.subtree_end[i] > i + 1)
+                             Di[0], Minv + v0 * nv, m.subtree_end[i] > i + 1)
             continue
         for r in range(k):
             memcpy(Uw + 6 * r, dofs + MI_PER_DOF * (v0 + r) + MI_U, 6 * sizeof(double))
