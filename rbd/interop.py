@@ -91,32 +91,26 @@ def _unique_frames(frames, source):
 # ------------------------------------------------------------------------------------------
 # Pinocchio
 # ------------------------------------------------------------------------------------------
-# Pinocchio joint type -> (rbd kind, its axis (None: read the joint's), continuous: (cos, sin) in q).
+# Pinocchio joint type -> (rbd kind, continuous: the angle stored as (cos, sin)).
 _PIN_JOINTS = {
-    "JointModelFreeFlyer": (JointKind.FREE, None, False),
-    "JointModelSpherical": (JointKind.SPHERICAL, None, False),
-    "JointModelPlanar": (JointKind.PLANAR, None, False),
-    "JointModelRevoluteUnaligned": (JointKind.REVOLUTE, None, False),
-    "JointModelRevoluteUnboundedUnaligned": (JointKind.REVOLUTE, None, True),
-    "JointModelPrismaticUnaligned": (JointKind.PRISMATIC, None, False),
+    "JointModelRX": (JointKind.REVOLUTE, False), "JointModelRY": (JointKind.REVOLUTE, False),
+    "JointModelRZ": (JointKind.REVOLUTE, False), "JointModelRevoluteUnaligned": (JointKind.REVOLUTE, False),
+    "JointModelRUBX": (JointKind.REVOLUTE, True), "JointModelRUBY": (JointKind.REVOLUTE, True),
+    "JointModelRUBZ": (JointKind.REVOLUTE, True), "JointModelRevoluteUnboundedUnaligned": (JointKind.REVOLUTE, True),
+    "JointModelPX": (JointKind.PRISMATIC, False), "JointModelPY": (JointKind.PRISMATIC, False),
+    "JointModelPZ": (JointKind.PRISMATIC, False), "JointModelPrismaticUnaligned": (JointKind.PRISMATIC, False),
+    "JointModelSpherical": (JointKind.SPHERICAL, False), "JointModelPlanar": (JointKind.PLANAR, False),
+    "JointModelFreeFlyer": (JointKind.FREE, False),
 }
-for _i, _c in enumerate("XYZ"):
-    _PIN_JOINTS["JointModelR" + _c] = (JointKind.REVOLUTE, _EYE3[_i], False)
-    _PIN_JOINTS["JointModelRUB" + _c] = (JointKind.REVOLUTE, _EYE3[_i], True)
-    _PIN_JOINTS["JointModelP" + _c] = (JointKind.PRISMATIC, _EYE3[_i], False)
 
 
 def _pin_joint(pin_model, jid):
-    """(rbd kind, axis, continuous) of Pinocchio joint ``jid``; ValueError if rbd has no such joint."""
-    joint = pin_model.joints[jid]
-    kind, axis, continuous = _PIN_JOINTS.get(joint.shortname(), (None, None, False))
-    if kind is None:
+    """(rbd kind, continuous) of Pinocchio joint ``jid``; ValueError if rbd has no such joint."""
+    name = pin_model.joints[jid].shortname()
+    if name not in _PIN_JOINTS:
         raise ValueError("Pinocchio joint %s is a %s, which rbd does not represent (rbd takes %s)"
-                         % (short_repr(pin_model.names[jid]), joint.shortname(), ", ".join(sorted(_PIN_JOINTS))))
-    if axis is None:
-        axis = np.array(joint.extract().axis, dtype=float) if kind in (JointKind.REVOLUTE, JointKind.PRISMATIC) \
-            else np.zeros(3)
-    return kind, axis, continuous
+                         % (short_repr(pin_model.names[jid]), name, ", ".join(sorted(_PIN_JOINTS))))
+    return _PIN_JOINTS[name]
 
 
 def from_pinocchio(pin_model, strict=False):
@@ -133,10 +127,13 @@ def from_pinocchio(pin_model, strict=False):
     pin = _import("pinocchio", "pin")
     if not isinstance(pin_model, pin.Model):
         raise TypeError("pin_model must be a pinocchio.Model, got %s" % type(pin_model).__name__)
-    bodies = []
+    bodies, pin_data = [], pin_model.createData()
     for jid in range(1, pin_model.njoints):
-        kind, axis, continuous = _pin_joint(pin_model, jid)
+        kind, continuous = _pin_joint(pin_model, jid)
         joint = pin_model.joints[jid]
+        # A 1-DoF joint's motion subspace (constant, in the joint frame) is its axis.
+        S = np.array(pin_data.joints[jid].S, dtype=float).reshape(6, -1)[:, 0]
+        axis = {JointKind.REVOLUTE: S[3:], JointKind.PRISMATIC: S[:3]}.get(kind, np.zeros(3))
         nq, nv = JOINT_KINDS[kind].nq, JOINT_KINDS[kind].nv
         rv, pq = slice(joint.idx_v, joint.idx_v + nv), slice(joint.idx_q, joint.idx_q + joint.nq)
         lower, upper = (_finite_or_inf(limit[pq]) for limit in (pin_model.lowerPositionLimit,
@@ -207,29 +204,34 @@ def _mujoco_unsupported(mj_model, joint_names):
 
     def named(obj, count, what, why):
         if count:
-            notes.append("%s %s (%s)" % (what, short_names(_mj_names(m, obj, count, "#{}".format)), why))
+            notes.append("%s %s%s" % (what, short_names(_mj_names(m, obj, count, "#{}".format)), why))
 
-    named(mujoco.mjtObj.mjOBJ_TENDON, m.ntendon, "tendons", "not represented")
-    named(mujoco.mjtObj.mjOBJ_EQUALITY, m.neq, "equality constraints", "not represented")
-    named(mujoco.mjtObj.mjOBJ_ACTUATOR, m.nu, "actuators",
-          "not represented: rbd's tau is the joint-space force, MuJoCo's qfrc_actuator")
-    named(mujoco.mjtObj.mjOBJ_FLEX, m.nflex, "flexes", "not represented")
+    named(mujoco.mjtObj.mjOBJ_TENDON, m.ntendon, "tendons", "")
+    named(mujoco.mjtObj.mjOBJ_EQUALITY, m.neq, "equality constraints", "")
+    named(mujoco.mjtObj.mjOBJ_ACTUATOR, m.nu, "actuators", " (rbd's tau is the joint-space force, MuJoCo's qfrc_actuator)")
+    named(mujoco.mjtObj.mjOBJ_FLEX, m.nflex, "flexes", "")
     springs = [joint_names[j] for j in np.flatnonzero(m.jnt_stiffness)]
     if springs:
-        notes.append("joint springs (stiffness, springref) on %s (not represented)" % short_names(springs))
+        notes.append("joint springs (stiffness, springref) on %s" % short_names(springs))
     cones = [joint_names[j] for j in range(m.njnt)
-             if m.jnt_limited[j] and m.jnt_type[j] in (mujoco.mjtJoint.mjJNT_BALL, mujoco.mjtJoint.mjJNT_FREE)]
+             if m.jnt_limited[j] and _mj_kind(mujoco, m.jnt_type[j]) in (JointKind.SPHERICAL, JointKind.FREE)]
     if cones:
-        notes.append("the ranges of ball joints %s (not represented)" % short_names(cones))
+        notes.append("the ranges of ball joints %s" % short_names(cones))
     bodies = _mj_names(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody, "body{}".format)
     gravcomp = [bodies[b] for b in np.flatnonzero(m.body_gravcomp)]
     if gravcomp:
-        notes.append("gravity compensation on %s (not represented)" % short_names(gravcomp))
+        notes.append("gravity compensation on %s" % short_names(gravcomp))
     mocap = [bodies[b] for b in np.flatnonzero(m.body_mocapid >= 0)]
     if mocap:
         notes.append("mocap bodies %s (moved by mocap_pos in MuJoCo, fixed in rbd)" % short_names(mocap))
+    free = [j for j in range(m.njnt) if _mj_kind(mujoco, m.jnt_type[j]) == JointKind.FREE]
+    for field in ("dof_damping", "dof_frictionloss"):
+        uneven = [joint_names[j] for j in free if np.ptp(getattr(m, field)[m.jnt_dofadr[j]:m.jnt_dofadr[j] + 3])]
+        if uneven:
+            notes.append("unequal %s on the translation of free joints %s (world axes in MuJoCo, body axes "
+                         "in rbd)" % (field, short_names(uneven)))
     if m.opt.density or m.opt.viscosity or np.any(m.opt.wind):
-        notes.append("fluid forces (density, viscosity, wind: not represented)")
+        notes.append("fluid forces (density, viscosity, wind)")
     return notes
 
 
@@ -256,6 +258,9 @@ def from_mujoco(mj_model, strict=False):
         raise TypeError("mj_model must be a compiled mujoco.MjModel, got %s" % type(mj_model).__name__)
     m = mj_model
     joint_names = _mujoco_joint_names(m)
+    if np.any(getattr(m, "actuator_armature", 0.0)):
+        raise ValueError("the MuJoCo model has actuators with armature, which MuJoCo adds to its mass matrix "
+                         "and rbd does not represent (give the joints armature instead)")
     notes = _mujoco_unsupported(m, joint_names)
     body_names = _mj_names(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody, "body{}".format)
     bodies, frames = [], [(body_names[0], -1, np.eye(4))]
@@ -268,6 +273,10 @@ def from_mujoco(mj_model, strict=False):
             kind = _mj_kind(mujoco, m.jnt_type[j])
             axis, anchor, ref = np.array(m.jnt_axis[j]), _pose(m.jnt_pos[j]), m.qpos0[m.jnt_qposadr[j]]
             if kind == JointKind.FREE:
+                if np.ptp(m.dof_armature[m.jnt_dofadr[j]:m.jnt_dofadr[j] + 3]):
+                    raise ValueError("free joint %s has unequal armature on its translation: MuJoCo applies it "
+                                     "along world axes, rbd along body axes (make the three equal)"
+                                     % short_repr(joint_names[j]))
                 if body != -1:
                     raise ValueError("MuJoCo free joint %s is not on a top-level body" % short_repr(joint_names[j]))
                 placement, pre, axis = np.eye(4), np.eye(4), np.zeros(3)  # qpos is the body's world pose
@@ -289,7 +298,7 @@ def from_mujoco(mj_model, strict=False):
             low, high = m.jnt_actfrcrange[j]
             if m.jnt_actfrclimited[j]:
                 if low != -high:
-                    notes.append("the asymmetric actuatorfrcrange of joint %s (not represented)"
+                    notes.append("the asymmetric actuatorfrcrange of joint %s (kept as the larger bound)"
                                  % short_repr(joint_names[j]))
                 extra["effort"] = np.full(nv, max(-low, high))
             link = body_names[b] if j == first + count - 1 else "%s/%s" % (body_names[b], joint_names[j])
@@ -513,7 +522,7 @@ class PinocchioLayout(_Layout):
         joints = {}
         for body, name in enumerate(model.joint_names):
             jid = pin_model.getJointId(name)
-            kind, _, continuous = _pin_joint(pin_model, jid)
+            kind, continuous = _pin_joint(pin_model, jid)
             _check_kind(model, body, kind, "Pinocchio")
             joint = pin_model.joints[jid]
             joints[body] = (joint.idx_q, joint.idx_v, kind in (JointKind.FREE, JointKind.SPHERICAL),
