@@ -308,6 +308,15 @@ def bare_dynamics(mujoco, mj_model):
     return mj_model
 
 
+def full_mass_matrix(mujoco, mj_model, data):
+    M = np.zeros((mj_model.nv, mj_model.nv))
+    try:
+        mujoco.mj_fullM(mj_model, data, M)  # MuJoCo 4
+    except TypeError:
+        mujoco.mj_fullM(mj_model, M, data.qM)  # MuJoCo 3
+    return M
+
+
 def stripped_urdf(path):
     """The URDF without visual and collision elements (MuJoCo would look for their meshes)."""
     root = ET.parse(path).getroot()
@@ -356,9 +365,8 @@ def assert_matches_mujoco(mujoco, model, mj_model, rng, states=3):
                 pose = rbd.frame_placement(model, q, name)
                 assert_close(pose[:3, 3], data.site_xpos[s], name)
                 assert_close(pose[:3, :3], data.site_xmat[s].reshape(3, 3), name)
-        M = np.zeros((mj_model.nv, mj_model.nv))
-        mujoco.mj_fullM(mj_model, data, M)
-        assert_close(rbd.crba(model, q), layout.matrix_from_peer(qpos, M), "mj_fullM")
+        assert_close(rbd.crba(model, q), layout.matrix_from_peer(qpos, full_mass_matrix(mujoco, mj_model, data)),
+                     "mj_fullM")
         data.qacc[:] = qacc
         tau_mj = np.zeros(mj_model.nv)
         mujoco.mj_rne(mj_model, data, 1, tau_mj)
