@@ -93,6 +93,7 @@ def test_from_pinocchio_agrees_with_load_urdf(pin, backend, robot, floating):
     to_pin, from_pin = PinocchioLayout(ours, pm), PinocchioLayout(theirs, pm)
     assert set(theirs.joint_names) == set(ours.joint_names) and theirs.nv == ours.nv
     assert set(theirs.frame_names) == set(ours.frame_names)
+    assert {theirs.body_names[theirs.joint_id(n)] for n in ours.joint_names} == set(ours.body_names)
     assert theirs.total_mass == pytest.approx(ours.total_mass, rel=1e-12)
     np.testing.assert_array_equal(theirs.gravity, ours.gravity)
     for name in ours.joint_names:  # limits and joint dynamics, joint by joint
@@ -404,6 +405,9 @@ def test_from_mujoco_structure(mujoco):
     mujoco.mj_forward(mj_model, data)
     np.testing.assert_array_equal(MujocoLayout(model, mj_model).q_to_peer(mj_model.qpos0), mj_model.qpos0)
     assert_close(rbd.frame_placement(model, mj_model.qpos0, "lower")[:3, 3], data.xpos[2], "qpos0")
+    np.testing.assert_array_equal(model.gravity, [0.3, -0.2, -9.81])
+    mj_model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_GRAVITY)
+    np.testing.assert_array_equal(from_mujoco(mj_model).gravity, [0.0, 0.0, 0.0])
 
 
 @pytest.mark.parametrize("robot, floating", ROBOT_CASES)
