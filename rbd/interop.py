@@ -407,14 +407,23 @@ class _Layout:
     def _rotations(self, q):
         return [(iv, rotations.quat_to_matrix(q[..., iq:iq + 4])) for iq, iv in self._free]
 
+    def _broadcast(self, q, x):
+        """A writable copy of ``x`` with the batch dimensions of ``q`` and ``x`` broadcast together."""
+        try:
+            batch = np.broadcast_shapes(q.shape[:-1], x.shape[:-1])
+        except ValueError:
+            raise ValueError("the batch dimensions of the configuration %s and of the vectors %s do not "
+                             "broadcast together" % (q.shape[:-1], x.shape[:-1])) from None
+        return np.array(np.broadcast_to(x, batch + x.shape[-1:]), dtype=float)
+
     def _tangent_to_peer(self, q, x):
-        x = np.array(x, dtype=float)
+        x = self._broadcast(q, x)
         for iv, R in self._rotations(q):
             x[..., iv:iv + 3] = np.einsum("...ij,...j->...i", R, x[..., iv:iv + 3])
         return x[..., self._inverse]
 
     def _tangent_from_peer(self, q, x_peer):
-        x = np.array(x_peer, dtype=float)[..., self.v_perm]
+        x = self._broadcast(q, x_peer)[..., self.v_perm]
         for iv, R in self._rotations(q):
             x[..., iv:iv + 3] = np.einsum("...ji,...j->...i", R, x[..., iv:iv + 3])
         return x

@@ -569,3 +569,18 @@ def test_peers_are_imported_only_when_used():
     code = ("import sys, rbd, rbd.interop; "
             "assert not {'mujoco', 'pinocchio'} & set(sys.modules), sorted(set(sys.modules) & {'mujoco', 'pinocchio'})")
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+
+
+def test_layout_batches_broadcast(mujoco):
+    """A batch of configurations with one velocity (and the other way round), as rbd's algorithms."""
+    mj_model = mujoco.MjModel.from_xml_string(MJCF_MODELS["floating"])
+    model = from_mujoco(mj_model)
+    layout = MujocoLayout(model, mj_model)
+    rng = np.random.default_rng(8)
+    Q, v = rbd.random_configuration(model, rng, batch=4), rng.normal(size=model.nv)
+    _, V_peer = layout.to_peer(Q, v)
+    for i in range(4):
+        np.testing.assert_allclose(V_peer[i], layout.to_peer(Q[i], v)[1], rtol=0, atol=1e-15)
+    assert layout.tau_from_peer(layout.q_to_peer(Q[0]), np.ones((3, model.nv))).shape == (3, model.nv)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        layout.tau_to_peer(Q, np.ones((3, model.nv)))
