@@ -358,6 +358,10 @@ class _Layout:
     (``cos_sin``), or gives the free joint's linear velocity in world axes
     (``world_linear``). Every method is batched over leading dimensions and takes the
     configuration in the layout it converts from.
+
+    Attributes: ``model``; ``peer_nq``, ``peer_nv``; ``v_perm``, the peer's index of each of
+    rbd's velocity coordinates (``v = v_peer[..., v_perm]`` but for MuJoCo's free joints,
+    whose linear part is also rotated).
     """
 
     def __init__(self, model, peer_nq, peer_nv, joints):

@@ -8,7 +8,8 @@
   anchors away from the body origin, ``ref``, ball, free, slide, massless bodies, sites,
   inertias from geometry) and on the robots' URDFs through MuJoCo's importer (meshes
   stripped): body and site poses, ``mj_rne`` (flg_acc=1), ``mj_fullM``, ``mj_forward``'s
-  qacc (passive forces and constraints off) and ``mj_jacBody``, to 1e-9 relative.
+  qacc (passive forces and constraints off) and ``mj_jacBody``, to 1e-9 relative; the URDFs
+  also against ``rbd.load_urdf`` and Pinocchio's reading of the same file.
 * Layouts: ``rbd.rnea(model, *layout.from_peer(q, v, a))`` equals the peer's inverse
   dynamics mapped back; batches; what rbd cannot represent is reported; bad input raises.
 
@@ -224,6 +225,16 @@ def test_from_pinocchio_refuses_joints_rbd_lacks(pin):
         from_pinocchio("robot.urdf")
 
 
+def test_from_pinocchio_applies_the_inertia_policy(pin):
+    pm = pin.Model()
+    jid = pm.addJoint(0, pin.JointModelRX(), pin.SE3.Identity(), "hinge")
+    pm.appendBodyToJoint(jid, pin.Inertia(1.0, np.zeros(3), np.diag([0.1, 0.1, 0.5])), pin.SE3.Identity())
+    with pytest.warns(UserWarning, match="triangle inequality"):
+        from_pinocchio(pm)
+    with pytest.raises(ValueError, match="triangle inequality"):
+        from_pinocchio(pm, strict=True)
+
+
 # ------------------------------------------------------------------------------------------
 # MuJoCo
 # ------------------------------------------------------------------------------------------
@@ -435,6 +446,14 @@ def test_urdf_through_mujoco(mujoco, backend, robot, floating):
         tau_mj = np.zeros(bare.nv)
         mujoco.mj_rne(bare, data, 1, tau_mj)
         assert_close(rbd.rnea(ours, q, v, a), layout.tau_from_peer(qpos, tau_mj), "load_urdf vs mj_rne")
+    # And MuJoCo's reading of the file against Pinocchio's, through both layouts.
+    pin = pytest.importorskip("pinocchio")
+    pm = build_pin(pin, path, floating)
+    to_pin = PinocchioLayout(model, pm)
+    q, v, a = random_state(model, rng)
+    q_pin, v_pin, a_pin = to_pin.to_peer(q, v, a)
+    assert_close(rbd.rnea(model, q, v, a), to_pin.tau_from_peer(q_pin, pin.rnea(pm, pm.createData(), q_pin, v_pin, a_pin)),
+                 "from_mujoco vs Pinocchio")
 
 
 def test_mujoco_layout_batches_and_round_trips(mujoco):
