@@ -250,8 +250,11 @@ def from_mujoco(mj_model, strict=False):
     ``actuatorfrcrange`` (as effort limits) and gravity are kept.
 
     What rbd cannot represent — tendons, equality constraints, actuators, flexes, joint
-    springs, ball-joint ranges, gravity compensation, mocap bodies, fluid forces — is named
-    in one UserWarning. Inertias go through rbd's inertia policy (``strict``).
+    springs, ball-joint ranges, gravity compensation, mocap bodies, fluid forces, unequal
+    damping or frictionloss on a free joint's translation — is named in one UserWarning;
+    what would make rbd's dynamics differ from MuJoCo's — armature on a free joint's
+    translation, actuator armature — raises ValueError. Inertias go through rbd's inertia
+    policy (``strict``).
     """
     mujoco = _import("mujoco", "mujoco")
     if not isinstance(mj_model, mujoco.MjModel):
@@ -273,10 +276,12 @@ def from_mujoco(mj_model, strict=False):
             kind = _mj_kind(mujoco, m.jnt_type[j])
             axis, anchor, ref = np.array(m.jnt_axis[j]), _pose(m.jnt_pos[j]), m.qpos0[m.jnt_qposadr[j]]
             if kind == JointKind.FREE:
-                if np.ptp(m.dof_armature[m.jnt_dofadr[j]:m.jnt_dofadr[j] + 3]):
-                    raise ValueError("free joint %s has unequal armature on its translation: MuJoCo applies it "
-                                     "along world axes, rbd along body axes (make the three equal)"
-                                     % short_repr(joint_names[j]))
+                if np.any(m.dof_armature[m.jnt_dofadr[j]:m.jnt_dofadr[j] + 3]):
+                    # MuJoCo's force is armature * p_ddot (world axes), rbd's armature * a (body axes): they
+                    # differ by armature * (w x v) even when the mass matrices agree.
+                    raise ValueError("free joint %s has armature on its translation, which MuJoCo applies to "
+                                     "the world-frame acceleration and rbd to the body-frame one: set it to "
+                                     "zero (add it to the body's mass instead)" % short_repr(joint_names[j]))
                 if body != -1:
                     raise ValueError("MuJoCo free joint %s is not on a top-level body" % short_repr(joint_names[j]))
                 placement, pre, axis = np.eye(4), np.eye(4), np.zeros(3)  # qpos is the body's world pose

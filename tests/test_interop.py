@@ -299,7 +299,7 @@ MJCF_MODELS = {
       </body>
     </body>
     <body name="puck" pos="0.5 0 0.2">
-      <joint name="puck_free" type="free" armature="0.1" damping="0.2"/>
+      <joint name="puck_free" type="free" damping="0.2"/>
       <geom type="cylinder" size="0.1 0.02"/>
     </body>
   </worldbody>
@@ -536,10 +536,14 @@ def test_from_mujoco_reports_what_rbd_lacks(mujoco):
         assert word in message, word
     assert model.nv == 4
     # Where rbd's dynamics would be wrong, an error instead.
+    free_armature = MJCF_MODELS["ball_chain"].replace('type="free" damping="0.2"', 'type="free" armature="0.1"')
+    with pytest.raises(ValueError, match="free joint 'puck_free' has armature on its translation"):
+        rbd.load_mjcf(free_armature)
     mj_model = mujoco.MjModel.from_xml_string(MJCF_MODELS["ball_chain"])
-    mj_model.dof_armature[mj_model.jnt_dofadr[mj_model.joint("puck_free").id] + 1] = 0.2
-    with pytest.raises(ValueError, match="'puck_free' has unequal armature"):
-        from_mujoco(mj_model)
+    first = mj_model.jnt_dofadr[mj_model.joint("puck_free").id]
+    mj_model.dof_armature[first + 3:first + 6] = 0.1  # on the rotation, MuJoCo's and rbd's agree
+    model = from_mujoco(mj_model)
+    np.testing.assert_array_equal(model.armature[model.joint_idx_v("puck_free"):][:6], [0, 0, 0, 0.1, 0.1, 0.1])
 
 
 def test_mujoco_errors(mujoco, tmp_path, monkeypatch):
