@@ -14,7 +14,9 @@
   dynamics mapped back; batches; what rbd cannot represent is reported; bad input raises.
 
 Armature is compared as stored values (``model.armature`` against the peer's, mapped
-through the layout); the dynamics comparisons run with it zero on both sides.
+through the layout) and the dynamics with it zero on both sides; where the algorithms apply
+armature (``armature_applied()``), also with it on: ``mj_fullM``, ``mj_rne`` plus
+armature·qacc, ``mj_forward`` and Pinocchio.
 """
 import copy
 import os
@@ -607,3 +609,53 @@ def test_layout_batches_broadcast(mujoco):
     assert layout.tau_from_peer(layout.q_to_peer(Q[0]), np.ones((3, model.nv))).shape == (3, model.nv)
     with pytest.raises(ValueError, match="do not broadcast"):
         layout.tau_to_peer(Q, np.ones((3, model.nv)))
+
+
+def armature_applied():
+    """Whether this build's algorithms put model.armature in the mass matrix (another change
+    adds it): the comparisons with armature on run only then."""
+    b = rbd.ModelBuilder("probe")
+    b.add_link("base")
+    b.add_link("arm", mass=1.0, inertia=np.eye(3))
+    b.add_joint("hinge", "revolute", "base", "arm", armature=1.0)
+    model = b.build()
+    return rbd.crba(model, np.zeros(1))[0, 0] == 2.0
+
+
+@pytest.mark.skipif(not armature_applied(), reason="the algorithms do not apply model.armature in this build")
+@pytest.mark.parametrize("name", sorted(MJCF_MODELS))
+def test_armature_on_matches_mujoco(mujoco, backend, name):
+    """With armature: mj_fullM, mj_rne plus armature * qacc (mj_rne leaves it out) and mj_forward."""
+    mj_model = mujoco.MjModel.from_xml_string(MJCF_MODELS[name])
+    for flag in PASSIVE_AND_CONSTRAINTS_OFF:
+        mj_model.opt.disableflags |= int(getattr(mujoco.mjtDisableBit, flag))
+    model = from_mujoco(mj_model)
+    layout = MujocoLayout(model, mj_model)
+    data = mujoco.MjData(mj_model)
+    rng = np.random.default_rng([13, len(name)])
+    q, v, a = random_state(model, rng)
+    qpos, qvel, qacc = layout.to_peer(q, v, a)
+    data.qpos[:], data.qvel[:] = qpos, qvel
+    mujoco.mj_forward(mj_model, data)
+    assert_close(rbd.crba(model, q), layout.matrix_from_peer(qpos, full_mass_matrix(mujoco, mj_model, data)), "mj_fullM")
+    data.qacc[:] = qacc
+    tau_mj = np.zeros(mj_model.nv)
+    mujoco.mj_rne(mj_model, data, 1, tau_mj)
+    assert_close(rbd.rnea(model, q, v, a), layout.tau_from_peer(qpos, tau_mj + mj_model.dof_armature * qacc), "mj_rne")
+    tau = rng.normal(size=model.nv)
+    data.qfrc_applied[:] = layout.tau_to_peer(q, tau)
+    mujoco.mj_forward(mj_model, data)
+    assert_close(rbd.aba(model, q, v, tau), layout.from_peer(qpos, qvel, data.qacc)[2], "mj_forward qacc")
+
+
+@pytest.mark.skipif(not armature_applied(), reason="the algorithms do not apply model.armature in this build")
+def test_armature_on_matches_pinocchio(pin, backend):
+    rng = np.random.default_rng(17)
+    pm = hand_built_pinocchio(pin, rng)
+    pd = pm.createData()
+    model = from_pinocchio(pm)
+    layout = PinocchioLayout(model, pm)
+    q, v, a = random_state(model, rng)
+    q_pin, v_pin, a_pin = layout.to_peer(q, v, a)
+    assert_close(rbd.crba(model, q), layout.matrix_from_peer(q_pin, pin_mass_matrix(pin, pm, pd, q_pin)), "crba")
+    assert_close(rbd.rnea(model, q, v, a), layout.tau_from_peer(q_pin, pin.rnea(pm, pd, q_pin, v_pin, a_pin)), "rnea")
