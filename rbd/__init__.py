@@ -12,6 +12,8 @@ from . import reference, rotations, spatial
 from ._checks import URDFError, SingularModelError
 from .model import Model, ModelBuilder, JointKind, add_payload
 from .urdf import load_urdf
+from . import interop
+from .interop import load_mjcf
 from .robots import sample_model, sample_model_names, sample_model_path
 
 __version__ = "0.1.0"

@@ -385,6 +385,9 @@ class _Joint:
     upper: np.ndarray = field(default=None)
     velocity: float = np.inf
     effort: float = np.inf
+    armature: np.ndarray = field(default=None)  # one value per velocity coordinate
+    damping: np.ndarray = field(default=None)
+    friction: np.ndarray = field(default=None)
 
 
 class ModelBuilder:
@@ -426,11 +429,15 @@ class ModelBuilder:
         self._links[name] = _Link(name, inertia10)
 
     def add_joint(self, name, kind, parent, child, origin=None, axis=(0.0, 0.0, 1.0),
-                  lower=None, upper=None, velocity=np.inf, effort=np.inf):
+                  lower=None, upper=None, velocity=np.inf, effort=np.inf,
+                  armature=0.0, damping=0.0, friction=0.0):
         """Connect ``child`` to ``parent``. ``kind`` is one of revolute, continuous,
         prismatic, fixed, spherical, planar, floating (or free). ``origin`` is the
         4x4 pose of the joint frame in the parent link frame; ``axis`` is in the
-        joint frame; ``lower``/``upper`` bound the joint's q coordinates."""
+        joint frame; ``lower``/``upper`` bound the joint's q coordinates.
+        ``armature``, ``damping`` and ``friction`` (non-negative; a number for all the
+        joint's velocity coordinates, or one per coordinate) become ``model.armature``,
+        ``model.damping`` and ``model.friction``."""
         if not isinstance(name, str) or not name:
             raise ValueError("joint name must be a non-empty string, got %s" % short_repr(name))
         if not isinstance(kind, str) or kind not in _KIND_BY_NAME:
@@ -457,8 +464,11 @@ class ModelBuilder:
         upper = _limits(upper, np.inf, nq, "upper limit of joint %s" % short_repr(name))
         if np.any(lower > upper):
             raise ValueError("joint %s has lower limit > upper limit" % short_repr(name))
+        nv = JOINT_DIMENSIONS[joint_kind][1] if joint_kind is not None else 0
+        per_dof = {key: _per_velocity(value, nv, "%s of joint %s" % (key, short_repr(name)))
+                   for key, value in (("armature", armature), ("damping", damping), ("friction", friction))}
         self._joints.append(_Joint(name, joint_kind, parent, child, origin, axis, lower, upper,
-                                   float(velocity), float(effort)))
+                                   float(velocity), float(effort), **per_dof))
 
     def add_frame(self, name, parent, origin=None):
         """A massless link fixed to ``parent`` (e.g. a tool point)."""
@@ -485,7 +495,8 @@ class ModelBuilder:
             bodies.append(dict(parent=-1, kind=JointKind.FREE, axis=np.zeros(3), placement=np.eye(4),
                                inertia=self._links[root].inertia10.copy(), joint="root_joint", link=root,
                                lower=np.full(7, -np.inf), upper=np.full(7, np.inf),
-                               velocity=np.full(6, np.inf), effort=np.full(6, np.inf)))
+                               velocity=np.full(6, np.inf), effort=np.full(6, np.inf),
+                               armature=np.zeros(6), damping=np.zeros(6), friction=np.zeros(6)))
             placed[root] = (0, np.eye(4))
         else:
             placed[root] = (-1, np.eye(4))  # fixed to the world: its mass never moves
@@ -513,7 +524,8 @@ class ModelBuilder:
                 bodies.append(dict(parent=body, kind=kind, axis=joint.axis, placement=body_from_joint,
                                    inertia=child_inertia.copy(), joint=joint.name, link=joint.child,
                                    lower=joint.lower, upper=joint.upper,
-                                   velocity=np.full(nv, joint.velocity), effort=np.full(nv, joint.effort)))
+                                   velocity=np.full(nv, joint.velocity), effort=np.full(nv, joint.effort),
+                                   armature=joint.armature, damping=joint.damping, friction=joint.friction))
                 placed[joint.child] = (len(bodies) - 1, np.eye(4))
             frames.append((joint.child, *placed[joint.child]))
             stack.append(iter(children_of[joint.child]))
@@ -522,33 +534,7 @@ class ModelBuilder:
             if not np.all(np.isfinite(body["inertia"])):
                 raise ValueError("the inertia of body %s overflows once its fixed links are merged into it"
                                  % short_repr(body["link"]))
-        return self._make_model(bodies, frames)
-
-    def _make_model(self, bodies, frames):
-        def stack(key, shape):
-            return np.array([b[key] for b in bodies], dtype=float).reshape(shape)
-
-        def concat(key):
-            return np.concatenate([b[key] for b in bodies]) if bodies else np.zeros(0)
-
-        n = len(bodies)
-        return Model(
-            name=self.name,
-            parents=[b["parent"] for b in bodies],
-            joint_kinds=[int(b["kind"]) for b in bodies],
-            joint_axes=stack("axis", (n, 3)),
-            joint_placements=stack("placement", (n, 4, 4)),
-            inertias=stack("inertia", (n, 10)),
-            joint_names=[b["joint"] for b in bodies],
-            body_names=[b["link"] for b in bodies],
-            frame_names=[f[0] for f in frames],
-            frame_parents=[f[1] for f in frames],
-            frame_placements=np.array([f[2] for f in frames], dtype=float).reshape(-1, 4, 4),
-            lower_limits=concat("lower"),
-            upper_limits=concat("upper"),
-            velocity_limits=concat("velocity"),
-            effort_limits=concat("effort"),
-        )
+        return assemble_model(self.name, bodies, frames)
 
     def _check_tree(self):
         """Return the root link and each link's child joints; raise on a broken tree."""
@@ -590,6 +576,57 @@ class ModelBuilder:
             raise ValueError("the links %s form a cycle detached from the root %s"
                              % (short_names(cycle), short_repr(roots[0])))
         return roots[0], children_of
+
+
+def assemble_model(name, bodies, frames, gravity=(0.0, 0.0, -9.81)):
+    """A ``Model`` from one dict per moving body in depth-first order (keys ``parent``,
+    ``kind``, ``axis``, ``placement``, ``inertia`` (10 numbers), ``joint``, ``link``, and
+    per coordinate ``lower``, ``upper``, ``velocity``, ``effort``, ``armature``, ``damping``,
+    ``friction``) and one ``(name, body, body_from_frame)`` per frame: what the builder
+    and the converters of ``rbd.interop`` hand over."""
+    def stack(key, shape):
+        return np.array([b[key] for b in bodies], dtype=float).reshape(shape)
+
+    def concat(key):
+        return np.concatenate([b[key] for b in bodies]) if bodies else np.zeros(0)
+
+    n = len(bodies)
+    return Model(
+        name=name,
+        parents=[b["parent"] for b in bodies],
+        joint_kinds=[int(b["kind"]) for b in bodies],
+        joint_axes=stack("axis", (n, 3)),
+        joint_placements=stack("placement", (n, 4, 4)),
+        inertias=stack("inertia", (n, 10)),
+        joint_names=[b["joint"] for b in bodies],
+        body_names=[b["link"] for b in bodies],
+        frame_names=[f[0] for f in frames],
+        frame_parents=[f[1] for f in frames],
+        frame_placements=np.array([f[2] for f in frames], dtype=float).reshape(-1, 4, 4),
+        lower_limits=concat("lower"),
+        upper_limits=concat("upper"),
+        velocity_limits=concat("velocity"),
+        effort_limits=concat("effort"),
+        gravity=gravity,
+        armature=concat("armature"),
+        damping=concat("damping"),
+        friction=concat("friction"),
+    )
+
+
+def _per_velocity(value, nv, name):
+    """``value`` (a number or ``nv`` numbers, non-negative) as ``nv`` numbers."""
+    arr = as_array(value, name, np.shape(value), allow_batch=False)
+    if nv == 0 and np.any(arr != 0.0):
+        raise ValueError("%s must be 0: a fixed joint has no velocity coordinates" % name)
+    if arr.ndim == 0:
+        arr = np.full(nv, float(arr))
+    if arr.shape != (nv,):
+        raise ValueError("%s must be a number or %d numbers (one per velocity coordinate), got shape %s"
+                         % (name, nv, arr.shape))
+    if np.any(arr < 0.0):
+        raise ValueError("%s must be non-negative, got %s" % (name, short_repr(value)))
+    return arr
 
 
 def _cycle_from(link, parent_joint):

@@ -1,7 +1,9 @@
 """Load a URDF robot description into an ``rbd.Model``.
 
 Only the kinematic and inertial content is read (``<link>`` with
-``<inertial>``, ``<joint>`` with ``<origin>``, ``<axis>``, ``<limit>``);
+``<inertial>``, ``<joint>`` with ``<origin>``, ``<axis>``, ``<limit>``, and
+``<dynamics damping friction>`` into ``model.damping`` and ``model.friction``,
+which the rigid-body algorithms store but do not apply);
 visual and collision geometry is ignored.  Everything that is wrong raises
 ``rbd.URDFError`` naming the element: malformed XML, unknown joint types,
 broken trees (two parents, cycles, several roots, missing links), non-finite
@@ -200,23 +202,26 @@ def _add_joint(builder, joint):
         if elem is None or not elem.get("link"):
             raise URDFError("URDF: %s has no <%s link=...>" % (owner, role))
         links[role] = elem.get("link")
-    limits = {}
+    options = {}
     limit = _single(joint, "limit", owner)
     if limit is not None and kind in ("revolute", "prismatic"):
         lower = _floats(limit, "lower", 1, (-np.inf,), owner)[0]
         upper = _floats(limit, "upper", 1, (np.inf,), owner)[0]
         if lower > upper:
             raise URDFError("URDF: %s has lower limit %g > upper limit %g" % (owner, lower, upper))
-        limits = dict(lower=lower, upper=upper)
+        options = dict(lower=lower, upper=upper)
     if limit is not None:
-        limits["velocity"] = _floats(limit, "velocity", 1, (np.inf,), owner)[0]
-        limits["effort"] = _floats(limit, "effort", 1, (np.inf,), owner)[0]
+        options["velocity"] = _floats(limit, "velocity", 1, (np.inf,), owner)[0]
+        options["effort"] = _floats(limit, "effort", 1, (np.inf,), owner)[0]
+    dynamics = _single(joint, "dynamics", owner)
+    if dynamics is not None and kind != "fixed":  # a fixed joint has no motion to damp
+        options.update((key, _floats(dynamics, key, 1, (0.0,), owner)[0]) for key in ("damping", "friction"))
     axis = _floats(_single(joint, "axis", owner), "xyz", 3, (1.0, 0.0, 0.0), owner)
     if kind in ("revolute", "continuous", "prismatic") and not np.any(axis):
         raise URDFError("URDF: %s has a zero <axis>" % owner)
     try:
         builder.add_joint(name, kind, parent=links["parent"], child=links["child"],
-                          origin=_origin(joint, owner), axis=axis, **limits)
+                          origin=_origin(joint, owner), axis=axis, **options)
     except URDFError:  # already names the element (URDFError is a ValueError)
         raise
     except ValueError as exc:

@@ -474,3 +474,25 @@ def test_builder_tree_errors():
     b.add_joint("j2", "revolute", "b", "a")
     with pytest.raises(ValueError, match="cycle"):
         b.build()
+
+
+def test_builder_armature_damping_friction():
+    """A number covers every velocity coordinate of its joint, or one number per coordinate."""
+    b = rbd.ModelBuilder("joints")
+    b.add_link("base")
+    b.add_link("arm", mass=1.0, inertia=np.eye(3) * 0.1)
+    b.add_link("hand", mass=1.0, inertia=np.eye(3) * 0.1)
+    b.add_joint("hinge", "revolute", "base", "arm", armature=0.3, damping=[0.1])
+    b.add_joint("wrist", "spherical", "arm", "hand", friction=[1.0, 2.0, 3.0], armature=0.2)
+    model = b.build(floating_base=True)
+    np.testing.assert_array_equal(model.armature, [0.0] * 6 + [0.3, 0.2, 0.2, 0.2])
+    np.testing.assert_array_equal(model.damping, [0.0] * 6 + [0.1, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(model.friction, [0.0] * 6 + [0.0, 1.0, 2.0, 3.0])
+    for kwargs, error, message in ((dict(armature=-1.0), ValueError, "armature of joint 'x' must be non-negative"),
+                                   (dict(damping=[1.0, 2.0]), ValueError, "a number or 1 numbers"),
+                                   (dict(friction=np.nan), ValueError, "finite"),
+                                   (dict(friction="0.1"), TypeError, "friction of joint 'x'")):
+        with pytest.raises(error, match=message):
+            b.add_joint("x", "revolute", "base", "arm", **kwargs)
+    with pytest.raises(ValueError, match="a fixed joint has no velocity coordinates"):
+        b.add_joint("x", "fixed", "base", "arm", damping=1.0)

@@ -686,3 +686,25 @@ def test_small_urdf_matches_pinocchio(floating_base, tmp_path, backend):
     pair = ModelPair("mixed", path, floating_base, ("base", "lower", "tool", "tcp", "wheel"))
     oracle = PinocchioOracle(pair)
     assert_spot_checks(pair.model, oracle, pair.model.frame_names, seed=7, mass_rtol=1e-14)
+
+
+def test_dynamics_damping_and_friction_are_kept():
+    """<dynamics> goes into model.damping and model.friction per velocity coordinate (floating
+    joints: broadcast over their six); a fixed joint's has no coordinate to go to."""
+    urdf = robot(
+        link("base", 1.0), link("a", 1.0), link("b", 1.0), link("c", 1.0), link("d"),
+        joint("j1", "revolute", "base", "a", extra='<dynamics damping="0.5" friction="0.25"/>'
+                                                   '<limit lower="-1" upper="1" effort="1" velocity="1"/>'),
+        joint("j2", "continuous", "a", "b", extra='<dynamics friction="2"/>'),
+        joint("j3", "floating", "b", "c", extra='<dynamics damping="0.1"/>'),
+        joint("weld", "fixed", "c", "d", extra='<dynamics damping="3"/>'))
+    model = rbd.load_urdf(urdf)
+    np.testing.assert_array_equal(model.damping, [0.5, 0.0] + [0.1] * 6)
+    np.testing.assert_array_equal(model.friction, [0.25, 2.0] + [0.0] * 6)
+    np.testing.assert_array_equal(model.armature, np.zeros(8))
+    np.testing.assert_array_equal(rbd.load_urdf(urdf, floating_base=True).damping, [0.0] * 6 + [0.5, 0.0] + [0.1] * 6)
+    for bad, message in (('damping="-1"', "non-negative"), ('friction="x"', "not a list of numbers"),
+                         ('damping="nan"', "finite")):
+        with pytest.raises(rbd.URDFError, match=message):
+            rbd.load_urdf(robot(link("base", 1.0), link("a", 1.0),
+                                joint("j", "continuous", "base", "a", extra="<dynamics %s/>" % bad)))

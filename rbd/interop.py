@@ -1,0 +1,570 @@
+"""Models and states between rbd and its peers, Pinocchio and MuJoCo.
+
+* ``from_pinocchio(pin_model)`` and ``from_mujoco(mj_model)`` give an rbd ``Model`` of a
+  peer's model; ``rbd.load_mjcf(path_or_xml)`` reads MJCF (or anything MuJoCo compiles)
+  through MuJoCo's own parser.
+* ``PinocchioLayout(model, pin_model)`` and ``MujocoLayout(model, mj_model)`` convert
+  ``q``, ``v``, ``a``, ``tau``, ``(nv, nv)`` matrices and ``(k, nv)`` Jacobians between an
+  rbd model and the peer's model of the same robot, matching joints by name.
+
+The peers are imported only when one of these is called: ``import rbd`` needs NumPy only.
+
+What differs (and what the layouts convert):
+
+* joint order: each library orders the joints its own way (Pinocchio's order for a URDF
+  need not be rbd's depth-first file order; Talos's is not);
+* quaternions: rbd and MuJoCo store ``[w, x, y, z]``, Pinocchio ``[x, y, z, w]``;
+* Pinocchio's continuous joints (``RUBX``...) store ``(cos θ, sin θ)``, its planar joint
+  ``[x, y, cos θ, sin θ]``; rbd stores θ;
+* MuJoCo's free joint: ``qvel = [ṗ (world axes); ω (body axes)]``, rbd's velocity is the body
+  twist ``[Rᵀṗ; ω]``. With ``T(q) = diag(R, I3)`` (``R`` the body's orientation),
+  ``qvel = T v``, ``qfrc = T tau`` (``T`` is orthogonal, so forces map as velocities), and
+  ``qacc = T (a + [ω × v_lin; 0])``: differentiating ``ṗ = R v_lin`` gives
+  ``p̈ = R (v̇_lin + ω × v_lin)``. Matrices map as ``M_mj = T M Tᵀ``, Jacobians as
+  ``J_mj = J Tᵀ``.
+
+MuJoCo names: an unnamed MuJoCo body is called ``body<id>`` (its id in the MuJoCo model);
+an unnamed joint ``<body name>_joint<k>`` (``k``: its place among its body's joints, from 0);
+an unnamed site ``site<id>``.
+"""
+import importlib
+import os
+import warnings
+
+import numpy as np
+
+from . import rotations, spatial
+from ._checks import URDFError, as_array, check_model, short_names, short_repr
+from ._inertia import check_inertias
+from .model import JOINT_KINDS, JointKind, assemble_model, _fast_kind
+
+__all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
+
+_REVOLUTE = (JointKind.REVOLUTE_X, JointKind.REVOLUTE_Y, JointKind.REVOLUTE_Z, JointKind.REVOLUTE)
+_EYE3 = np.eye(3)
+
+
+def _import(module, package):
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError("rbd.interop needs %s for this: pip install %s (%s)" % (module, package, exc)) from exc
+
+
+def _pose(position, rotation=_EYE3):
+    M = np.eye(4)
+    M[:3, :3] = rotation
+    M[:3, 3] = position
+    return M
+
+
+def _finite_or_inf(x):
+    """Peers write 'unbounded' as the largest float; rbd writes inf."""
+    x = np.asarray(x, dtype=float)
+    return np.where(np.abs(x) >= np.finfo(float).max, np.copysign(np.inf, x), x)
+
+
+def _body(parent, kind, axis, placement, joint, link, nv, nq, **per_coordinate):
+    """One moving body for ``assemble_model``: no inertia yet, unbounded, no armature,
+    damping or friction unless given."""
+    body = dict(parent=parent, kind=kind, axis=np.asarray(axis, dtype=float), placement=placement,
+                inertia=np.zeros(10), joint=joint, link=link,
+                lower=np.full(nq, -np.inf), upper=np.full(nq, np.inf),
+                velocity=np.full(nv, np.inf), effort=np.full(nv, np.inf),
+                armature=np.zeros(nv), damping=np.zeros(nv), friction=np.zeros(nv))
+    body.update(per_coordinate)
+    return body
+
+
+def _unique_frames(frames, source):
+    """Frames named twice keep the first (with a warning): a lookup by name must be unambiguous."""
+    seen, kept, dropped = set(), [], []
+    for frame in frames:
+        (dropped if frame[0] in seen else kept).append(frame)
+        seen.add(frame[0])
+    if dropped:
+        warnings.warn("%s: frames %s are named twice; rbd keeps the first of each"
+                      % (source, short_names(sorted({f[0] for f in dropped}))), UserWarning, stacklevel=3)
+    return kept
+
+
+# ------------------------------------------------------------------------------------------
+# Pinocchio
+# ------------------------------------------------------------------------------------------
+# Pinocchio joint type -> (rbd kind, continuous: the angle stored as (cos, sin)).
+_PIN_JOINTS = {
+    "JointModelRX": (JointKind.REVOLUTE, False), "JointModelRY": (JointKind.REVOLUTE, False),
+    "JointModelRZ": (JointKind.REVOLUTE, False), "JointModelRevoluteUnaligned": (JointKind.REVOLUTE, False),
+    "JointModelRUBX": (JointKind.REVOLUTE, True), "JointModelRUBY": (JointKind.REVOLUTE, True),
+    "JointModelRUBZ": (JointKind.REVOLUTE, True), "JointModelRevoluteUnboundedUnaligned": (JointKind.REVOLUTE, True),
+    "JointModelPX": (JointKind.PRISMATIC, False), "JointModelPY": (JointKind.PRISMATIC, False),
+    "JointModelPZ": (JointKind.PRISMATIC, False), "JointModelPrismaticUnaligned": (JointKind.PRISMATIC, False),
+    "JointModelSpherical": (JointKind.SPHERICAL, False), "JointModelPlanar": (JointKind.PLANAR, False),
+    "JointModelFreeFlyer": (JointKind.FREE, False),
+}
+
+
+def _pin_joint(pin_model, jid):
+    """(rbd kind, continuous) of Pinocchio joint ``jid``; ValueError if rbd has no such joint."""
+    name = pin_model.joints[jid].shortname()
+    if name not in _PIN_JOINTS:
+        raise ValueError("Pinocchio joint %s is a %s, which rbd does not represent (rbd takes %s)"
+                         % (short_repr(pin_model.names[jid]), name, ", ".join(sorted(_PIN_JOINTS))))
+    return _PIN_JOINTS[name]
+
+
+def from_pinocchio(pin_model, strict=False):
+    """An rbd ``Model`` of a ``pinocchio.Model``.
+
+    Bodies keep Pinocchio's joint order (use ``PinocchioLayout`` to pair it with another
+    rbd model of the robot) and joint names; a body is named after the BODY frame that sits
+    on its joint frame. BODY and OP_FRAME frames become rbd frames; frames on the universe
+    are fixed to the world. Inertias go through rbd's inertia policy (``strict``: an
+    inconsistent inertia raises instead of warning); limits, ``armature``, ``damping``,
+    ``friction`` and gravity are kept. Joint types rbd lacks (mimic, composite, helical,
+    universal, ...) raise ValueError naming the joint.
+    """
+    pin = _import("pinocchio", "pin")
+    if not isinstance(pin_model, pin.Model):
+        raise TypeError("pin_model must be a pinocchio.Model, got %s" % type(pin_model).__name__)
+    bodies, pin_data = [], pin_model.createData()
+    for jid in range(1, pin_model.njoints):
+        kind, continuous = _pin_joint(pin_model, jid)
+        joint = pin_model.joints[jid]
+        # A 1-DoF joint's motion subspace (constant, in the joint frame) is its axis.
+        S = np.array(pin_data.joints[jid].S, dtype=float).reshape(6, -1)[:, 0]
+        axis = {JointKind.REVOLUTE: S[3:], JointKind.PRISMATIC: S[:3]}.get(kind, np.zeros(3))
+        nq, nv = JOINT_KINDS[kind].nq, JOINT_KINDS[kind].nv
+        rv, pq = slice(joint.idx_v, joint.idx_v + nv), slice(joint.idx_q, joint.idx_q + joint.nq)
+        lower, upper = (_finite_or_inf(limit[pq]) for limit in (pin_model.lowerPositionLimit,
+                                                                 pin_model.upperPositionLimit))
+        if continuous or kind == JointKind.SPHERICAL:  # bounds on cos, sin or a quaternion bound no angle
+            lower, upper = np.full(nq, -np.inf), np.full(nq, np.inf)
+        elif kind in (JointKind.FREE, JointKind.PLANAR):  # the position is bounded, the rotation is not
+            n = 3 if kind == JointKind.FREE else 2
+            lower, upper = (np.concatenate([x[:n], np.full(nq - n, s * np.inf)]) for x, s in ((lower, -1), (upper, 1)))
+        name = str(pin_model.names[jid])
+        bodies.append(_body(int(pin_model.parents[jid]) - 1, _fast_kind(kind, axis), axis,
+                            pin_model.jointPlacements[jid].homogeneous.copy(), name, name, nv, nq,
+                            lower=lower, upper=upper,
+                            velocity=_finite_or_inf(pin_model.velocityLimit[rv]),
+                            effort=_finite_or_inf(pin_model.effortLimit[rv]),
+                            armature=np.array(pin_model.armature[rv]), damping=np.array(pin_model.damping[rv]),
+                            friction=np.array(pin_model.friction[rv])))
+        Y = pin_model.inertias[jid]
+        bodies[-1]["inertia"] = spatial.inertia10_from_mass_com(Y.mass, np.array(Y.lever), np.array(Y.inertia))
+    frames = []
+    for frame in pin_model.frames:
+        if frame.type not in (pin.FrameType.BODY, pin.FrameType.OP_FRAME):
+            continue
+        body, placement = int(frame.parentJoint) - 1, frame.placement.homogeneous.copy()
+        frames.append((str(frame.name), body, placement))
+        if body >= 0 and frame.type == pin.FrameType.BODY and np.array_equal(placement, np.eye(4)) \
+                and bodies[body]["link"] == bodies[body]["joint"]:
+            bodies[body]["link"] = str(frame.name)
+    check_inertias([b["inertia"] for b in bodies], [b["link"] for b in bodies], strict=strict)
+    return assemble_model(pin_model.name, bodies, _unique_frames(frames, "from_pinocchio"),
+                          gravity=np.array(pin_model.gravity.linear))
+
+
+# ------------------------------------------------------------------------------------------
+# MuJoCo
+# ------------------------------------------------------------------------------------------
+def _mj_names(mj_model, obj, count, default):
+    mujoco = _import("mujoco", "mujoco")
+    return [mujoco.mj_id2name(mj_model, obj, i) or default(i) for i in range(count)]
+
+
+def _mj_kind(mujoco, jnt_type):
+    J = mujoco.mjtJoint
+    return {int(J.mjJNT_FREE): JointKind.FREE, int(J.mjJNT_BALL): JointKind.SPHERICAL,
+            int(J.mjJNT_HINGE): JointKind.REVOLUTE, int(J.mjJNT_SLIDE): JointKind.PRISMATIC}[int(jnt_type)]
+
+
+def _mujoco_joint_names(mj_model):
+    """The joint names, unnamed joints given ``<body name>_joint<k>``; duplicates raise."""
+    mujoco = _import("mujoco", "mujoco")
+    bodies = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_BODY, mj_model.nbody, "body{}".format)
+    names = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_JOINT, mj_model.njnt, lambda j: None)
+    for j in range(mj_model.njnt):
+        if names[j] is None:
+            body = int(mj_model.jnt_bodyid[j])
+            names[j] = "%s_joint%d" % (bodies[body], j - int(mj_model.body_jntadr[body]))
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError("MuJoCo joints %s are named twice (an unnamed joint is called "
+                         "'<body>_joint<k>'): name them apart" % short_names(twice))
+    return names
+
+
+def _mujoco_unsupported(mj_model, joint_names):
+    """What rbd does not represent, as one sentence per feature."""
+    mujoco = _import("mujoco", "mujoco")
+    m, notes = mj_model, []
+
+    def named(obj, count, what, why):
+        if count:
+            notes.append("%s %s%s" % (what, short_names(_mj_names(m, obj, count, "#{}".format)), why))
+
+    named(mujoco.mjtObj.mjOBJ_TENDON, m.ntendon, "tendons", "")
+    named(mujoco.mjtObj.mjOBJ_EQUALITY, m.neq, "equality constraints", "")
+    named(mujoco.mjtObj.mjOBJ_ACTUATOR, m.nu, "actuators", " (rbd's tau is the joint-space force, MuJoCo's qfrc_actuator)")
+    named(mujoco.mjtObj.mjOBJ_FLEX, m.nflex, "flexes", "")
+    springs = [joint_names[j] for j in np.flatnonzero(m.jnt_stiffness)]
+    if springs:
+        notes.append("joint springs (stiffness, springref) on %s" % short_names(springs))
+    cones = [joint_names[j] for j in range(m.njnt)
+             if m.jnt_limited[j] and _mj_kind(mujoco, m.jnt_type[j]) in (JointKind.SPHERICAL, JointKind.FREE)]
+    if cones:
+        notes.append("the ranges of ball joints %s" % short_names(cones))
+    bodies = _mj_names(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody, "body{}".format)
+    gravcomp = [bodies[b] for b in np.flatnonzero(m.body_gravcomp)]
+    if gravcomp:
+        notes.append("gravity compensation on %s" % short_names(gravcomp))
+    mocap = [bodies[b] for b in np.flatnonzero(m.body_mocapid >= 0)]
+    if mocap:
+        notes.append("mocap bodies %s (moved by mocap_pos in MuJoCo, fixed in rbd)" % short_names(mocap))
+    free = [j for j in range(m.njnt) if _mj_kind(mujoco, m.jnt_type[j]) == JointKind.FREE]
+    for field in ("dof_damping", "dof_frictionloss"):
+        uneven = [joint_names[j] for j in free if np.ptp(getattr(m, field)[m.jnt_dofadr[j]:m.jnt_dofadr[j] + 3])]
+        if uneven:
+            notes.append("unequal %s on the translation of free joints %s (world axes in MuJoCo, body axes "
+                         "in rbd)" % (field, short_names(uneven)))
+    if m.opt.density or m.opt.viscosity or np.any(m.opt.wind):
+        notes.append("fluid forces (density, viscosity, wind)")
+    return notes
+
+
+def from_mujoco(mj_model, strict=False):
+    """An rbd ``Model`` of a compiled ``mujoco.MjModel``.
+
+    Each MuJoCo joint becomes an rbd joint of the same name (unnamed ones: see the module
+    docstring), in MuJoCo's order: hinge -> revolute, slide -> prismatic, ball -> spherical,
+    free -> free flyer. A body with several joints becomes a chain of massless rbd bodies
+    (named ``<body>/<joint>``), the last one carrying the MuJoCo body. An rbd body's frame
+    sits at its joint's anchor (MuJoCo's ``pos`` of the joint); every MuJoCo body and site
+    is an rbd frame of its own name, the world body included. A joint's ``ref`` is folded
+    into its placement, so rbd's q equals MuJoCo's qpos (and rbd's zero is not MuJoCo's
+    qpos0 then). Bodies without joints are merged into their parent. ``dof_armature``,
+    ``dof_damping``, ``dof_frictionloss``, hinge and slide ranges, symmetric
+    ``actuatorfrcrange`` (as effort limits) and gravity are kept.
+
+    What rbd cannot represent — tendons, equality constraints, actuators, flexes, joint
+    springs, ball-joint ranges, gravity compensation, mocap bodies, fluid forces, unequal
+    damping or frictionloss on a free joint's translation — is named in one UserWarning;
+    what would make rbd's dynamics differ from MuJoCo's — armature on a free joint's
+    translation, actuator armature — raises ValueError. Inertias go through rbd's inertia
+    policy (``strict``).
+    """
+    mujoco = _import("mujoco", "mujoco")
+    if not isinstance(mj_model, mujoco.MjModel):
+        raise TypeError("mj_model must be a compiled mujoco.MjModel, got %s" % type(mj_model).__name__)
+    m = mj_model
+    joint_names = _mujoco_joint_names(m)
+    if np.any(getattr(m, "actuator_armature", 0.0)):
+        raise ValueError("the MuJoCo model has actuators with armature, which MuJoCo adds to its mass matrix "
+                         "and rbd does not represent (give the joints armature instead)")
+    notes = _mujoco_unsupported(m, joint_names)
+    body_names = _mj_names(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody, "body{}".format)
+    bodies, frames = [], [(body_names[0], -1, np.eye(4))]
+    place = [(-1, np.eye(4))]  # per MuJoCo body: (rbd body, rbd-body-from-MuJoCo-body)
+    for b in range(1, m.nbody):
+        body, offset = place[m.body_parentid[b]]
+        pre = offset @ _pose(m.body_pos[b], rotations.quat_to_matrix(m.body_quat[b]))
+        first, count = int(m.body_jntadr[b]), int(m.body_jntnum[b])
+        for j in range(first, first + count):
+            kind = _mj_kind(mujoco, m.jnt_type[j])
+            axis, anchor, ref = np.array(m.jnt_axis[j]), _pose(m.jnt_pos[j]), m.qpos0[m.jnt_qposadr[j]]
+            if kind == JointKind.FREE:
+                if np.any(m.dof_armature[m.jnt_dofadr[j]:m.jnt_dofadr[j] + 3]):
+                    # MuJoCo's force is armature * p_ddot (world axes), rbd's armature * a (body axes): they
+                    # differ by armature * (w x v) even when the mass matrices agree.
+                    raise ValueError("free joint %s has armature on its translation, which MuJoCo applies to "
+                                     "the world-frame acceleration and rbd to the body-frame one: set it to "
+                                     "zero (add it to the body's mass instead)" % short_repr(joint_names[j]))
+                if body != -1:
+                    raise ValueError("MuJoCo free joint %s is not on a top-level body" % short_repr(joint_names[j]))
+                placement, pre, axis = np.eye(4), np.eye(4), np.zeros(3)  # qpos is the body's world pose
+            elif kind == JointKind.PRISMATIC:
+                placement, pre = pre @ _pose(-ref * axis), np.eye(4)
+            else:  # rotations turn about the anchor: the rbd body's frame sits there
+                placement = pre @ anchor
+                if kind == JointKind.REVOLUTE:
+                    placement = placement @ _pose(np.zeros(3), rotations.angle_axis_to_matrix(-ref, axis))
+                else:
+                    axis = np.zeros(3)
+                pre = _pose(-m.jnt_pos[j])
+            nq, nv = JOINT_KINDS[kind].nq, JOINT_KINDS[kind].nv
+            dofs = slice(m.jnt_dofadr[j], m.jnt_dofadr[j] + nv)
+            extra = dict(armature=np.array(m.dof_armature[dofs]), damping=np.array(m.dof_damping[dofs]),
+                         friction=np.array(m.dof_frictionloss[dofs]))
+            if m.jnt_limited[j] and nq == 1:
+                extra.update(lower=m.jnt_range[j, :1].copy(), upper=m.jnt_range[j, 1:].copy())
+            low, high = m.jnt_actfrcrange[j]
+            if m.jnt_actfrclimited[j]:
+                if low != -high:
+                    notes.append("the asymmetric actuatorfrcrange of joint %s (kept as the larger bound)"
+                                 % short_repr(joint_names[j]))
+                extra["effort"] = np.full(nv, max(-low, high))
+            link = body_names[b] if j == first + count - 1 else "%s/%s" % (body_names[b], joint_names[j])
+            bodies.append(_body(body, _fast_kind(kind, axis), axis, placement, joint_names[j], link, nv, nq, **extra))
+            body = len(bodies) - 1
+        if body >= 0:
+            inertia = spatial.inertia10_from_mass_com(
+                m.body_mass[b], m.body_ipos[b],
+                _principal(m.body_inertia[b], rotations.quat_to_matrix(m.body_iquat[b])))
+            bodies[body]["inertia"] = bodies[body]["inertia"] + spatial.inertia_act(pre, inertia)
+        frames.append((body_names[b], body, pre))
+        place.append((body, pre))
+    site_names = _mj_names(m, mujoco.mjtObj.mjOBJ_SITE, m.nsite, "site{}".format)
+    for s in range(m.nsite):
+        body, offset = place[m.site_bodyid[s]]
+        frames.append((site_names[s], body, offset @ _pose(m.site_pos[s], rotations.quat_to_matrix(m.site_quat[s]))))
+    if notes:
+        warnings.warn("from_mujoco: rbd does not represent " + "; ".join(notes), UserWarning, stacklevel=2)
+    check_inertias([b["inertia"] for b in bodies], [b["link"] for b in bodies], strict=strict)
+    gravity = np.zeros(3) if m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY else np.array(m.opt.gravity)
+    name = bytes(m.names[:bytes(m.names).index(b"\0")]).decode() or "robot"
+    return assemble_model(name, bodies, _unique_frames(frames, "from_mujoco"), gravity=gravity)
+
+
+def _principal(moments, R):
+    """The rotational inertia of principal ``moments`` along the columns of ``R``."""
+    return (R * moments) @ R.T
+
+
+def load_mjcf(source, strict=False):
+    """A ``Model`` of an MJCF file path or XML string (or a URDF: anything MuJoCo compiles),
+    parsed and compiled by MuJoCo (inertias from geometry included), then ``from_mujoco``.
+    Needs ``mujoco`` (``pip install mujoco``); a file MuJoCo refuses raises ``rbd.URDFError``
+    with MuJoCo's message."""
+    mujoco = _import("mujoco", "mujoco")
+    source = os.fspath(source) if isinstance(source, os.PathLike) else source
+    if not isinstance(source, str):
+        raise TypeError("source must be an MJCF file path or an XML string, got %s" % type(source).__name__)
+    is_xml = source.lstrip("\ufeff \t\r\n").startswith("<")
+    if not is_xml and not os.path.isfile(source):
+        raise FileNotFoundError("no MJCF file %s" % short_repr(source))
+    try:
+        mj_model = mujoco.MjModel.from_xml_string(source) if is_xml else mujoco.MjModel.from_xml_path(source)
+    except ValueError as exc:
+        raise URDFError("MJCF: MuJoCo cannot compile %s: %s" % (short_repr(source, 60), exc)) from None
+    return from_mujoco(mj_model, strict=strict)
+
+
+# ------------------------------------------------------------------------------------------
+# Layouts
+# ------------------------------------------------------------------------------------------
+class _Layout:
+    """The map between an rbd model's layout and a peer's, one joint at a time.
+
+    Per joint: where its coordinates are on each side, and how they differ: the peer stores
+    the quaternion w last (``w_last``), stores the joint's last angle as ``(cos, sin)``
+    (``cos_sin``), or gives the free joint's linear velocity in world axes
+    (``world_linear``). Every method is batched over leading dimensions and takes the
+    configuration in the layout it converts from.
+
+    Attributes: ``model``; ``peer_nq``, ``peer_nv``; ``v_perm``, the peer's index of each of
+    rbd's velocity coordinates (``v = v_peer[..., v_perm]`` but for MuJoCo's free joints,
+    whose linear part is also rotated).
+    """
+
+    def __init__(self, model, peer_nq, peer_nv, joints):
+        # joints: rbd body -> (peer q start, peer v start, w_last, cos_sin, world_linear)
+        self.model, self.peer_nq, self.peer_nv = model, int(peer_nq), int(peer_nv)
+        self._joints, self._free = [], []  # _free: (q index of the quaternion, v index) per world_linear joint
+        perm = np.empty(model.nv, dtype=np.intp)
+        for body, (pq, pv, w_last, cos_sin, world_linear) in joints.items():
+            iq, iv = int(model.q_idx[body]), int(model.v_idx[body])
+            nq, nv = int(model.joint_nq[body]), int(model.joint_nv[body])
+            perm[iv:iv + nv] = np.arange(pv, pv + nv)
+            self._joints.append((slice(iq, iq + nq), slice(pq, pq + nq + cos_sin), w_last, cos_sin))
+            if world_linear:
+                self._free.append((iq + 3, iv))
+        self.v_perm = perm  # v = v_peer[..., v_perm]
+        self._inverse = np.argsort(perm)  # v_peer = v[..., _inverse]
+        if model.nv != self.peer_nv or model.nq + sum(j[3] for j in self._joints) != self.peer_nq:
+            raise ValueError("the rbd model (nq %d, nv %d) and the peer's (nq %d, nv %d) do not match"
+                             % (model.nq, model.nv, self.peer_nq, self.peer_nv))
+
+    # -- configuration -------------------------------------------------------------------
+    def q_to_peer(self, q):
+        q = as_array(q, "q", (self.model.nq,))
+        out = np.empty(q.shape[:-1] + (self.peer_nq,))
+        for rq, pq, w_last, cos_sin in self._joints:
+            x = q[..., rq]
+            if w_last:
+                x = np.concatenate([x[..., :-4], x[..., -3:], x[..., -4:-3]], axis=-1)
+            if cos_sin:
+                x = np.concatenate([x[..., :-1], np.cos(x[..., -1:]), np.sin(x[..., -1:])], axis=-1)
+            out[..., pq] = x
+        return out
+
+    def q_from_peer(self, q_peer):
+        q_peer = as_array(q_peer, "q_peer", (self.peer_nq,))
+        out = np.empty(q_peer.shape[:-1] + (self.model.nq,))
+        for rq, pq, w_last, cos_sin in self._joints:
+            x = q_peer[..., pq]
+            if cos_sin:
+                x = np.concatenate([x[..., :-2], np.arctan2(x[..., -1:], x[..., -2:-1])], axis=-1)
+            if w_last:
+                x = np.concatenate([x[..., :-4], x[..., -1:], x[..., -4:-1]], axis=-1)
+            out[..., rq] = x
+        return out
+
+    # -- tangent vectors: x_peer = T(q) x for velocities and forces (T orthogonal) ----------
+    def _rotations(self, q):
+        return [(iv, rotations.quat_to_matrix(q[..., iq:iq + 4])) for iq, iv in self._free]
+
+    def _broadcast(self, q, x):
+        """A writable copy of ``x`` with the batch dimensions of ``q`` and ``x`` broadcast together."""
+        try:
+            batch = np.broadcast_shapes(q.shape[:-1], x.shape[:-1])
+        except ValueError:
+            raise ValueError("the batch dimensions of the configuration %s and of the vectors %s do not "
+                             "broadcast together" % (q.shape[:-1], x.shape[:-1])) from None
+        return np.array(np.broadcast_to(x, batch + x.shape[-1:]), dtype=float)
+
+    def _tangent_to_peer(self, q, x):
+        x = self._broadcast(q, x)
+        for iv, R in self._rotations(q):
+            x[..., iv:iv + 3] = np.einsum("...ij,...j->...i", R, x[..., iv:iv + 3])
+        return x[..., self._inverse]
+
+    def _tangent_from_peer(self, q, x_peer):
+        x = self._broadcast(q, x_peer)[..., self.v_perm]
+        for iv, R in self._rotations(q):
+            x[..., iv:iv + 3] = np.einsum("...ji,...j->...i", R, x[..., iv:iv + 3])
+        return x
+
+    def _omega_cross_v(self, v):
+        """[ω × v_lin; 0] at each free joint with world-linear peer velocities, else 0."""
+        out = np.zeros_like(v)
+        for _, iv in self._free:
+            out[..., iv:iv + 3] = np.cross(v[..., iv + 3:iv + 6], v[..., iv:iv + 3])
+        return out
+
+    def _vector(self, x, name, peer=False):
+        return as_array(x, name, (self.peer_nv if peer else self.model.nv,))
+
+    def to_peer(self, q, v=None, a=None):
+        """``(q, v[, a])`` in the peer's layout (the arguments given, as a tuple)."""
+        out = [self.q_to_peer(q)]
+        q = as_array(q, "q", (self.model.nq,))
+        if v is not None:
+            v = self._vector(v, "v")
+            out.append(self._tangent_to_peer(q, v))
+            if a is not None:
+                out.append(self._tangent_to_peer(q, self._vector(a, "a") + self._omega_cross_v(v)))
+        elif a is not None:
+            raise ValueError("converting a needs v (the accelerations of a free joint depend on it)")
+        return tuple(out)
+
+    def from_peer(self, q_peer, v_peer=None, a_peer=None):
+        """``(q, v[, a])`` in rbd's layout from the peer's (the arguments given, as a tuple):
+        ``rbd.rnea(model, *layout.from_peer(qpos, qvel, qacc))``."""
+        q = self.q_from_peer(q_peer)
+        out = [q]
+        if v_peer is not None:
+            v = self._tangent_from_peer(q, self._vector(v_peer, "v_peer", peer=True))
+            out.append(v)
+            if a_peer is not None:
+                out.append(self._tangent_from_peer(q, self._vector(a_peer, "a_peer", peer=True))
+                           - self._omega_cross_v(v))
+        elif a_peer is not None:
+            raise ValueError("converting a_peer needs v_peer (the accelerations of a free joint depend on it)")
+        return tuple(out)
+
+    def tau_to_peer(self, q, tau):
+        """Generalized forces (rbd's ``tau``) in the peer's layout, at rbd's configuration ``q``."""
+        return self._tangent_to_peer(as_array(q, "q", (self.model.nq,)), self._vector(tau, "tau"))
+
+    def tau_from_peer(self, q_peer, tau_peer):
+        """The peer's generalized forces in rbd's layout, at the peer's configuration ``q_peer``."""
+        return self._tangent_from_peer(self.q_from_peer(q_peer), self._vector(tau_peer, "tau_peer", peer=True))
+
+    # -- matrices --------------------------------------------------------------------------
+    def matrix_to_peer(self, q, M):
+        """An (nv, nv) matrix between velocities and forces (a mass matrix, its inverse):
+        ``T M Tᵀ``."""
+        q = as_array(q, "q", (self.model.nq,))[..., None, :]
+        M = as_array(M, "M", (self.model.nv, self.model.nv))
+        half = self._tangent_to_peer(q, M)  # rows: M Tᵀ
+        return np.swapaxes(self._tangent_to_peer(q, np.swapaxes(half, -1, -2)), -1, -2)
+
+    def matrix_from_peer(self, q_peer, M_peer):
+        """The peer's (nv, nv) matrix between velocities and forces in rbd's layout: ``Tᵀ M T``."""
+        q = self.q_from_peer(q_peer)[..., None, :]
+        M = as_array(M_peer, "M_peer", (self.peer_nv, self.peer_nv))
+        half = self._tangent_from_peer(q, M)
+        return np.swapaxes(self._tangent_from_peer(q, np.swapaxes(half, -1, -2)), -1, -2)
+
+    def jacobian_to_peer(self, q, J):
+        """A (k, nv) Jacobian (``J v`` a velocity) in the peer's columns: ``J Tᵀ``."""
+        q = as_array(q, "q", (self.model.nq,))[..., None, :]
+        return self._tangent_to_peer(q, as_array(J, "J", (self.model.nv,)))
+
+    def jacobian_from_peer(self, q_peer, J_peer):
+        """The peer's (k, nv) Jacobian in rbd's columns: ``J T``."""
+        q = self.q_from_peer(q_peer)[..., None, :]
+        return self._tangent_from_peer(q, as_array(J_peer, "J_peer", (self.peer_nv,)))
+
+
+def _match(model, peer_names, what):
+    check_model(model)
+    mine, theirs = set(model.joint_names), set(peer_names)
+    if mine != theirs:
+        raise ValueError("the rbd model and the %s model do not have the same joints: only in rbd: %s; "
+                         "only in %s: %s" % (what, short_names(sorted(mine - theirs)) or "none", what,
+                                             short_names(sorted(theirs - mine)) or "none"))
+
+
+def _check_kind(model, body, peer_kind, what):
+    kind = JointKind(int(model.joint_kinds[body]))
+    if (kind in _REVOLUTE) != (peer_kind in _REVOLUTE) or (kind not in _REVOLUTE and kind != peer_kind):
+        raise ValueError("joint %s is %s in rbd but %s in %s" % (short_repr(model.joint_names[body]),
+                                                                 kind.name.lower(), peer_kind.name.lower(), what))
+
+
+class PinocchioLayout(_Layout):
+    """The layout map between an rbd ``model`` and a ``pinocchio.Model`` of the same robot
+    (joints matched by name): Pinocchio's joint order, its quaternions ``[x, y, z, w]``,
+    its continuous joints ``(cos θ, sin θ)`` and planar ``[x, y, cos θ, sin θ]``.
+    Velocities, accelerations and forces are the same vectors, reordered."""
+
+    def __init__(self, model, pin_model):
+        pin = _import("pinocchio", "pin")
+        if not isinstance(pin_model, pin.Model):
+            raise TypeError("pin_model must be a pinocchio.Model, got %s" % type(pin_model).__name__)
+        _match(model, list(pin_model.names)[1:], "Pinocchio")
+        joints = {}
+        for body, name in enumerate(model.joint_names):
+            jid = pin_model.getJointId(name)
+            kind, continuous = _pin_joint(pin_model, jid)
+            _check_kind(model, body, kind, "Pinocchio")
+            joint = pin_model.joints[jid]
+            joints[body] = (joint.idx_q, joint.idx_v, kind in (JointKind.FREE, JointKind.SPHERICAL),
+                            continuous or kind == JointKind.PLANAR, False)
+        super().__init__(model, pin_model.nq, pin_model.nv, joints)
+
+
+class MujocoLayout(_Layout):
+    """The layout map between an rbd ``model`` and a ``mujoco.MjModel`` of the same robot
+    (joints matched by name; unnamed MuJoCo joints as named in the module docstring).
+    Configurations are reordered (both store quaternions w first; hinge and slide angles
+    are the same numbers when the rbd model comes from ``from_mujoco`` or the joints have
+    no ``ref``); a free joint's velocity, acceleration and force go through ``T(q)`` (see
+    the module docstring)."""
+
+    def __init__(self, model, mj_model):
+        mujoco = _import("mujoco", "mujoco")
+        if not isinstance(mj_model, mujoco.MjModel):
+            raise TypeError("mj_model must be a compiled mujoco.MjModel, got %s" % type(mj_model).__name__)
+        names = _mujoco_joint_names(mj_model)
+        _match(model, names, "MuJoCo")
+        joints = {}
+        for j, name in enumerate(names):
+            body, kind = model.joint_id(name), _mj_kind(mujoco, mj_model.jnt_type[j])
+            _check_kind(model, body, kind, "MuJoCo")
+            joints[body] = (mj_model.jnt_qposadr[j], mj_model.jnt_dofadr[j], False, False, kind == JointKind.FREE)
+        super().__init__(model, mj_model.nq, mj_model.nv, joints)
