@@ -11,6 +11,7 @@ ALGORITHMS = (
     # dynamics
     "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",
     "kinetic_energy", "potential_energy", "centroidal_momentum",
+    "centroidal_momentum_matrix", "centroidal_momentum_matrix_time_variation",
     # derivatives (configuration space)
     "integrate_jacobians", "difference_jacobians",
     # derivatives (dynamics)

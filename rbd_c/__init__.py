@@ -18,7 +18,8 @@ from ._kinematics import (  # noqa: F401,E402
 )
 from ._dynamics import (  # noqa: F401,E402
     rnea, gravity, nonlinear_effects, crba, aba, coriolis_matrix, kinetic_energy,
-    potential_energy, centroidal_momentum,
+    potential_energy, centroidal_momentum, centroidal_momentum_matrix,
+    centroidal_momentum_matrix_time_variation,
 )
 from ._derivatives import (  # noqa: F401,E402
     rnea_derivatives, aba_derivatives, inverse_mass_matrix,

@@ -510,6 +510,112 @@ def centroidal_momentum(model, q, v):
     return run(model, cm, &call, CENTROIDAL_MOMENTUM, (q, v))
 
 
+cdef enum:
+    # The centroidal matrices' scratch: per body the world placement, the composite world
+    # inertia (10), the world twist (6) and the composite inertia rate (V x*) Y - Y (V x)
+    # (10); per dof its world column and the column's rate V x S.
+    CM_OM = 0
+    CM_YC = 16
+    CM_V = 26
+    CM_SYM = 32
+    CM_PER_BODY = 42
+
+
+cdef int _centroidal_matrix(const Call* c, const double* q, const double* v, double* out,
+                            double* work) noexcept nogil:
+    """A_G (v NULL) or its time derivative, 6 x nv row-major, in world axes: column j of
+    A_O (momentum about the origin) is Yc_i S_j for j a dof of body i; A_G moves it to
+    the centre of mass c ([f; n] -> [f; n - c x f]).  The rate: Sym_i S_j + Yc_i (V_i x
+    S_j), moved the same way, minus c_dot x f with c_dot = p / mass (see the reference)."""
+    cdef const CModel* m = c.m
+    cdef int nb = m.nb, nv = m.nv, i, p, col, k, r
+    cdef double* S = work + CM_PER_BODY * nb   # world columns, 6 per dof
+    cdef double* B
+    cdef double Xl[16]
+    cdef double a[6]
+    cdef double ad[6]
+    cdef double t[6]
+    cdef double com[3]
+    cdef double cd[3]
+    cdef double mass = m.total_mass
+    com[0] = 0.0; com[1] = 0.0; com[2] = 0.0
+    cd[0] = 0.0; cd[1] = 0.0; cd[2] = 0.0
+    for i in range(nb):
+        B = work + CM_PER_BODY * i
+        p = m.parents[i]
+        joint_placement(m, i, q + m.q_idx[i], Xl)
+        child_placement(work + CM_PER_BODY * p + CM_OM if p >= 0 else NULL, Xl, B + CM_OM)
+        inertia_act(B + CM_OM, m.inertias + 10 * i, B + CM_YC)
+        for col in range(m.nvj[i]):
+            world_column(m, i, col, B + CM_OM, S + 6 * (m.v_idx[i] + col))
+        if v != NULL:
+            for r in range(6):
+                B[CM_V + r] = work[CM_PER_BODY * p + CM_V + r] if p >= 0 else 0.0
+            for col in range(m.nvj[i]):
+                k = m.v_idx[i] + col
+                for r in range(6):
+                    B[CM_V + r] += S[6 * k + r] * v[k]
+            velocity_variation(B + CM_YC, B + CM_V, B + CM_SYM)
+    for i in range(nb - 1, -1, -1):
+        B = work + CM_PER_BODY * i
+        p = m.parents[i]
+        if p < 0:
+            com[0] += B[CM_YC + 1]; com[1] += B[CM_YC + 2]; com[2] += B[CM_YC + 3]
+            continue
+        for r in range(10):  # composites: inertia, and its rate
+            work[CM_PER_BODY * p + CM_YC + r] += B[CM_YC + r]
+            if v != NULL:
+                work[CM_PER_BODY * p + CM_SYM + r] += B[CM_SYM + r]
+    com[0] /= mass; com[1] /= mass; com[2] /= mass
+    for i in range(nb):
+        B = work + CM_PER_BODY * i
+        for col in range(m.nvj[i]):
+            k = m.v_idx[i] + col
+            inertia_apply(B + CM_YC, S + 6 * k, a)
+            if v == NULL:
+                memcpy(ad, a, 6 * sizeof(double))
+            else:
+                cd[0] += a[0] * v[k] / mass; cd[1] += a[1] * v[k] / mass; cd[2] += a[2] * v[k] / mass
+                inertia_apply(B + CM_SYM, S + 6 * k, ad)
+                motion_cross(B + CM_V, S + 6 * k, t)
+                inertia_apply(B + CM_YC, t, Xl)   # Xl: scratch, Yc (V x S)
+                add6(ad, Xl)
+            out[k] = ad[0]; out[nv + k] = ad[1]; out[2 * nv + k] = ad[2]
+            out[3 * nv + k] = ad[3] - (com[1] * ad[2] - com[2] * ad[1])
+            out[4 * nv + k] = ad[4] - (com[2] * ad[0] - com[0] * ad[2])
+            out[5 * nv + k] = ad[5] - (com[0] * ad[1] - com[1] * ad[0])
+            if v != NULL:  # the linear rows of A_G, kept for the c_dot term below
+                S[6 * k] = a[0]; S[6 * k + 1] = a[1]; S[6 * k + 2] = a[2]
+    if v != NULL:
+        for k in range(nv):
+            out[3 * nv + k] -= cd[1] * S[6 * k + 2] - cd[2] * S[6 * k + 1]
+            out[4 * nv + k] -= cd[2] * S[6 * k] - cd[0] * S[6 * k + 2]
+            out[5 * nv + k] -= cd[0] * S[6 * k + 1] - cd[1] * S[6 * k]
+    return 0
+
+
+cdef int k_centroidal_matrix(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    return _centroidal_matrix(c, ins[0], NULL, outs[0], work)
+
+
+cdef int k_centroidal_matrix_rate(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    return _centroidal_matrix(c, ins[0], ins[1], outs[0], work)
+
+
+def centroidal_momentum_matrix(model, q):
+    """The centroidal momentum matrix A_G, centroidal_momentum = A_G v (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_mass_call(&call, model)
+    return run(model, cm, &call, CENTROIDAL_MATRIX, (q,))
+
+
+def centroidal_momentum_matrix_time_variation(model, q, v):
+    """dA_G/dt along the motion with velocity v (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_mass_call(&call, model)
+    return run(model, cm, &call, CENTROIDAL_MATRIX_RATE, (q, v))
+
+
 # ==========================================================================================
 # The algorithms as the driver reads them: inputs, outputs, kernel, scratch, work
 # ==========================================================================================
@@ -528,3 +634,7 @@ cdef Algorithm KINETIC_ENERGY = algorithm(b"qv", ("q", "v"), (b"",), k_kinetic, 
 cdef Algorithm POTENTIAL_ENERGY = algorithm(b"q", ("q",), (b"",), k_potential, size(nb=RNEA_V), size(nb=20))
 cdef Algorithm CENTROIDAL_MOMENTUM = algorithm(b"qv", ("q", "v"), (b"6",), k_centroidal,
                                                size(nb=MOMENTUM_PER_BODY), size(nb=40))
+cdef Algorithm CENTROIDAL_MATRIX = algorithm(b"q", ("q",), (b"6v",), k_centroidal_matrix,
+                                             size(nb=CM_PER_BODY, nv=6), size(nb=100, nv=20))
+cdef Algorithm CENTROIDAL_MATRIX_RATE = algorithm(b"qv", ("q", "v"), (b"6v",), k_centroidal_matrix_rate,
+                                                  size(nb=CM_PER_BODY, nv=6), size(nb=160, nv=40))

@@ -127,6 +127,8 @@ def algorithm_calls(q, v, a, tau, fext, q1, frames):
         ("kinetic_energy", (q, v), {}),
         ("potential_energy", (q,), {}),
         ("centroidal_momentum", (q, v), {}),
+        ("centroidal_momentum_matrix", (q,), {}),
+        ("centroidal_momentum_matrix_time_variation", (q, v), {}),
         ("rnea_derivatives", (q, v, a), {}),
         ("rnea_derivatives", (q, v, a), {"fext": fext}),
         ("aba_derivatives", (q, v, tau), {}),

@@ -19,7 +19,8 @@ batch; the shared formulas, forward pass and batch driver are in
 from .configuration import (difference, difference_jacobians, integrate, integrate_jacobians, neutral, normalize,
                             random_configuration)
 from .derivatives import aba_derivatives, inverse_mass_matrix, rnea_derivatives
-from .dynamics import (aba, centroidal_momentum, coriolis_matrix, crba, gravity, kinetic_energy,
+from .dynamics import (aba, centroidal_momentum, centroidal_momentum_matrix,
+                       centroidal_momentum_matrix_time_variation, coriolis_matrix, crba, gravity, kinetic_energy,
                        nonlinear_effects, potential_energy, rnea)
 from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinematics, frame_acceleration,
                          frame_acceleration_derivatives, frame_jacobian, frame_jacobian_time_derivative,

@@ -107,7 +107,7 @@ def _rotate(R, x, y, z):
     return (R[0] * x + R[1] * y + R[2] * z, R[3] * x + R[4] * y + R[5] * z, R[6] * x + R[7] * y + R[8] * z)
 
 
-def _cross(a0, a1, a2, b0, b1, b2):
+def cross(a0, a1, a2, b0, b1, b2):
     return (a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0)
 
 
@@ -329,12 +329,12 @@ def sym6_act(R, p, S):
     b = _matmul(_matmul(R, S[6:15]), _transpose(R))
     c = _sym_rotate(R, S[15:21])
     p0, p1, p2 = p
-    rows = [_cross(p0, p1, p2, *row) for row in ((a0, a1, a2), (a1, a3, a4), (a2, a4, a5))]
+    rows = [cross(p0, p1, p2, *row) for row in ((a0, a1, a2), (a1, a3, a4), (a2, a4, a5))]
     b2 = (b[0] + rows[0][0], b[1] + rows[0][1], b[2] + rows[0][2],
           b[3] + rows[1][0], b[4] + rows[1][1], b[5] + rows[1][2],
           b[6] + rows[2][0], b[7] + rows[2][1], b[8] + rows[2][2])  # B'
-    PN = [_cross(p0, p1, p2, b2[j], b2[j + 3], b2[j + 6]) for j in range(3)]  # P B', by columns
-    PB = [_cross(p0, p1, p2, b[j], b[j + 3], b[j + 6]) for j in range(3)]  # P B, by columns
+    PN = [cross(p0, p1, p2, b2[j], b2[j + 3], b2[j + 6]) for j in range(3)]  # P B', by columns
+    PB = [cross(p0, p1, p2, b[j], b[j + 3], b[j + 6]) for j in range(3)]  # P B, by columns
     return A + b2 + (c[0] + PN[0][0] + PB[0][0], c[1] + PN[1][0] + PB[0][1], c[2] + PN[2][0] + PB[0][2],
                      c[3] + PN[1][1] + PB[1][1], c[4] + PN[2][1] + PB[1][2], c[5] + PN[2][2] + PB[2][2])
 

@@ -403,3 +403,78 @@ def centroidal_momentum(model, q, v):
     bodies = sc.constants(model)
     return sc.evaluate(lambda *args: _centroidal_momentum_passes(bodies, mass, *args),
                                 batch, arrays, (6,))
+
+
+def _centroidal_matrix_passes(bodies, mass, nv, q, v, trig):
+    """The 6 x nv components of A_G (v None) or of its time derivative, row-major.
+
+    In world axes: with Yc_i the composite inertia of body i's subtree (about the
+    world origin) and S_j a world column of i's joint, the momentum about the origin
+    is h_O = sum_j (Yc_i S_j) v_j, so A_O's column j is Yc_i S_j; A_G moves it to the
+    centre of mass c: [f; n] -> [f; n - c x f].  Its rate: d/dt (Yc_i S_j) =
+    Sym_i S_j + Yc_i (V_i x S_j), Sym_i the composite of (V x*) Y - Y (V x) (each
+    world inertia's rate), and the move adds -c_dot x f with c_dot = p / mass."""
+    n = len(bodies)
+    placements, _, _ = sc.kinematics(bodies, q, None, trig)
+    world = sc.world_placements(bodies, placements)
+    columns = [joints.world_motions(body, *world[i]) for i, body in enumerate(bodies)]
+    composite = [sc.inertia_act(*world[i], body.inertia) for i, body in enumerate(bodies)]
+    if v is not None:
+        twists, variation = [None] * n, [None] * n
+        for i, body in enumerate(bodies):
+            V = (0.0,) * 6 if body.parent < 0 else twists[body.parent]
+            for k, s in enumerate(columns[i], body.v0):
+                V = sc.add(V, tuple(x * v[k] for x in s))
+            twists[i] = V
+            variation[i] = sc.velocity_variation(composite[i], V)
+    total = (0.0,) * 10
+    for i in range(n - 1, -1, -1):
+        parent = bodies[i].parent
+        if parent < 0:
+            total = sc.add_all(total, composite[i])
+        else:
+            composite[parent] = sc.add_all(composite[parent], composite[i])
+            if v is not None:
+                variation[parent] = sc.add_all(variation[parent], variation[i])
+    c = (total[1] / mass, total[2] / mass, total[3] / mass)
+
+    def moved(f, extra=(0.0, 0.0, 0.0)):  # [f; n - c x f - extra]
+        x0, x1, x2 = sc.cross(*c, *f[:3])
+        return [f[0], f[1], f[2], f[3] - x0 - extra[0], f[4] - x1 - extra[1], f[5] - x2 - extra[2]]
+
+    out = [0.0] * (6 * nv)
+    A = [None] * nv
+    for i, body in enumerate(bodies):
+        for k, s in enumerate(columns[i], body.v0):
+            A[k] = sc.inertia_apply(composite[i], s)
+    if v is None:
+        for k, a in enumerate(A):
+            out[k::nv] = moved(a)
+        return out
+    p = [sum(a[r] * v[k] for k, a in enumerate(A)) for r in range(3)]
+    c_dot = tuple(x / mass for x in p)
+    for i, body in enumerate(bodies):
+        for k, s in enumerate(columns[i], body.v0):
+            a_dot = sc.add(sc.inertia_apply(variation[i], s), sc.inertia_apply(composite[i], sc.motion_cross(twists[i], s)))
+            out[k::nv] = moved(a_dot, sc.cross(*c_dot, *A[k][:3]))
+    return out
+
+
+def centroidal_momentum_matrix(model, q):
+    """The centroidal momentum matrix A_G (..., 6, nv): ``centroidal_momentum = A_G v``
+    (linear, then angular momentum about the centre of mass, world axes; Orin's A_G,
+    Pinocchio's ccrba).  Armature does not enter it."""
+    mass = check_mass(model)
+    batch, arrays = model_arrays(model, q=q)
+    bodies, nv = sc.constants(model), model.nv
+    return sc.evaluate(lambda q, trig: _centroidal_matrix_passes(bodies, mass, nv, q, None, trig),
+                       batch, arrays, (6, nv))
+
+
+def centroidal_momentum_matrix_time_variation(model, q, v):
+    """dA_G/dt (..., 6, nv) along the motion with velocity v (Pinocchio's dccrba), so that
+    the rate of the centroidal momentum is A_G a + dA_G/dt v."""
+    mass = check_mass(model)
+    batch, arrays = model_arrays(model, q=q, v=v)
+    bodies, nv = sc.constants(model), model.nv
+    return sc.evaluate(lambda *args: _centroidal_matrix_passes(bodies, mass, nv, *args), batch, arrays, (6, nv))

@@ -308,8 +308,8 @@ def _derivative_passes(bodies, frame, reference, nv, q, v, a, trig):
                 da = sc.sub(sc.sub(sc.motion_cross(moving, A[frame.body]), sc.motion_cross(s, A[body.parent])),
                             sc.motion_cross(sc.motion_cross(s, V_p), sc.sub(V_b, V_p)))
                 if reference == "local_world_aligned":
-                    x0, x1, x2 = sc._cross(*dv[3:], *V_b[:3])
-                    y0, y1, y2 = sc._cross(*V_b[3:], *dv[:3])
+                    x0, x1, x2 = sc.cross(*dv[3:], *V_b[:3])
+                    y0, y1, y2 = sc.cross(*V_b[3:], *dv[:3])
                     da = (da[0] + x0 + y0, da[1] + x1 + y1, da[2] + x2 + y2) + da[3:]
                 jdot = sc.motion_cross(sc.sub(V[i], V_ref), s)
                 columns = [dv, da, sc.add(jdot, dv), s]
