@@ -41,7 +41,7 @@ def main(argv=None):
         print(rbd.rnea(model, q, v, a))
         print("\ngravity torques g(q):")
         print(rbd.gravity(model, q))
-        tip = model.frame_names[-1]
+        tip = model.link_frame_names[-1]
         print("\nworld placement of frame %r:" % tip)
         print(rbd.frame_placement(model, q, tip))
 

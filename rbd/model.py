@@ -15,7 +15,8 @@ attribute              shape           meaning
 ``q_idx``, ``v_idx``   (nbodies,)      where each joint's coordinates start in q and v
 ``joint_nq``, ``joint_nv`` (nbodies,)  how many coordinates each joint has
 ``frame_parents``      (nframes,)      body each frame is fixed to (-1: the world)
-``frame_placements``   (nframes, 4, 4) body-from-frame transform
+``frame_offsets``      (nframes, 4, 4) body-from-frame transform (constant; ``rbd.frame_placements``
+                                       is the world placement of every frame at q)
 =====================  ==============  ==================================================
 
 Bodies are ordered depth-first from the root, children in the order they were
@@ -113,7 +114,7 @@ _BASIS_AXIS_KIND = {0: JointKind.REVOLUTE_X, 1: JointKind.REVOLUTE_Y, 2: JointKi
 # The arguments that define a model, in the constructor's order: what pickling,
 # equality and ``replace`` work from.
 _DEFINING = ("name", "parents", "joint_kinds", "joint_axes", "joint_placements", "inertias",
-             "joint_names", "body_names", "frame_names", "frame_parents", "frame_placements",
+             "joint_names", "body_names", "frame_names", "frame_parents", "frame_offsets",
              "lower_limits", "upper_limits", "velocity_limits", "effort_limits", "gravity",
              "armature", "damping", "friction")
 
@@ -141,7 +142,7 @@ class Model:
     """
 
     def __init__(self, name, parents, joint_kinds, joint_axes, joint_placements, inertias,
-                 joint_names, body_names, frame_names, frame_parents, frame_placements,
+                 joint_names, body_names, frame_names, frame_parents, frame_offsets,
                  lower_limits, upper_limits, velocity_limits, effort_limits, gravity=(0.0, 0.0, -9.81),
                  armature=None, damping=None, friction=None):
         set_ = object.__setattr__.__get__(self)
@@ -162,12 +163,21 @@ class Model:
         set_("inertias", _frozen(inertias, np.float64, (nb, 10), "inertias"))
         set_("joint_names", _names_tuple(joint_names, nb, "joint_names"))
         set_("body_names", _names_tuple(body_names, nb, "body_names"))
-        set_("frame_names", _names_tuple(frame_names, None, "frame_names"))
-        nf = len(self.frame_names)
-        set_("frame_parents", _frozen(frame_parents, np.intp, (nf,), "frame_parents"))
-        if np.any(self.frame_parents >= nb) or np.any(self.frame_parents < -1):
+        # The given frames (links, tool points: "link frames"), then one frame per joint: its
+        # output frame, the body's own frame (reachable by model.joint_frame(name), and by
+        # its plain name where no link frame has it).
+        links = _names_tuple(frame_names, None, "frame_names")
+        nl = len(links)
+        link_parents = _frozen(frame_parents, np.intp, (nl,), "frame_parents")
+        if np.any(link_parents >= nb) or np.any(link_parents < -1):
             raise ValueError("frame_parents must name bodies (-1 <= frame_parents[f] < nbodies)")
-        set_("frame_placements", _frozen(frame_placements, np.float64, (nf, 4, 4), "frame_placements"))
+        link_offsets = _frozen(frame_offsets, np.float64, (nl, 4, 4), "frame_offsets")
+        set_("_link_frames", nl)
+        set_("frame_names", links + self.joint_names)
+        nf = len(self.frame_names)
+        set_("frame_parents", _frozen(np.concatenate([link_parents, np.arange(nb)]), np.intp))
+        set_("frame_offsets", _frozen(np.concatenate([link_offsets, np.broadcast_to(np.eye(4), (nb, 4, 4))]),
+                                      np.float64))
 
         dims = np.array([JOINT_DIMENSIONS[JointKind(k)] for k in self.joint_kinds], dtype=np.intp).reshape(-1, 2)
         set_("joint_nq", _frozen(dims[:, 0], np.intp))
@@ -195,7 +205,9 @@ class Model:
                                           for i, k in enumerate(self.joint_kinds)
                                           if JOINT_KINDS[JointKind(k)].quaternion >= 0], np.intp))
         set_("_joint_index", {n: i for i, n in enumerate(self.joint_names)})
-        set_("_frame_index", {n: i for i, n in enumerate(self.frame_names)})
+        frame_index = {n: nl + i for i, n in enumerate(self.joint_names)}
+        frame_index.update((n, i) for i, n in enumerate(links))  # link frames win a name
+        set_("_frame_index", frame_index)
         # _children[i + 1]: the bodies whose parent is i, in order (i = -1: the world's).
         children = [[] for _ in range(nb + 1)]
         for i, p in enumerate(self.parents.tolist()):
@@ -212,7 +224,10 @@ class Model:
         raise AttributeError("rbd.Model is immutable: %r cannot be deleted" % key)
 
     def _definition(self):
-        return {key: getattr(self, key) for key in _DEFINING}
+        definition = {key: getattr(self, key) for key in _DEFINING}
+        for key in ("frame_names", "frame_parents", "frame_offsets"):  # the joint frames are derived
+            definition[key] = definition[key][:self._link_frames]
+        return definition
 
     def __reduce__(self):
         return (_rebuild, (self._definition(),))  # the cache is rebuilt on first use
@@ -264,6 +279,18 @@ class Model:
     def frame_id(self, frame):
         """Index of a frame given by name or index."""
         return _lookup(frame, self._frame_index, self.nframes, "frame")
+
+    @property
+    def link_frame_names(self):
+        """The names of the frames the model was given (URDF links, tool points), before
+        the joint frames: ``frame_names[:len(link_frame_names)]``."""
+        return self.frame_names[:self._link_frames]
+
+    def joint_frame(self, joint):
+        """Index of the frame of a joint (its output frame, the frame of its body), given
+        by the joint's name or index; reachable by the joint's plain name as well where
+        no link frame has that name."""
+        return self._link_frames + self.joint_id(joint)
 
     def joint_idx_q(self, name):
         """Where the joint's coordinates start in ``q``."""
@@ -358,7 +385,7 @@ def add_payload(model, frame, mass, com, inertia):
     inertia = as_array(inertia, "inertia", (3, 3), allow_batch=False)
     check_inertia(mass, inertia, "the payload")
     with np.errstate(over="ignore", invalid="ignore"):
-        payload = spatial.inertia_act(model.frame_placements[f], spatial.inertia10_from_mass_com(mass, com, inertia))
+        payload = spatial.inertia_act(model.frame_offsets[f], spatial.inertia10_from_mass_com(mass, com, inertia))
     inertias = np.array(model.inertias)
     inertias[body] += payload
     return model.replace(inertias=inertias)
@@ -602,7 +629,7 @@ def assemble_model(name, bodies, frames, gravity=(0.0, 0.0, -9.81)):
         body_names=[b["link"] for b in bodies],
         frame_names=[f[0] for f in frames],
         frame_parents=[f[1] for f in frames],
-        frame_placements=np.array([f[2] for f in frames], dtype=float).reshape(-1, 4, 4),
+        frame_offsets=np.array([f[2] for f in frames], dtype=float).reshape(-1, 4, 4),
         lower_limits=concat("lower"),
         upper_limits=concat("upper"),
         velocity_limits=concat("velocity"),

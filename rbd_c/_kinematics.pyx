@@ -22,7 +22,7 @@ from rbd_c._model import size
 
 cdef inline void _frame_world(const Call* c, const double* oMb, double* oMf) noexcept nogil:
     """world_from_frame from world_from_body (oMb unused when the frame is on the world)."""
-    child_placement(oMb if c.body >= 0 else NULL, c.m.frame_placements + 16 * c.frame, oMf)
+    child_placement(oMb if c.body >= 0 else NULL, c.m.frame_offsets + 16 * c.frame, oMf)
 
 
 cdef inline void _rotate6(const double* M, const double* x, double* out) noexcept nogil:
@@ -138,7 +138,7 @@ cdef inline void _express(const Call* c, const double* oMb, const double* x_body
     if c.ref == REF_WORLD:
         act_motion(oMb, x_body, out)
     else:
-        inv_act_motion(c.m.frame_placements + 16 * c.frame, x_body, t)
+        inv_act_motion(c.m.frame_offsets + 16 * c.frame, x_body, t)
         if c.ref == REF_LOCAL:
             memcpy(out, t, 6 * sizeof(double))
         else:
@@ -183,7 +183,7 @@ cdef int k_frame_acceleration(const Call* c, const double** ins, double** outs, 
     if c.ref == REF_LWA:
         # d/dt of the mixed twist [R v; R w]: R (a_lin + w x v) for the linear part
         # (the angular part gains R (w x w) = 0).
-        inv_act_motion(c.m.frame_placements + 16 * c.frame, V + 6 * (d - 1), vf)
+        inv_act_motion(c.m.frame_offsets + 16 * c.frame, V + 6 * (d - 1), vf)
         t[0] = vf[4] * vf[2] - vf[5] * vf[1]
         t[1] = vf[5] * vf[0] - vf[3] * vf[2]
         t[2] = vf[3] * vf[1] - vf[4] * vf[0]
@@ -251,7 +251,7 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, 
     chain_pass(m, c.body, ins[0], ins[1], NULL, _chain(m, work), oM, V, NULL)
     _frame_world(c, oM + 16 * (d - 1), oMf)
     if c.ref == REF_LOCAL:
-        inv_act_motion(m.frame_placements + 16 * c.frame, V + 6 * (d - 1), vf)
+        inv_act_motion(m.frame_offsets + 16 * c.frame, V + 6 * (d - 1), vf)
     elif c.ref == REF_LWA:
         # velocity of the frame origin in world coordinates
         act_motion(oM + 16 * (d - 1), V + 6 * (d - 1), ov)

@@ -43,7 +43,7 @@ ctypedef struct CModel:
     double* armature        # (nv,)  reflected rotor inertia of each dof (joint-space diagonal)
     bint has_armature       # any armature at all (else the algorithms skip it)
     int* frame_parents      # (nframes,)
-    double* frame_placements  # (nframes, 16) body_from_frame
+    double* frame_offsets  # (nframes, 16) body_from_frame
     double total_mass
     double singular_tol     # articulated-inertia pivots at or below this are singular
 

@@ -187,7 +187,7 @@ cdef CompiledModel _build(object model):
         placements = np.asarray(model.joint_placements, dtype=np.float64).reshape(-1, 4, 4)
         inertias = np.asarray(model.inertias, dtype=np.float64).reshape(-1, 10)
         frame_parents = np.asarray(model.frame_parents, dtype=np.intp).reshape(-1)
-        frame_placements = np.asarray(model.frame_placements, dtype=np.float64).reshape(-1, 4, 4)
+        frame_offsets = np.asarray(model.frame_offsets, dtype=np.float64).reshape(-1, 4, 4)
         nq, nv = int(model.nq), int(model.nv)
     except AttributeError as exc:
         raise TypeError("model must be an rbd.Model, got %r (%s)" % (type(model).__name__, exc)) from None
@@ -199,7 +199,7 @@ cdef CompiledModel _build(object model):
         raise ValueError("model bodies must be ordered parents first (parents[i] < i)")
     if np.any((kinds < 0) | (kinds >= K_COUNT)):
         raise ValueError("model has an unknown joint kind (the compiled table knows %d)" % K_COUNT)
-    if frame_parents.shape[0] != frame_placements.shape[0] or np.any(frame_parents >= nb) or np.any(frame_parents < -1):
+    if frame_parents.shape[0] != frame_offsets.shape[0] or np.any(frame_parents >= nb) or np.any(frame_parents < -1):
         raise ValueError("model frames are inconsistent")
 
     par = [int(x) for x in parents]
@@ -237,7 +237,7 @@ cdef CompiledModel _build(object model):
     cm.m.armature = _doubles(owner, armature)
     cm.m.has_armature = bool(np.any(armature != 0.0))
     cm.m.frame_parents = _ints(owner, frame_parents)
-    cm.m.frame_placements = _doubles(owner, frame_placements)
+    cm.m.frame_offsets = _doubles(owner, frame_offsets)
     cm.m.total_mass = float(inertias[:, 0].sum()) if nb else 0.0
     cm.m.singular_tol = checks_module().singular_tolerance(model)
     cm.owner = tuple(owner)

@@ -64,7 +64,7 @@ def _calls(model, q, v, a, tau, fext, frames):
 def _frames(model):
     """A few frames: the first, the last, one in the middle (by name and by index)."""
     n = model.nframes
-    return sorted({0, n // 2, n - 1}) + [model.frame_names[-1]]
+    return sorted({0, n // 2, n - 1}) + [model.link_frame_names[-1]]
 
 
 def assert_same(name, args, kwargs, model):

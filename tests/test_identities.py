@@ -575,7 +575,7 @@ def _as_array(result, nbatch):
 def test_batches_equal_per_sample_results(model, backend, batch):
     q, v, a, tau, fext = state(model, 30, batch)
     q1 = state(model, 31, batch)[0]
-    frames = [model.frame_names[-1], model.nframes // 2]
+    frames = [model.link_frame_names[-1], model.nframes // 2, model.nframes - 1]
     for name, args, kwargs in algorithm_calls(q, v, a, tau, fext, q1, frames):
         got = _as_array(getattr(rbd, name)(model, *args, **kwargs), len(batch))
         what = "%s %s" % (name, kwargs)

@@ -17,7 +17,7 @@ from models import random_model
 
 SOURCE_ROOT = str(Path(rbd.__file__).resolve().parent.parent)
 ARRAYS = ("parents", "joint_kinds", "joint_axes", "joint_placements", "inertias", "frame_parents",
-          "frame_placements", "joint_nq", "joint_nv", "q_idx", "v_idx", "lower_limits", "upper_limits",
+          "frame_offsets", "joint_nq", "joint_nv", "q_idx", "v_idx", "lower_limits", "upper_limits",
           "velocity_limits", "effort_limits", "gravity", "armature", "damping", "friction",
           "quaternion_q_idx")
 SCALARS = ("name", "nq", "nv", "nbodies", "nframes", "joint_names", "body_names", "frame_names")
@@ -136,7 +136,7 @@ def test_replace_validates():
 def test_add_payload_equals_a_fixed_link_merged_by_the_builder(backend, rng):
     from models import random_inertia
     base = random_model(11, nlinks=6, floating_base=True)
-    frame = base.frame_names[-1]  # a tool frame, placed away from its body's origin
+    frame = base.link_frame_names[-1]  # a tool frame, placed away from its body's origin
     mass, com, inertia = random_inertia(rng)
     loaded = rbd.add_payload(base, frame, mass, com, inertia)
     # Independently: the same tree with the payload as a link fixed at that frame,

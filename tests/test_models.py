@@ -54,7 +54,7 @@ def test_sample_structure_matches_its_file(name):
     model = rbd.sample_model(name)
     links, joints = read_urdf(name)
     moving = [j for j in joints if j[1] != "fixed"]
-    assert sorted(model.frame_names) == sorted(links)
+    assert sorted(model.link_frame_names) == sorted(links)
     expected_joints = {j[0] for j in moving} | ({"root_joint"} if SAMPLES[name] else set())
     assert set(model.joint_names) == expected_joints
     # Every joint of the file is revolute: one coordinate each (plus the free flyer).
@@ -255,7 +255,7 @@ def builder_twin():
 
 
 ARRAYS = ("parents", "joint_kinds", "joint_axes", "joint_placements", "inertias", "q_idx", "v_idx",
-          "frame_parents", "frame_placements", "lower_limits", "upper_limits", "velocity_limits", "effort_limits")
+          "frame_parents", "frame_offsets", "lower_limits", "upper_limits", "velocity_limits", "effort_limits")
 
 
 @pytest.mark.parametrize("floating_base", [False, True])

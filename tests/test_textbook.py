@@ -153,7 +153,7 @@ def _body_frames(model):
     out = []
     for i in range(model.nbodies):
         candidates = [f for f in range(model.nframes)
-                      if model.frame_parents[f] == i and np.allclose(model.frame_placements[f], np.eye(4))]
+                      if model.frame_parents[f] == i and np.allclose(model.frame_offsets[f], np.eye(4))]
         assert candidates, "body %d has no frame at its origin" % i
         out.append(candidates[0])
     return out

@@ -143,7 +143,7 @@ def robot_inputs(robot, batch=None):
         # a torque that ABA turns back into a: forward dynamics on a meaningful input
         "tau": rbd.reference.rnea(model, q, v, a),
         # the last frame: the end effector, or a foot
-        "frame": model.frame_names[-1],
+        "frame": model.link_frame_names[-1],
     }
 
 

@@ -56,7 +56,7 @@ class Frame:
 
     def __init__(self, model, bodies, f):
         self.body = int(model.frame_parents[f])
-        M = model.frame_placements[f]
+        M = model.frame_offsets[f]
         self.R = tuple(M[:3, :3].ravel().tolist())
         self.p = tuple(M[:3, 3].tolist())
         self._bodies = bodies

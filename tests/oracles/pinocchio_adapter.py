@@ -138,19 +138,20 @@ class ModelPair:
 
     # -- frames --------------------------------------------------------------------------
     def _match_frames(self):
+        """rbd's link frames are Pinocchio's BODY frames, its joint frames Pinocchio's JOINT ones."""
         self.pin_frame_ids = {}
-        for name in self.model.frame_names:
-            fid = self.pin_model.getFrameId(name, pin.BODY)
+        for f, name in enumerate(self.model.frame_names):
+            kind = pin.BODY if f < self.model._link_frames else pin.JOINT
+            fid = self.pin_model.getFrameId(name, kind)
             if fid >= self.pin_model.nframes:
-                raise AssertionError("%s: Pinocchio has no BODY frame %r" % (self.name, name))
-            self.pin_frame_ids[name] = int(fid)
-        missing = [f for f in self.frames if f not in self.pin_frame_ids]
+                raise AssertionError("%s: Pinocchio has no %s frame %r" % (self.name, kind, name))
+            self.pin_frame_ids[f] = int(fid)
+        missing = [f for f in self.frames if f not in self.model.frame_names]
         if missing:
             raise AssertionError("%s: rbd has no frames %s" % (self.name, missing))
 
     def pin_frame_id(self, frame):
-        name = self.model.frame_names[self.model.frame_id(frame)]
-        return self.pin_frame_ids[name]
+        return self.pin_frame_ids[self.model.frame_id(frame)]
 
     # -- configuration ---------------------------------------------------------------------
     # Every conversion takes leading batch dimensions (the peer comparison in

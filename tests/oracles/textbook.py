@@ -336,9 +336,9 @@ def _frame_world(model, q, frame):
     """(world_from_frame, its body, world_from_body or None for a world-fixed frame)."""
     b = int(model.frame_parents[frame])
     if b < 0:
-        return model.frame_placements[frame], b, None
+        return model.frame_offsets[frame], b, None
     Wb = forward_kinematics(model, q)[b]
-    return Wb @ model.frame_placements[frame], b, Wb
+    return Wb @ model.frame_offsets[frame], b, Wb
 
 
 def frame_placement(model, q, frame):
@@ -369,7 +369,7 @@ def frame_acceleration(model, q, v, a, frame, reference="local"):
     if b < 0:
         return np.zeros(6)
     V, A = body_motions(model, q, v, a)
-    Xfb = Xmotion(inv_pose(model.frame_placements[frame]))
+    Xfb = Xmotion(inv_pose(model.frame_offsets[frame]))
     Vl, Al = Xfb @ V[b], Xfb @ A[b]
     if reference == "local":
         return Al
