@@ -6,7 +6,7 @@ ALGORITHMS = (
     # configuration space
     "neutral", "random_configuration", "integrate", "difference", "normalize",
     # kinematics
-    "forward_kinematics", "frame_placement", "frame_velocity", "frame_acceleration",
+    "forward_kinematics", "frame_placement", "frame_placements", "frame_velocity", "frame_acceleration",
     "frame_jacobian", "frame_jacobian_time_derivative", "center_of_mass", "com_jacobian",
     # dynamics
     "rnea", "gravity", "nonlinear_effects", "crba", "aba", "coriolis_matrix",

@@ -12,7 +12,7 @@ from ._configuration import (  # noqa: F401,E402
     neutral, integrate, difference, normalize, integrate_jacobians, difference_jacobians,
 )
 from ._kinematics import (  # noqa: F401,E402
-    forward_kinematics, frame_placement, frame_velocity, frame_acceleration, frame_jacobian,
+    forward_kinematics, frame_placement, frame_placements, frame_velocity, frame_acceleration, frame_jacobian,
     frame_jacobian_time_derivative, center_of_mass, com_jacobian, frame_velocity_derivatives,
     frame_acceleration_derivatives,
 )

@@ -112,6 +112,23 @@ def forward_kinematics(model, q):
     return run(model, cm, &call, FORWARD_KINEMATICS, (q,))
 
 
+cdef int k_frame_placements(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef const CModel* m = c.m
+    cdef int f, b
+    world_placements(m, ins[0], work)
+    for f in range(m.nframes):
+        b = m.frame_parents[f]
+        child_placement(work + 16 * b if b >= 0 else NULL, m.frame_offsets + 16 * f, outs[0] + 16 * f)
+    return 0
+
+
+def frame_placements(model, q):
+    """World placement (4x4) of every frame, link and joint frames (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    return run(model, cm, &call, FRAME_PLACEMENTS, (q,))
+
+
 cdef int k_frame_placement(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* out = outs[0]
     cdef int d = 0
@@ -470,6 +487,8 @@ def com_jacobian(model, q):
 # The algorithms as the driver reads them: inputs, outputs, kernel, scratch, work
 # ==========================================================================================
 cdef Algorithm FORWARD_KINEMATICS = algorithm(b"q", ("q",), (b"b44",), k_fk, size(), size(nb=25))
+cdef Algorithm FRAME_PLACEMENTS = algorithm(b"q", ("q",), (b"n44",), k_frame_placements, size(nb=16),
+                                            size(nb=25, nv=10))
 cdef Algorithm FRAME_PLACEMENT = algorithm(b"q", ("q",), (b"44",), k_frame_placement, FRAME_SCRATCH,
                                            size(depth=25))
 cdef Algorithm FRAME_VELOCITY = algorithm(b"qv", ("q", "v"), (b"6",), k_frame_velocity, FRAME_SCRATCH,

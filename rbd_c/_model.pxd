@@ -74,7 +74,7 @@ cdef class Algorithm:
     """What the driver needs to know of an algorithm, declared once beside its kernel:
     its inputs (a code each: q -> nq, v -> nv, f -> (nbodies, 6)) and their argument
     names, its outputs (one or several; each a per-sample shape in codes: v -> nv,
-    q -> nq, b -> nbodies, a digit -> itself, empty -> a scalar), its kernel, the
+    q -> nq, b -> nbodies, n -> nframes, a digit -> itself, empty -> a scalar), its kernel, the
     scratch the kernel uses (doubles) and its work per sample (about nanoseconds, for
     the decision to use threads), each a ``size``: coefficients of 1, nbodies, nv,
     the depth of the tree, nv x depth, the sum of nv_i^2 and nv^2."""

@@ -421,6 +421,8 @@ cdef inline int _output_shape(const CModel* m, const char* codes, int ndim, cnp.
             dims[j] = m.nq
         elif codes[j] == b'b':
             dims[j] = m.nb
+        elif codes[j] == b'n':
+            dims[j] = m.nframes
         else:
             dims[j] = codes[j] - 48  # a digit
     return ndim

@@ -114,6 +114,7 @@ def algorithm_calls(q, v, a, tau, fext, q1, frames):
         ("difference_jacobians", (q, q1), {}),
         ("normalize", (q,), {}),
         ("forward_kinematics", (q,), {}),
+        ("frame_placements", (q,), {}),
         ("center_of_mass", (q,), {}),
         ("com_jacobian", (q,), {}),
         ("rnea", (q, v, a), {}),

@@ -24,7 +24,7 @@ from .dynamics import (aba, centroidal_momentum, centroidal_momentum_matrix,
                        nonlinear_effects, potential_energy, rnea)
 from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinematics, frame_acceleration,
                          frame_acceleration_derivatives, frame_jacobian, frame_jacobian_time_derivative,
-                         frame_placement, frame_velocity, frame_velocity_derivatives)
+                         frame_placement, frame_placements, frame_velocity, frame_velocity_derivatives)
 
 from .._names import ALGORITHMS
 

@@ -68,15 +68,22 @@ class Frame:
         return sc.chain_of(self._bodies, self.body)
 
 
-def _frame(model, frame):
-    """The body constants and the ``Frame`` of a frame name or index."""
+def _frames(model):
+    """The body constants and the ``Frame`` of every frame (built once per model)."""
     check_model(model)
-    f = model.frame_id(frame)
     bodies = sc.constants(model)
     frames = model._cache.frames
     if frames is None:
         frames = [Frame(model, bodies, k) for k in range(model.nframes)]
         model._cache.frames = frames
+    return bodies, frames
+
+
+def _frame(model, frame):
+    """The body constants and the ``Frame`` of a frame name or index."""
+    check_model(model)
+    f = model.frame_id(frame)
+    bodies, frames = _frames(model)
     return bodies, frames[f]
 
 
@@ -121,6 +128,21 @@ def frame_placement(model, q, frame):
     bodies, frame = _frame(model, frame)
     batch, arrays = model_arrays(model, q=q)
     return sc.evaluate(lambda *args: _placement_passes(bodies, frame, *args), batch, arrays, (4, 4))
+
+
+def _placements_passes(bodies, frames, q, trig):
+    placements, _, _ = sc.kinematics(bodies, q, None, trig)
+    world = sc.world_placements(bodies, placements)
+    return [x for frame in frames for x in _placement_components(*_world_from_frame(frame, world))]
+
+
+def frame_placements(model, q):
+    """world_from_frame of every frame (link and joint frames), (..., nframes, 4, 4), from
+    one forward pass."""
+    bodies, frames = _frames(model)
+    batch, arrays = model_arrays(model, q=q)
+    return sc.evaluate(lambda *args: _placements_passes(bodies, frames, *args), batch, arrays,
+                       (model.nframes, 4, 4))
 
 
 def _velocity_passes(bodies, frame, reference, q, v, trig):
