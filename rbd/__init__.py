@@ -11,6 +11,7 @@ import os as _os
 from . import reference, rotations, spatial
 from ._checks import URDFError, SingularModelError
 from .model import Model, ModelBuilder, JointKind, add_payload
+from .editing import add_frame, attach, lock_joints
 from .urdf import load_urdf
 from . import interop
 from .interop import load_mjcf

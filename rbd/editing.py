@@ -1,0 +1,159 @@
+"""Derived models: a frame added, another model attached, joints locked.
+
+Each function returns a new ``Model`` (models are values), built through
+``model.assemble_model`` from per-body records, with its bodies put back in
+depth-first order and its inertias through the inertia policy.
+
+* ``add_frame(model, name, parent_frame, placement)``: a link frame fixed to the
+  body of ``parent_frame``, at ``placement`` from it.
+* ``attach(model, other, frame, placement=None, prefix="")``: ``other``'s tree mounted
+  on ``frame`` of ``model`` (its roots' joints then start from that frame, moved by
+  ``placement``); ``other``'s joints are kept as they are (a free flyer stays free,
+  relative to the frame); names get ``prefix`` and must stay unique.
+* ``lock_joints(model, joints, q)``: the joints fixed at their value in ``q``; the
+  body of a locked joint merges into its parent (its inertia, its children, its
+  frames), and the locked joint's frame stays as a link frame of the same name
+  (Pinocchio's buildReducedModel).
+"""
+import math
+
+import numpy as np
+
+from ._checks import as_array, as_transform, check_model, model_arrays, short_names, short_repr
+from ._inertia import check_inertias
+from .model import assemble_model
+from . import spatial
+
+__all__ = ["add_frame", "attach", "lock_joints"]
+
+
+def _records(model):
+    """The model as assemble_model's records: one dict per body, one (name, body,
+    body_from_frame) per link frame (the joint frames are derived again)."""
+    bodies = []
+    for i in range(model.nbodies):
+        q0, nq = int(model.q_idx[i]), int(model.joint_nq[i])
+        v0, nv = int(model.v_idx[i]), int(model.joint_nv[i])
+        bodies.append(dict(
+            parent=int(model.parents[i]), kind=int(model.joint_kinds[i]), axis=np.array(model.joint_axes[i]),
+            placement=np.array(model.joint_placements[i]), inertia=np.array(model.inertias[i]),
+            joint=model.joint_names[i], link=model.body_names[i],
+            lower=model.lower_limits[q0:q0 + nq], upper=model.upper_limits[q0:q0 + nq],
+            velocity=model.velocity_limits[v0:v0 + nv], effort=model.effort_limits[v0:v0 + nv],
+            armature=model.armature[v0:v0 + nv], damping=model.damping[v0:v0 + nv],
+            friction=model.friction[v0:v0 + nv]))
+    frames = [(model.frame_names[f], int(model.frame_parents[f]), np.array(model.frame_offsets[f]))
+              for f in range(len(model.link_frame_names))]
+    return bodies, frames
+
+
+def _assemble(name, bodies, frames, gravity):
+    """A validated Model from records in any parents-first order: bodies put in
+    depth-first order (children in their order), names checked unique, inertias
+    through the inertia policy."""
+    for what, names in (("joint", [b["joint"] for b in bodies]), ("link", [b["link"] for b in bodies]),
+                        ("frame", [f[0] for f in frames])):
+        clashes = sorted({n for n in names if names.count(n) > 1})
+        if clashes:
+            raise ValueError("the model would have several %ss named %s (use a prefix)" % (what, short_names(clashes)))
+    children = [[] for _ in range(len(bodies) + 1)]
+    for i, body in enumerate(bodies):
+        children[body["parent"] + 1].append(i)
+    order, stack = [], list(reversed(children[0]))
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        stack.extend(reversed(children[i + 1]))
+    new_index = {old: new for new, old in enumerate(order)}
+    new_index[-1] = -1
+    bodies = [dict(bodies[i], parent=new_index[bodies[i]["parent"]]) for i in order]
+    frames = [(n, new_index[b], M) for n, b, M in frames]
+    check_inertias(np.array([b["inertia"] for b in bodies]).reshape(-1, 10), [b["link"] for b in bodies])
+    return assemble_model(name, bodies, frames, gravity=gravity)
+
+
+def add_frame(model, name, parent_frame, placement):
+    """A new model with a frame ``name`` fixed to the body of ``parent_frame`` (a name or
+    an index), at ``placement`` (4x4, parent_frame_from_new_frame)."""
+    check_model(model)
+    if not isinstance(name, str) or not name:
+        raise ValueError("frame name must be a non-empty string, got %s" % short_repr(name))
+    if name in model.frame_names:
+        raise ValueError("the model already has a frame named %s" % short_repr(name))
+    f = model.frame_id(parent_frame)
+    placement = as_transform(as_array(placement, "placement", (4, 4), allow_batch=False), "placement")
+    bodies, frames = _records(model)
+    frames.append((name, int(model.frame_parents[f]), model.frame_offsets[f] @ placement))
+    return _assemble(model.name, bodies, frames, model.gravity)
+
+
+def attach(model, other, frame, placement=None, prefix=""):
+    """A new model: ``other`` mounted on ``frame`` of ``model`` (a name or an index), its
+    root joints starting from that frame moved by ``placement`` (4x4, default identity);
+    ``other``'s joints, bodies and frames are renamed ``prefix + name``."""
+    check_model(model)
+    check_model(other)
+    if not isinstance(prefix, str):
+        raise TypeError("prefix must be a string, got %s" % short_repr(prefix))
+    f = model.frame_id(frame)
+    mount = model.frame_offsets[f] @ (np.eye(4) if placement is None else
+                                      as_transform(as_array(placement, "placement", (4, 4), allow_batch=False),
+                                                   "placement"))
+    host = int(model.frame_parents[f])
+    bodies, frames = _records(model)
+    theirs, their_frames = _records(other)
+    shift = len(bodies)
+    for body in theirs:
+        if body["parent"] < 0:
+            body.update(parent=host, placement=mount @ body["placement"])
+        else:
+            body["parent"] += shift
+        body.update(joint=prefix + body["joint"], link=prefix + body["link"])
+    frames += [(prefix + n, host, mount @ M) if b < 0 else (prefix + n, b + shift, M) for n, b, M in their_frames]
+    return _assemble(model.name, bodies + theirs, frames, model.gravity)
+
+
+def lock_joints(model, joints, q):
+    """A reduced model with ``joints`` (names or indices, or one of them) fixed at their
+    values in ``q`` (a configuration of ``model``, (nq,)): each locked joint's body
+    merges into its parent, with its inertia, children and frames; the other joints
+    keep their coordinates, limits, armature, damping and friction."""
+    from .reference import _components as sc, joints as joint_kinds  # the joint placements at q
+
+    check_model(model)
+    names = [joints] if isinstance(joints, (str, int, np.integer)) else list(joints)
+    locked = {model.joint_id(j) for j in names}
+    _, (q,) = model_arrays(model, q=q)
+    if q.ndim != 1:
+        raise ValueError("q must be one configuration (%d,), got shape %s" % (model.nq, q.shape))
+    trig = (math.cos, math.sin, math.sqrt)
+    constants = sc.constants(model)
+    bodies, frames = _records(model)
+    host, to_host = [None] * model.nbodies, [None] * model.nbodies  # where a body ends up, and how
+    for i in range(model.nbodies):
+        if i not in locked:
+            host[i], to_host[i] = i, np.eye(4)
+            continue
+        R, p = joint_kinds.placement(constants[i], q.tolist(), trig)  # parent_from_body at q
+        X = np.eye(4)
+        X[:3, :3], X[:3, 3] = np.reshape(R, (3, 3)), p
+        parent = bodies[i]["parent"]
+        host[i], to_host[i] = (-1, X) if parent < 0 else (host[parent], to_host[parent] @ X)
+    kept, new_frames = [], []
+    for i, body in enumerate(bodies):
+        if i in locked:
+            if host[i] >= 0:
+                merged = spatial.inertia_act(to_host[i], body["inertia"])
+                bodies[host[i]]["inertia"] = bodies[host[i]]["inertia"] + merged
+            if body["joint"] not in model.link_frame_names:  # the locked joint's frame stays
+                new_frames.append((body["joint"], host[i], to_host[i]))
+            continue
+        parent = body["parent"]
+        if parent >= 0:
+            body.update(parent=host[parent], placement=to_host[parent] @ body["placement"])
+        kept.append(i)
+    frames = [(n, b, M) if b < 0 else (n, host[b], to_host[b] @ M) for n, b, M in frames] + new_frames
+    index = {old: new for new, old in enumerate(kept)}
+    index[-1] = -1
+    records = [dict(bodies[i], parent=index[bodies[i]["parent"]]) for i in kept]
+    return _assemble(model.name, records, [(n, index[b], M) for n, b, M in frames], model.gravity)

@@ -1,0 +1,192 @@
+"""Derived models: add_frame, attach, lock_joints.
+
+Oracles: Pinocchio's buildReducedModel and appendModel (joints matched by name),
+models written by hand as one URDF, and the identity that a locked model's mass
+matrix and inverse dynamics are the full model's rows and columns of the free
+joints when the locked ones do not move.
+"""
+import numpy as np
+import pytest
+
+import rbd
+from models import random_model
+
+from oracles.pinocchio_adapter import load_pair, pin
+
+
+def pose(z=0.0, x=0.0, rz=0.0):
+    c, s = np.cos(rz), np.sin(rz)
+    return np.array([[c, -s, 0, x], [s, c, 0, 0], [0, 0, 1, z], [0, 0, 0, 1.0]])
+
+
+def pin_in_rbd_order(pm, matrix, model):
+    """A Pinocchio (nv, nv) matrix (upper triangle filled) in ``model``'s velocity order,
+    joints matched by name (rbd has no continuous or free joints in these models)."""
+    matrix = np.triu(matrix) + np.triu(matrix, 1).T
+    perm = []
+    for name in model.joint_names:
+        joint = pm.joints[pm.getJointId(name)]
+        perm += list(range(joint.idx_v, joint.idx_v + joint.nv))
+    return matrix[np.ix_(perm, perm)]
+
+
+def pin_q(pm, model, q):
+    """rbd's q of revolute/prismatic joints in Pinocchio's layout."""
+    out = pin.neutral(pm)
+    for i, name in enumerate(model.joint_names):
+        out[pm.joints[pm.getJointId(name)].idx_q] = q[model.q_idx[i]]
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# lock_joints
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("floating", [False, True])
+def test_locked_model_is_the_full_model_with_still_locked_joints(backend, floating):
+    model = random_model(3, nlinks=10, floating_base=floating)
+    rng = np.random.default_rng(5)
+    q = rbd.random_configuration(model, rng)
+    lock = [model.joint_names[i] for i in (2, 5, model.nbodies - 1)]
+    reduced = rbd.lock_joints(model, lock, q)
+    keep = [n for n in model.joint_names if n not in lock]
+    assert reduced.joint_names == tuple(keep)
+    vidx = np.concatenate([np.arange(model.joint_idx_v(n), model.joint_idx_v(n) + model.joint_nv[model.joint_id(n)])
+                           for n in keep])
+    qidx = np.concatenate([np.arange(model.joint_idx_q(n), model.joint_idx_q(n) + model.joint_nq[model.joint_id(n)])
+                           for n in keep])
+    v, a = np.zeros(model.nv), np.zeros(model.nv)
+    v[vidx], a[vidx] = rng.normal(size=len(vidx)), rng.normal(size=len(vidx))
+    np.testing.assert_allclose(rbd.crba(reduced, q[qidx]), rbd.crba(model, q)[np.ix_(vidx, vidx)], atol=1e-12)
+    np.testing.assert_allclose(rbd.rnea(reduced, q[qidx], v[vidx], a[vidx]), rbd.rnea(model, q, v, a)[vidx],
+                               atol=1e-10)
+    # every frame is still there, where it was (the locked joints' frames as link frames)
+    every = rbd.frame_placements(model, q)
+    for name in model.link_frame_names + tuple(lock):
+        np.testing.assert_allclose(rbd.frame_placement(reduced, q[qidx], name), every[model.frame_id(name)],
+                                   atol=1e-12, err_msg=name)
+
+
+def test_locked_talos_against_pinocchio(backend):
+    pair = load_pair("talos")
+    if pair is None or pin is None:
+        pytest.skip("needs pinocchio and example-robot-data")
+    model, pm = pair.model, pair.pin_model
+    q = rbd.random_configuration(model, np.random.default_rng(8))
+    lock = [n for n in model.joint_names if n.startswith(("arm_left", "gripper", "head"))]
+    reduced = rbd.lock_joints(model, lock, q)
+    theirs = pin.buildReducedModel(pm, [pm.getJointId(n) for n in lock], pair.q_to_pin(q))
+    keep = list(reduced.joint_names)
+    qr = np.concatenate([q[model.joint_idx_q(n):model.joint_idx_q(n) + model.joint_nq[model.joint_id(n)]]
+                         for n in keep])
+    Q = pin.neutral(theirs)
+    for i, name in enumerate(keep):
+        joint = theirs.joints[theirs.getJointId(name)]
+        seg = qr[reduced.q_idx[i]:reduced.q_idx[i] + reduced.joint_nq[i]]
+        Q[joint.idx_q:joint.idx_q + joint.nq] = seg[[0, 1, 2, 4, 5, 6, 3]] if len(seg) == 7 else seg
+    M = pin_in_rbd_order(theirs, pin.crba(theirs, theirs.createData(), Q), reduced)
+    ours = rbd.crba(reduced, qr)
+    np.testing.assert_allclose(ours, M, rtol=0, atol=1e-10 * np.abs(M).max())
+
+
+def test_lock_joints_errors(backend):
+    model = random_model(1, nlinks=4, floating_base=False)
+    q = rbd.neutral(model)
+    with pytest.raises(ValueError, match="unknown joint"):
+        rbd.lock_joints(model, ["nope"], q)
+    with pytest.raises(ValueError, match="q"):
+        rbd.lock_joints(model, [model.joint_names[0]], np.zeros(model.nq + 1))
+    everything = rbd.lock_joints(model, model.joint_names, q)  # a model without joints is still a model
+    assert everything.nv == 0 and everything.nframes == model.nframes
+
+
+# ------------------------------------------------------------------------------------------
+# attach and add_frame
+# ------------------------------------------------------------------------------------------
+ARM = """<robot name="arm">
+  <link name="base"/>
+  <link name="upper"><inertial><origin xyz="0 0 0.2"/><mass value="2"/>
+    <inertia ixx="0.03" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.004"/></inertial></link>
+  <link name="fore"><inertial><origin xyz="0.1 0 0.15"/><mass value="1.2"/>
+    <inertia ixx="0.01" ixy="0.001" ixz="0" iyy="0.012" iyz="0" izz="0.003"/></inertial></link>
+  <link name="flange"/>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
+    <axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="10" velocity="2"/></joint>
+  <joint name="elbow" type="revolute"><parent link="upper"/><child link="fore"/>
+    <origin xyz="0 0 0.4" rpy="0.3 0 0"/><axis xyz="1 0 0"/><limit lower="-2" upper="2" effort="10" velocity="2"/></joint>
+  <joint name="flange_weld" type="fixed"><parent link="fore"/><child link="flange"/><origin xyz="0 0 0.3"/></joint>
+</robot>"""
+
+GRIPPER_LINKS = """
+  <link name="g_palm"><inertial><origin xyz="0 0 0.03"/><mass value="0.5"/>
+    <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.0005"/></inertial></link>
+  <link name="g_finger"><inertial><origin xyz="0 0.01 0.02"/><mass value="0.1"/>
+    <inertia ixx="0.0001" ixy="0" ixz="0" iyy="0.0001" iyz="0" izz="0.00005"/></inertial></link>
+  <joint name="g_wrist" type="revolute"><parent link="g_mount"/><child link="g_palm"/>
+    <origin xyz="0 0 0.02"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="5" velocity="3"/></joint>
+  <joint name="g_slide" type="prismatic"><parent link="g_palm"/><child link="g_finger"/>
+    <origin xyz="0 0 0.06"/><axis xyz="0 1 0"/><limit lower="0" upper="0.04" effort="5" velocity="1"/></joint>
+"""
+GRIPPER = '<robot name="gripper"><link name="g_mount"/>' + GRIPPER_LINKS + "</robot>"
+# the same arm and gripper written by hand as one robot: the mount fixed at the flange, 5 cm up
+# and turned by 0.5 rad about z
+MERGED = ARM.replace("</robot>", """  <link name="g_mount"/>
+  <joint name="g_mount_weld" type="fixed"><parent link="flange"/><child link="g_mount"/>
+    <origin xyz="0 0 0.05" rpy="0 0 0.5"/></joint>""" + GRIPPER_LINKS + "</robot>")
+
+
+def test_attach_equals_the_hand_merged_robot(backend):
+    arm, gripper = rbd.load_urdf(ARM), rbd.load_urdf(GRIPPER)
+    composed = rbd.attach(arm, gripper, "flange", pose(z=0.05, rz=0.5))
+    merged = rbd.load_urdf(MERGED)
+    assert composed.joint_names == merged.joint_names
+    q = rbd.random_configuration(merged, np.random.default_rng(2))
+    v, a = np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 0.5, -0.3, 0.2])
+    np.testing.assert_allclose(rbd.crba(composed, q), rbd.crba(merged, q), atol=1e-14)
+    np.testing.assert_allclose(rbd.rnea(composed, q, v, a), rbd.rnea(merged, q, v, a), atol=1e-13)
+    for name in ("g_mount", "g_palm", "g_finger", "flange"):
+        np.testing.assert_allclose(rbd.frame_placement(composed, q, name), rbd.frame_placement(merged, q, name),
+                                   atol=1e-14, err_msg=name)
+
+
+def test_attach_against_pinocchio_append_model(backend):
+    if pin is None:
+        pytest.skip("pinocchio is not installed")
+    arm, gripper = rbd.load_urdf(ARM), rbd.load_urdf(GRIPPER)
+    composed = rbd.attach(arm, gripper, "flange", pose(z=0.05, rz=0.5))
+    pa, pg = pin.buildModelFromXML(ARM), pin.buildModelFromXML(GRIPPER)
+    theirs = pin.appendModel(pa, pg, pa.getFrameId("flange"), pin.SE3(pose(z=0.05, rz=0.5)))
+    q = rbd.random_configuration(composed, np.random.default_rng(4))
+    M = pin_in_rbd_order(theirs, pin.crba(theirs, theirs.createData(), pin_q(theirs, composed, q)), composed)
+    np.testing.assert_allclose(rbd.crba(composed, q), M, atol=1e-12)
+
+
+def test_attach_names_stay_unique(backend):
+    arm = rbd.load_urdf(ARM)
+    with pytest.raises(ValueError, match="several joints named"):
+        rbd.attach(arm, arm, "flange")
+    twice = rbd.attach(arm, arm, "flange", prefix="second_")
+    assert twice.nv == 4 and "second_elbow" in twice.joint_names and "second_flange" in twice.frame_names
+    with pytest.raises(ValueError, match="unknown frame"):
+        rbd.attach(arm, arm, "nowhere", prefix="x_")
+    with pytest.raises(ValueError, match="rigid transform"):
+        rbd.attach(arm, arm, "flange", np.diag([2.0, 1, 1, 1]), prefix="x_")
+
+
+def test_add_frame_and_a_payload_on_it_equal_a_urdf_with_the_extra_link(backend):
+    arm = rbd.load_urdf(ARM)
+    tcp = rbd.add_frame(arm, "tcp", "flange", pose(z=0.1, x=0.02))
+    loaded = rbd.add_payload(tcp, "tcp", 0.4, [0.0, 0.0, 0.03], np.diag([1e-3, 1e-3, 5e-4]))
+    written = rbd.load_urdf(ARM.replace("</robot>", """  <link name="tcp"><inertial><origin xyz="0 0 0.03"/>
+    <mass value="0.4"/><inertia ixx="1e-3" ixy="0" ixz="0" iyy="1e-3" iyz="0" izz="5e-4"/></inertial></link>
+  <joint name="tcp_weld" type="fixed"><parent link="flange"/><child link="tcp"/><origin xyz="0.02 0 0.1"/></joint>
+</robot>"""))
+    q = np.array([0.4, -0.7])
+    np.testing.assert_allclose(rbd.frame_placement(tcp, q, "tcp"), rbd.frame_placement(written, q, "tcp"), atol=1e-15)
+    np.testing.assert_allclose(rbd.crba(loaded, q), rbd.crba(written, q), atol=1e-14)
+    with pytest.raises(ValueError, match="already has a frame"):
+        rbd.add_frame(arm, "flange", "base", np.eye(4))
+    with pytest.raises(ValueError, match="unknown frame"):
+        rbd.add_frame(arm, "x", "nowhere", np.eye(4))
+    # a payload on a joint frame goes to that joint's body
+    on_joint = rbd.add_payload(arm, arm.joint_frame("elbow"), 0.4, [0, 0, 0], np.eye(3) * 1e-3)
+    assert on_joint.inertias[1, 0] == pytest.approx(arm.inertias[1, 0] + 0.4)
