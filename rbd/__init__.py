@@ -10,7 +10,7 @@ import os as _os
 
 from . import reference, rotations, spatial
 from ._checks import URDFError, SingularModelError
-from .model import Model, ModelBuilder, JointKind, add_payload
+from .model import Model, ModelBuilder, JointKind, add_payload, couple_joints
 from .editing import add_frame, attach, lock_joints
 from .urdf import load_urdf
 from . import interop

@@ -21,7 +21,7 @@ import numpy as np
 
 from ._checks import as_array, as_transform, check_model, model_arrays, short_names, short_repr
 from ._inertia import check_inertias
-from .model import assemble_model
+from .model import assemble_model, couple_joints
 from . import spatial
 
 __all__ = ["add_frame", "attach", "lock_joints"]
@@ -72,10 +72,17 @@ def _assemble(name, bodies, frames, gravity):
     return assemble_model(name, bodies, frames, gravity=gravity)
 
 
+def _recoupled(model, derive, *args):
+    """``derive`` applied to a model with mimic joints: to its full model, then coupled again."""
+    return couple_joints(derive(model._full, *args), model.mimic)
+
+
 def add_frame(model, name, parent_frame, placement):
     """A new model with a frame ``name`` fixed to the body of ``parent_frame`` (a name or
     an index), at ``placement`` (4x4, parent_frame_from_new_frame)."""
     check_model(model)
+    if model.mimic:
+        return _recoupled(model, add_frame, name, parent_frame, placement)
     if not isinstance(name, str) or not name:
         raise ValueError("frame name must be a non-empty string, got %s" % short_repr(name))
     if name in model.frame_names:
@@ -93,6 +100,11 @@ def attach(model, other, frame, placement=None, prefix=""):
     ``other``'s joints, bodies and frames are renamed ``prefix + name``."""
     check_model(model)
     check_model(other)
+    if other.mimic:
+        return couple_joints(attach(model, other._full, frame, placement, prefix),
+                             [(prefix + j, prefix + p, m, o) for j, p, m, o in other.mimic])
+    if model.mimic:
+        return _recoupled(model, attach, other, frame, placement, prefix)
     if not isinstance(prefix, str):
         raise TypeError("prefix must be a string, got %s" % short_repr(prefix))
     f = model.frame_id(frame)
@@ -126,6 +138,12 @@ def lock_joints(model, joints, q):
     _, (q,) = model_arrays(model, q=q)
     if q.ndim != 1:
         raise ValueError("q must be one configuration (%d,), got shape %s" % (model.nq, q.shape))
+    if model.mimic:  # lock in the full model, a locked joint's mimics with it
+        from ._coupled import expand_q
+        locked_names = {model.joint_names[i] for i in locked}
+        locked_names |= {j for j, p, _, _ in model.mimic if p in locked_names}
+        reduced = lock_joints(model._full, sorted(locked_names), expand_q(model, q))
+        return couple_joints(reduced, [c for c in model.mimic if c[0] not in locked_names])
     trig = (math.cos, math.sin, math.sqrt)
     constants = sc.constants(model)
     bodies, frames = _records(model)

@@ -116,7 +116,7 @@ _BASIS_AXIS_KIND = {0: JointKind.REVOLUTE_X, 1: JointKind.REVOLUTE_Y, 2: JointKi
 _DEFINING = ("name", "parents", "joint_kinds", "joint_axes", "joint_placements", "inertias",
              "joint_names", "body_names", "frame_names", "frame_parents", "frame_offsets",
              "lower_limits", "upper_limits", "velocity_limits", "effort_limits", "gravity",
-             "armature", "damping", "friction")
+             "armature", "damping", "friction", "mimic")
 
 
 class _Cache:
@@ -144,7 +144,7 @@ class Model:
     def __init__(self, name, parents, joint_kinds, joint_axes, joint_placements, inertias,
                  joint_names, body_names, frame_names, frame_parents, frame_offsets,
                  lower_limits, upper_limits, velocity_limits, effort_limits, gravity=(0.0, 0.0, -9.81),
-                 armature=None, damping=None, friction=None):
+                 armature=None, damping=None, friction=None, mimic=()):
         set_ = object.__setattr__.__get__(self)
         set_("name", str(name))
         set_("parents", _frozen(parents, np.intp))
@@ -214,6 +214,10 @@ class Model:
             children[p + 1].append(i)
         set_("_children", tuple(tuple(c) for c in children))
         set_("_cache", _Cache())
+        set_("mimic", ())
+        set_("_full", None)
+        if mimic:
+            _couple(self, mimic)
 
     # -- a value ----------------------------------------------------------------------
     def __setattr__(self, key, value):
@@ -224,6 +228,8 @@ class Model:
         raise AttributeError("rbd.Model is immutable: %r cannot be deleted" % key)
 
     def _definition(self):
+        if self._full is not None:  # mimic joints: the full model's arrays, and the couplings
+            return dict(self._full._definition(), mimic=self.mimic)
         definition = {key: getattr(self, key) for key in _DEFINING}
         for key in ("frame_names", "frame_parents", "frame_offsets"):  # the joint frames are derived
             definition[key] = definition[key][:self._link_frames]
@@ -260,6 +266,9 @@ class Model:
         rigid-body algorithms do not apply them)."""
         allowed = ("gravity", "inertias", "armature", "damping", "friction")
         unknown = sorted(set(changes) - set(allowed))
+        if self.mimic and set(changes) & {"armature", "damping", "friction"}:
+            raise ValueError("a model with mimic joints takes armature, damping and friction from the model "
+                             "it couples: set them before coupling its joints (rbd.couple_joints)")
         if unknown:
             raise TypeError("replace() got unexpected keyword argument(s) %s (allowed: %s)"
                             % (", ".join(unknown), ", ".join(allowed)))
@@ -354,6 +363,108 @@ def _names_tuple(names, count, what):
 
 def _rebuild(definition):
     return Model(**definition)
+
+
+# ------------------------------------------------------------------------------------------
+# Mimic joints
+# ------------------------------------------------------------------------------------------
+_COUPLABLE = (JointKind.REVOLUTE_X, JointKind.REVOLUTE_Y, JointKind.REVOLUTE_Z, JointKind.REVOLUTE,
+              JointKind.PRISMATIC)
+
+
+def _couple(model, mimic):
+    """Turn ``model`` (just built with every joint independent) into a model with mimic
+    joints: each ``(joint, primary, multiplier, offset)`` makes q_joint = multiplier *
+    q_primary + offset.  The public coordinates (nq, nv, q_idx, v_idx, limits,
+    armature...) become those of the independent joints; ``_full`` keeps the model of
+    every joint, on which the algorithms run (``rbd._coupled``); ``coupling`` is G with
+    v_full = G v."""
+    set_ = object.__setattr__.__get__(model)
+    definition = model._definition()
+    full = Model(**definition)
+    rules = {}
+    for item in mimic:
+        try:
+            joint, primary, multiplier, offset = item
+        except (TypeError, ValueError):
+            raise ValueError("each mimic coupling must be (joint, primary, multiplier, offset), got %s"
+                             % short_repr(item)) from None
+        j, p = full.joint_id(joint), full.joint_id(primary)
+        multiplier, offset = float(multiplier), float(offset)
+        for k, role in ((j, "mimic joint"), (p, "primary joint")):
+            if JointKind(int(full.joint_kinds[k])) not in _COUPLABLE:
+                raise ValueError("%s %s must be revolute, continuous or prismatic" % (role, short_repr(full.joint_names[k])))
+        if j == p or j in rules or not np.isfinite(multiplier) or not np.isfinite(offset):
+            raise ValueError("mimic joint %s: a joint mimics one other joint once, with finite multiplier and "
+                             "offset" % short_repr(full.joint_names[j]))
+        rules[j] = (p, multiplier, offset)
+    # q_j = m q_p + o, with the primary itself perhaps a mimic: resolve to an independent joint
+    resolved = {}
+    for j in rules:
+        p, m, o, seen = rules[j][0], rules[j][1], rules[j][2], {j}
+        while p in rules:
+            if p in seen:
+                raise ValueError("mimic joints %s form a cycle" % short_names([full.joint_names[k] for k in seen]))
+            seen.add(p)
+            p2, m2, o2 = rules[p]
+            p, m, o = p2, m * m2, m * o2 + o
+        resolved[j] = (p, m, o)
+    nb = full.nbodies
+    q_idx, v_idx = np.zeros(nb, np.intp), np.zeros(nb, np.intp)
+    nq = nv = 0
+    for i in range(nb):
+        if i not in resolved:
+            q_idx[i], v_idx[i] = nq, nv
+            nq, nv = nq + int(full.joint_nq[i]), nv + int(full.joint_nv[i])
+    q_source, q_scale, q_offset = np.zeros(full.nq, np.intp), np.ones(full.nq), np.zeros(full.nq)
+    v_source, v_scale = np.zeros(full.nv, np.intp), np.ones(full.nv)
+    for i in range(nb):
+        p, m, o = resolved.get(i, (i, 1.0, 0.0))
+        for k in range(int(full.joint_nq[i])):
+            q_source[full.q_idx[i] + k], q_scale[full.q_idx[i] + k] = q_idx[p] + k, m
+            q_offset[full.q_idx[i] + k] = o
+        for k in range(int(full.joint_nv[i])):
+            v_source[full.v_idx[i] + k], v_scale[full.v_idx[i] + k] = v_idx[p] + k, m
+        if i in resolved:
+            q_idx[i], v_idx[i] = q_idx[p], v_idx[p]
+    independent_q = np.concatenate([np.arange(full.q_idx[i], full.q_idx[i] + full.joint_nq[i])
+                                    for i in range(nb) if i not in resolved] or [np.zeros(0, np.intp)])
+    independent_v = np.concatenate([np.arange(full.v_idx[i], full.v_idx[i] + full.joint_nv[i])
+                                    for i in range(nb) if i not in resolved] or [np.zeros(0, np.intp)])
+    G = np.zeros((full.nv, nv))
+    G[np.arange(full.nv), v_source] = v_scale
+    set_("_full", full)
+    set_("mimic", tuple((full.joint_names[j], full.joint_names[p], m, o)
+                        for j, (p, m, o) in ((j, rules[j]) for j in sorted(rules))))
+    set_("nq", nq)
+    set_("nv", nv)
+    set_("q_idx", _frozen(q_idx, np.intp))
+    set_("v_idx", _frozen(v_idx, np.intp))
+    set_("joint_nq", _frozen([0 if i in resolved else full.joint_nq[i] for i in range(nb)], np.intp))
+    set_("joint_nv", _frozen([0 if i in resolved else full.joint_nv[i] for i in range(nb)], np.intp))
+    for key in ("lower_limits", "upper_limits"):
+        set_(key, _frozen(getattr(full, key)[independent_q], np.float64))
+    for key in ("velocity_limits", "effort_limits", "armature", "damping", "friction"):
+        set_(key, _frozen(getattr(full, key)[independent_v], np.float64))
+    set_("quaternion_q_idx", _frozen([q_idx[i] + JOINT_KINDS[JointKind(k)].quaternion
+                                      for i, k in enumerate(full.joint_kinds)
+                                      if JOINT_KINDS[JointKind(k)].quaternion >= 0], np.intp))
+    set_("coupling", _frozen(G, np.float64))
+    set_("_q_map", (q_source, q_scale, q_offset))
+    set_("_v_map", (v_source, v_scale))
+    set_("_independent", (independent_q, independent_v))
+
+
+def couple_joints(model, mimic):
+    """A new model whose ``mimic`` joints follow others: ``mimic`` is a list of
+    ``(joint, primary, multiplier, offset)`` with q_joint = multiplier * q_primary +
+    offset (revolute or prismatic joints).  Its ``q``, ``v``, ``a``, ``tau`` hold the
+    independent joints only (``nv`` counts them); a mimic joint's ``joint_idx_q``/``_v``
+    is its primary's; every algorithm accounts for the couplings (``rnea`` returns the
+    generalized forces on the independent coordinates, G^T tau_full)."""
+    check_model(model)
+    definition = model._definition()
+    return Model(**dict(definition, mimic=tuple(definition["mimic"]) + tuple(mimic)))
 
 
 def _lookup(key, index, count, what):

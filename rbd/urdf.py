@@ -25,12 +25,12 @@ import numpy as np
 
 from . import rotations
 from ._checks import URDFError, short_names, short_repr
-from .model import ModelBuilder
+from .model import ModelBuilder, couple_joints
 
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 
 
-def load_urdf(source, floating_base=False, strict=False):
+def load_urdf(source, floating_base=False, strict=False, mimic=False):
     """Build a ``Model`` from a URDF file path, an XML string, or the file's bytes
     (any encoding the XML declares).
 
@@ -39,6 +39,10 @@ def load_urdf(source, floating_base=False, strict=False):
     Inertias follow rbd's policy: round-off passes silently, a physically
     inconsistent inertia (triangle inequality, a clearly negative moment) loads
     with one warning naming the links, or raises ``URDFError`` when ``strict``.
+    ``<mimic joint multiplier offset>`` is enforced with ``mimic=True`` (the mimic
+    joint follows its primary: ``rbd.couple_joints``; q, v, a, tau then hold the
+    independent joints only); by default a mimic joint loads as an independent
+    joint, with a warning.
     """
     robot = _parse(source)
     builder = ModelBuilder(robot.get("name") or "robot")
@@ -48,17 +52,26 @@ def load_urdf(source, floating_base=False, strict=False):
         mimics = []
         for joint in robot.findall("joint"):
             _add_joint(builder, joint)
-            if joint.find("mimic") is not None:
-                mimics.append(joint.get("name"))
+            element = _single(joint, "mimic", "joint %s" % short_repr(joint.get("name")))
+            if element is not None:
+                owner = "joint %s" % short_repr(joint.get("name"))
+                if not element.get("joint"):
+                    raise URDFError("URDF: %s: <mimic> needs a joint= attribute" % owner)
+                mimics.append((joint.get("name"), element.get("joint"),
+                               float(_floats(element, "multiplier", 1, [1.0], owner)[0]),
+                               float(_floats(element, "offset", 1, [0.0], owner)[0])))
         if not robot.findall("link"):
             raise URDFError("URDF: <robot> has no <link> elements")
         model = builder.build(floating_base=floating_base, strict=strict)
+        if mimic and mimics:
+            model = couple_joints(model, mimics)
     except URDFError:
         raise
-    except ValueError as exc:  # the builder's checks of the tree and the inertias
+    except ValueError as exc:  # the builder's checks of the tree and the inertias, the couplings
         raise URDFError("URDF: %s" % exc) from None
-    if mimics:
-        warnings.warn("mimic joints %s are loaded as independent joints" % short_names(mimics), stacklevel=2)
+    if mimics and not mimic:
+        warnings.warn("mimic joints %s are loaded as independent joints (load_urdf(..., mimic=True) enforces "
+                      "them)" % short_names([m[0] for m in mimics]), stacklevel=2)
     return model
 
 

@@ -130,3 +130,11 @@ def difference_jacobians(model, q0, q1):
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     return run(model, cm, &call, DIFFERENCE_JACOBIANS, (q0, q1))
+
+# the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
+NEUTRAL.name = "neutral"
+INTEGRATE.name = "integrate"
+DIFFERENCE.name = "difference"
+NORMALIZE.name = "normalize"
+INTEGRATE_JACOBIANS.name = "integrate_jacobians"
+DIFFERENCE_JACOBIANS.name = "difference_jacobians"

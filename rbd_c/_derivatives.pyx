@@ -531,3 +531,8 @@ def inverse_mass_matrix(model, q):
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     return run(model, cm, &call, INVERSE_MASS_MATRIX, (q,))
+
+# the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
+RNEA_DERIVATIVES.name = "rnea_derivatives"
+INVERSE_MASS_MATRIX.name = "inverse_mass_matrix"
+ABA_DERIVATIVES.name = "aba_derivatives"

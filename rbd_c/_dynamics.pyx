@@ -638,3 +638,16 @@ cdef Algorithm CENTROIDAL_MATRIX = algorithm(b"q", ("q",), (b"6v",), k_centroida
                                              size(nb=CM_PER_BODY, nv=6), size(nb=100, nv=20))
 cdef Algorithm CENTROIDAL_MATRIX_RATE = algorithm(b"qv", ("q", "v"), (b"6v",), k_centroidal_matrix_rate,
                                                   size(nb=CM_PER_BODY, nv=6), size(nb=160, nv=40))
+
+# the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
+RNEA.name = "rnea"
+GRAVITY.name = "gravity"
+NONLINEAR_EFFECTS.name = "nonlinear_effects"
+CRBA.name = "crba"
+ABA.name = "aba"
+CORIOLIS.name = "coriolis_matrix"
+KINETIC_ENERGY.name = "kinetic_energy"
+POTENTIAL_ENERGY.name = "potential_energy"
+CENTROIDAL_MOMENTUM.name = "centroidal_momentum"
+CENTROIDAL_MATRIX.name = "centroidal_momentum_matrix"
+CENTROIDAL_MATRIX_RATE.name = "centroidal_momentum_matrix_time_variation"

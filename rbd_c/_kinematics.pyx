@@ -508,3 +508,16 @@ cdef Algorithm FRAME_ACCELERATION_DERIVATIVES = algorithm(b"qvv", ("q", "v", "a"
 cdef Algorithm CENTER_OF_MASS = algorithm(b"q", ("q",), (b"3",), k_com, size(nb=COM_H), size(nb=25))
 cdef Algorithm COM_JACOBIAN = algorithm(b"q", ("q",), (b"3v",), k_com_jacobian, size(nb=COM_PER_BODY),
                                         size(nb=40))
+
+# the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
+FORWARD_KINEMATICS.name = "forward_kinematics"
+FRAME_PLACEMENTS.name = "frame_placements"
+FRAME_PLACEMENT.name = "frame_placement"
+FRAME_VELOCITY.name = "frame_velocity"
+FRAME_ACCELERATION.name = "frame_acceleration"
+FRAME_JACOBIAN.name = "frame_jacobian"
+FRAME_JACOBIAN_DOT.name = "frame_jacobian_time_derivative"
+FRAME_VELOCITY_DERIVATIVES.name = "frame_velocity_derivatives"
+FRAME_ACCELERATION_DERIVATIVES.name = "frame_acceleration_derivatives"
+CENTER_OF_MASS.name = "center_of_mass"
+COM_JACOBIAN.name = "com_jacobian"

@@ -45,6 +45,7 @@ ctypedef struct CModel:
     int* frame_parents      # (nframes,)
     double* frame_offsets  # (nframes, 16) body_from_frame
     double total_mass
+    int coupled             # a model with mimic joints (this is its full model: run() goes through rbd._coupled)
     double singular_tol     # articulated-inertia pivots at or below this are singular
 
 # Per-call parameters handed to the kernels (read-only during the loop).
@@ -85,6 +86,7 @@ cdef class Algorithm:
     cdef char shapes[4][4]  # the outputs' shape codes as C chars (read on every call)
     cdef int ndims[4]
     cdef kernel_t kernel
+    cdef public str name    # the public function's name
     cdef Py_ssize_t scratch[7]
     cdef Py_ssize_t cost[7]
 

@@ -239,6 +239,7 @@ cdef CompiledModel _build(object model):
     cm.m.frame_parents = _ints(owner, frame_parents)
     cm.m.frame_offsets = _doubles(owner, frame_offsets)
     cm.m.total_mass = float(inertias[:, 0].sum()) if nb else 0.0
+    cm.m.coupled = 0
     cm.m.singular_tol = checks_module().singular_tolerance(model)
     cm.owner = tuple(owner)
     return cm
@@ -246,7 +247,8 @@ cdef CompiledModel _build(object model):
 
 cdef CompiledModel compiled(object model):
     """The compiled view of ``model``, kept in the model's private cache (built on
-    first use; a model is immutable, so the view never goes stale)."""
+    first use; a model is immutable, so the view never goes stale).  A model with
+    mimic joints gets the view of its full model, marked ``coupled``."""
     try:
         cache = model._cache
     except AttributeError:
@@ -255,9 +257,14 @@ cdef CompiledModel compiled(object model):
     cm = cache.compiled
     if type(cm) is CompiledModel:
         return <CompiledModel>cm
-    cm = _build(model)
-    cache.compiled = cm
-    return <CompiledModel>cm
+    cdef CompiledModel built
+    if getattr(model, "_full", None) is not None:
+        built = _build(model._full)
+        built.m.coupled = 1
+    else:
+        built = _build(model)
+    cache.compiled = built
+    return built
 
 
 cdef CompiledModel prepare_call(Call* call, object model):
@@ -428,7 +435,20 @@ cdef inline int _output_shape(const CModel* m, const char* codes, int ndim, cnp.
     return ndim
 
 
+cdef object _run_coupled(object model, Call* call, Algorithm alg, tuple values):
+    """An algorithm on a model with mimic joints, through rbd._coupled (which runs it on
+    the full model with the coordinates expanded, and brings its results back)."""
+    import rbd_c
+    from rbd import _coupled
+    kwargs = {}
+    if call.frame >= 0:  # a frame algorithm: its frame (and reference), as the public call takes them
+        kwargs = {"frame": call.frame, "reference": ("local", "world", "local_world_aligned")[call.ref]}
+    return _coupled.call(rbd_c, alg.name, model, values, kwargs)
+
+
 cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values):
+    if cm.m.coupled:
+        return _run_coupled(model, call, alg, values)
     cdef const CModel* m = &cm.m
     cdef const char* spec = alg.inputs
     cdef tuple names = alg.names

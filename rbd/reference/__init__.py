@@ -27,5 +27,22 @@ from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinem
                          frame_placement, frame_placements, frame_velocity, frame_velocity_derivatives)
 
 from .._names import ALGORITHMS
+from .. import _coupled
+
+
+def _with_couplings(name, function):
+    """``function``, and on a model with mimic joints the same through rbd._coupled."""
+    import sys
+
+    def algorithm(model, *args, **kwargs):
+        if getattr(model, "_full", None) is None:
+            return function(model, *args, **kwargs)
+        return _coupled.call(sys.modules[__name__], name, model, args, kwargs)
+    algorithm.__name__, algorithm.__doc__, algorithm.__wrapped__ = name, function.__doc__, function
+    return algorithm
+
+
+for _name in ALGORITHMS:
+    globals()[_name] = _with_couplings(_name, globals()[_name])
 
 __all__ = list(ALGORITHMS) + ["REFERENCES"]

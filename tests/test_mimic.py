@@ -1,0 +1,151 @@
+"""Mimic joints (load_urdf(..., mimic=True), rbd.couple_joints): reduced coordinates.
+
+Oracles: Pinocchio's own mimic joints (``buildModelFromUrdf(..., mimic=True)``: rnea,
+crba, frame placements and Jacobians) on the Panda; for what Pinocchio refuses
+(forward dynamics, M^-1, derivatives; Talos's grippers) the coupling written out by
+hand: q_full, v_full = G v from the URDF's multipliers and offsets, and the full
+model (every joint independent) giving G^T M G and G^T tau.  Identities and finite
+differences on the coupled model itself; both backends.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import rbd
+
+from oracles.pinocchio_adapter import pin, robot_urdf_path
+
+
+def load(name, floating=False):
+    path = robot_urdf_path(name)
+    if path is None:
+        pytest.skip("example-robot-data is not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return (rbd.load_urdf(path, floating_base=floating, mimic=True),
+                rbd.load_urdf(path, floating_base=floating), path)
+
+
+def by_hand(coupled, full, q):
+    """q_full and G from the couplings, written out independently of rbd's mapping."""
+    independent = [n for n in full.joint_names if n not in {m[0] for m in coupled.mimic}]
+    G = np.zeros((full.nv, coupled.nv))
+    q_full = np.zeros(full.nq)
+    rows = {}
+    for name in independent:
+        i, k = full.joint_id(name), coupled.joint_idx_q(name)
+        n = full.joint_nq[i]
+        q_full[full.q_idx[i]:full.q_idx[i] + n] = q[k:k + n]
+        for d in range(full.joint_nv[i]):
+            G[full.v_idx[i] + d, coupled.joint_idx_v(name) + d] = 1.0
+            rows[name] = full.v_idx[i]
+    for joint, primary, multiplier, offset in coupled.mimic:
+        j = full.joint_id(joint)
+        q_full[full.q_idx[j]] = multiplier * q_full[full.q_idx[full.joint_id(primary)]] + offset
+        G[full.v_idx[j]] = multiplier * G[full.v_idx[full.joint_id(primary)]]
+    return q_full, G
+
+
+@pytest.mark.parametrize("robot, floating", [("panda", False), ("talos", True)])
+def test_coupled_model_equals_the_coupling_written_by_hand(robot, floating, backend):
+    coupled, full, _ = load(robot, floating)
+    assert coupled.nv == full.nv - len(coupled.mimic) and coupled.mimic
+    joint, primary = coupled.mimic[0][:2]
+    assert coupled.joint_idx_v(joint) == coupled.joint_idx_v(primary)
+    rng = np.random.default_rng(3)
+    q = rbd.random_configuration(coupled, rng)
+    v, a, tau = rng.normal(size=coupled.nv), rng.normal(size=coupled.nv), rng.normal(size=coupled.nv)
+    fext = rng.normal(size=(coupled.nbodies, 6))
+    qf, G = by_hand(coupled, full, q)
+    M = G.T @ rbd.crba(full, qf) @ G
+    h = G.T @ rbd.rnea(full, qf, G @ v, np.zeros(full.nv), fext)
+    close = lambda x, y, what: np.testing.assert_allclose(x, y, rtol=0, atol=1e-9 * max(1.0, np.abs(y).max()),  # noqa
+                                                         err_msg=what)
+    close(rbd.rnea(coupled, q, v, a, fext), G.T @ rbd.rnea(full, qf, G @ v, G @ a, fext), "rnea")
+    close(rbd.crba(coupled, q), M, "crba")
+    close(rbd.aba(coupled, q, v, tau, fext), np.linalg.solve(M, tau - h), "aba")
+    close(rbd.inverse_mass_matrix(coupled, q), np.linalg.inv(M), "M^-1")
+    close(rbd.forward_kinematics(coupled, q), rbd.forward_kinematics(full, qf), "forward kinematics")
+    tip = coupled.link_frame_names[-1]
+    close(rbd.frame_jacobian(coupled, q, tip, "world"), rbd.frame_jacobian(full, qf, tip, "world") @ G, "J")
+    close(rbd.kinetic_energy(coupled, q, v), 0.5 * v @ M @ v, "kinetic energy")
+    dq, dv, da = rbd.rnea_derivatives(coupled, q, v, a, fext)
+    fq, fv, _ = rbd.rnea_derivatives(full, qf, G @ v, G @ a, fext)
+    close(dq, G.T @ fq @ G, "dtau_dq")
+    close(dv, G.T @ fv @ G, "dtau_dv")
+    close(da, M, "dtau_da")
+
+
+def test_against_pinocchio_mimic_joints(backend):
+    if pin is None:
+        pytest.skip("pinocchio is not installed")
+    coupled, _, path = load("panda")
+    pm = pin.buildModelFromUrdf(path, mimic=True)
+    data = pm.createData()
+    assert [pm.names[k] for k in range(1, pm.njoints) if pm.joints[k].shortname() != "JointModelMimic"] == \
+        [n for n in coupled.joint_names if n not in {m[0] for m in coupled.mimic}]
+    rng = np.random.default_rng(5)
+    q = rbd.random_configuration(coupled, rng)
+    v, a = rng.normal(size=coupled.nv), rng.normal(size=coupled.nv)  # the same order, no quaternions here
+    np.testing.assert_allclose(rbd.rnea(coupled, q, v, a), pin.rnea(pm, data, q, v, a), atol=1e-10)
+    M = pin.crba(pm, data, q)
+    np.testing.assert_allclose(rbd.crba(coupled, q), np.triu(M) + np.triu(M, 1).T, atol=1e-12)
+    pin.computeJointJacobians(pm, data, q)
+    pin.framesForwardKinematics(pm, data, q)
+    for frame in ("panda_leftfinger", "panda_rightfinger", "panda_hand_tcp"):
+        fid = pm.getFrameId(frame)
+        np.testing.assert_allclose(rbd.frame_placement(coupled, q, frame), data.oMf[fid].homogeneous, atol=1e-12)
+        np.testing.assert_allclose(rbd.frame_jacobian(coupled, q, frame, "world"),
+                                   pin.getFrameJacobian(pm, data, fid, pin.WORLD), atol=1e-12)
+
+
+def test_identities_on_the_coupled_model(backend):
+    coupled, _, _ = load("panda")
+    rng = np.random.default_rng(7)
+    q = rbd.random_configuration(coupled, rng)
+    v, tau = rng.normal(size=coupled.nv), rng.normal(size=coupled.nv)
+    qdd = rbd.aba(coupled, q, v, tau)
+    np.testing.assert_allclose(rbd.rnea(coupled, q, v, qdd), tau, atol=1e-9)
+    dq, dv, dtau = rbd.aba_derivatives(coupled, q, v, tau)
+    h = 1e-6
+    fd = np.stack([(rbd.aba(coupled, rbd.integrate(coupled, q, h * e), v, tau)
+                    - rbd.aba(coupled, rbd.integrate(coupled, q, -h * e), v, tau)) / (2 * h)
+                   for e in np.eye(coupled.nv)], axis=-1)
+    np.testing.assert_allclose(dq, fd, atol=1e-5 * max(1.0, np.abs(fd).max()))
+    np.testing.assert_allclose(dtau @ rbd.crba(coupled, q), np.eye(coupled.nv), atol=1e-8)
+    batch = rbd.random_configuration(coupled, rng, batch=3)
+    np.testing.assert_allclose(rbd.crba(coupled, batch)[1], rbd.crba(coupled, batch[1]), atol=1e-14)
+
+
+def test_couplings_are_checked(backend):
+    model = rbd.sample_model("arm7")
+    with pytest.raises(ValueError, match="unknown joint"):
+        rbd.couple_joints(model, [("joint7", "nope", 1.0, 0.0)])
+    with pytest.raises(ValueError, match="cycle"):
+        rbd.couple_joints(model, [("joint6", "joint7", 1.0, 0.0), ("joint7", "joint6", 1.0, 0.0)])
+    quad = rbd.sample_model("quadruped")  # a free flyer cannot mimic
+    with pytest.raises(ValueError, match="revolute, continuous or prismatic"):
+        rbd.couple_joints(quad, [(quad.joint_names[0], quad.joint_names[1], 1.0, 0.0)])
+    coupled = rbd.couple_joints(model, [("joint7", "joint6", -0.5, 0.1)])
+    assert coupled.nv == model.nv - 1 and coupled.joint_idx_v("joint7") == coupled.joint_idx_v("joint6")
+    with pytest.raises(ValueError, match=r"\(..., 6\)"):
+        rbd.rnea(coupled, np.zeros(coupled.nq), np.zeros(model.nv), np.zeros(coupled.nv))
+    import pickle
+    assert pickle.loads(pickle.dumps(coupled)) == coupled != model
+
+
+def test_derived_models_keep_their_couplings(backend):
+    coupled, full, _ = load("panda")
+    q = rbd.random_configuration(coupled, np.random.default_rng(2))
+    # locking a primary locks its mimics: the fingers go together
+    arm = rbd.lock_joints(coupled, ["panda_finger_joint1"], q)
+    assert arm.nv == 7 and not arm.mimic
+    qf, _ = by_hand(coupled, full, q)
+    reference = rbd.lock_joints(full, ["panda_finger_joint1", "panda_finger_joint2"], qf)
+    np.testing.assert_allclose(rbd.crba(arm, q[:7]), rbd.crba(reference, q[:7]), atol=1e-14)
+    # a frame and a payload on a coupled model keep the coupling
+    tcp = rbd.add_payload(rbd.add_frame(coupled, "tcp", "panda_hand", np.eye(4)), "tcp", 0.2, [0, 0, 0.1],
+                          np.eye(3) * 1e-4)
+    assert tcp.mimic == coupled.mimic and tcp.nv == coupled.nv
+    assert rbd.crba(tcp, q)[0, 0] > rbd.crba(coupled, q)[0, 0]
