@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 
 #: The functions that follow the active backend (see ``set_backend``).
 from ._names import ALGORITHMS  # noqa: E402
+from . import _docs  # noqa: E402
 
 backend = None
 
@@ -53,6 +54,7 @@ def set_backend(name):
     if missing:
         raise ImportError("rbd: the %s backend lacks %s (is it fully initialised?)"
                           % (name, ", ".join(missing)))
+    _docs.apply(impl)  # one text per algorithm, whichever backend runs it
     for fname in ALGORITHMS:
         globals()[fname] = getattr(impl, fname)
     backend = name
