@@ -1,14 +1,17 @@
-"""The main job: ``python -m rbd [robot]`` loads a shipped robot and prints its
-tree, its mass matrix and one inverse-dynamics result."""
+"""``python -m rbd``: the ``rbd`` command (``rbd/cli.py``).  Without a subcommand,
+``python -m rbd [robot]`` is the main job, the demo: it loads a shipped robot and
+prints its tree, its mass matrix and one inverse-dynamics result."""
 import argparse
+import sys
 
 import numpy as np
 
 import rbd
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m rbd", description=__doc__)
+def demo(argv=None):
+    parser = argparse.ArgumentParser(prog="rbd", description="The demo: a robot's tree, mass matrix and inverse "
+                                     "dynamics (subcommands: check, inverse-dynamics, simulate, bench).")
     parser.add_argument("robot", nargs="?", default="arm7", help="a sample robot (%s) or a URDF path"
                         % ", ".join(rbd.sample_model_names()))
     parser.add_argument("--floating-base", action="store_true", help="for a URDF path: add a free flyer")
@@ -44,7 +47,9 @@ def main(argv=None):
         tip = model.link_frame_names[-1]
         print("\nworld placement of frame %r:" % tip)
         print(rbd.frame_placement(model, q, tip))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    from .cli import main
+    sys.exit(main())

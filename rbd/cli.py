@@ -1,0 +1,443 @@
+"""The ``rbd`` command (``python -m rbd`` is the same).
+
+    rbd ROBOT                         the demo: tree, mass matrix, one inverse dynamics
+    rbd check ROBOT [--json]          is this robot file usable for dynamics?
+    rbd inverse-dynamics ROBOT TRAJ -o TORQUES [--plot PNG]
+    rbd simulate ROBOT --duration T --dt DT [--torques FILE | --constant-torque X] -o TRAJ [--plot PNG]
+    rbd bench ROBOT                   rbd's own timings on this machine
+
+ROBOT is a sample robot name (``rbd.sample_model_names()``), a URDF file, or an MJCF
+file (``.xml``/``.mjcf``, read by MuJoCo).  Trajectory files are CSV with a header
+(``time``, then one column per coordinate: a one-coordinate joint's column is its
+name, a joint with several coordinates has ``NAME[0]``, ``NAME[1]``, ... in q order;
+velocities and accelerations, when given, ``v:NAME...`` and ``a:NAME...``) or ``.npz``
+(arrays ``time``, ``q`` and optionally ``v``, ``a``).  Torque files have ``time`` and
+one column per velocity coordinate (``tau:NAME...``), or ``time`` and ``tau`` in npz.
+"""
+import argparse
+import json
+import math
+import sys
+import time as _time
+import warnings
+
+import numpy as np
+
+import rbd
+
+SUBCOMMANDS = ("check", "inverse-dynamics", "simulate", "bench")
+CHUNK = 8192  # samples per batched call (a progress bar step)
+
+
+class CommandError(Exception):
+    """A user error: the command prints it and exits with status 2."""
+
+
+# ------------------------------------------------------------------------------------------
+# Robots and trajectory files
+# ------------------------------------------------------------------------------------------
+def load_robot(spec, floating_base=False, mimic=False):
+    """A sample robot name, a URDF file or an MJCF file (``.xml``, ``.mjcf``)."""
+    if spec in rbd.sample_model_names() and not floating_base and not mimic:
+        return rbd.sample_model(spec)
+    path = str(rbd.sample_model_path(spec)) if spec in rbd.sample_model_names() else spec
+    try:
+        if path.lower().endswith((".xml", ".mjcf")):
+            return rbd.load_mjcf(path)
+        return rbd.load_urdf(path, floating_base=floating_base, mimic=mimic)
+    except FileNotFoundError:
+        raise CommandError("%s: no such robot (a sample robot: %s; or a URDF or MJCF file)"
+                           % (spec, ", ".join(rbd.sample_model_names()))) from None
+    except (OSError, ValueError, ImportError) as exc:  # URDFError is a ValueError
+        raise CommandError("%s: %s" % (spec, exc)) from None
+
+
+def coordinate_names(model, space="q", prefix=""):
+    """The column names of a model's q (``space="q"``) or v coordinates."""
+    sizes = model.joint_nq if space == "q" else model.joint_nv
+    names = []
+    for joint, n in zip(model.joint_names, sizes):
+        n = int(n)
+        if n == 1:
+            names.append(prefix + joint)
+        else:
+            names += ["%s%s[%d]" % (prefix, joint, k) for k in range(n)]
+    return names
+
+
+def read_table(path):
+    """``(columns, data)`` of a CSV file with a header, or of an npz file (its arrays as
+    columns, 2-D arrays split by the model later): data as a dict name -> array."""
+    if str(path).endswith(".npz"):
+        try:
+            with np.load(path) as archive:
+                return {key: np.asarray(archive[key], dtype=float) for key in archive.files}
+        except (OSError, ValueError) as exc:
+            raise CommandError("%s: not a readable npz file (%s)" % (path, exc)) from None
+    try:
+        with open(path, encoding="utf-8") as f:
+            header = f.readline().strip()
+            rows = np.loadtxt(f, delimiter=",", ndmin=2) if header else None
+    except OSError as exc:
+        raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
+    except ValueError as exc:
+        raise CommandError("%s: not a table of numbers below its header (%s)" % (path, exc)) from None
+    if not header:
+        raise CommandError("%s: empty file (a header line is needed: time, then the joint columns)" % path)
+    columns = [c.strip() for c in header.split(",")]
+    if rows.size == 0:
+        rows = np.zeros((0, len(columns)))
+    if rows.shape[1] != len(columns):
+        raise CommandError("%s: %d columns in the header, %d in the rows" % (path, len(columns), rows.shape[1]))
+    return {name: rows[:, k] for k, name in enumerate(columns)}
+
+
+def _columns(table, names, path, what, required=True):
+    """The (N, len(names)) block of ``table``'s columns ``names``; None if none of them
+    is there and they are optional."""
+    present = [n for n in names if n in table]
+    if not present and not required:
+        return None
+    missing = [n for n in names if n not in table]
+    if missing:
+        raise CommandError("%s: missing %s column%s %s" % (path, what, "s" if len(missing) > 1 else "",
+                                                          ", ".join(missing[:12]) + (" ..." if len(missing) > 12 else "")))
+    return np.stack([table[n] for n in names], axis=-1) if names else np.zeros((len(table["time"]), 0))
+
+
+def read_trajectory(model, path):
+    """``(time, q, v, a)`` of a trajectory file (v and a None when absent), checked."""
+    table = read_table(path)
+    if "time" not in table:
+        raise CommandError("%s: no 'time' column" % path)
+    t = np.asarray(table["time"], dtype=float).reshape(-1)
+    if "q" in table:  # npz
+        q, v, a = table["q"], table.get("v"), table.get("a")
+        for name, x, n in (("q", q, model.nq), ("v", v, model.nv), ("a", a, model.nv)):
+            if x is not None and (x.ndim != 2 or x.shape != (len(t), n)):
+                raise CommandError("%s: %s must have shape (%d, %d), got %s" % (path, name, len(t), n, x.shape))
+    else:
+        qn, vn, an = coordinate_names(model), coordinate_names(model, "v", "v:"), coordinate_names(model, "v", "a:")
+        known = {"time", *qn, *vn, *an}
+        extra = [c for c in table if c not in known]
+        if extra:
+            raise CommandError("%s: columns %s are not coordinates of robot %r (expected time, %s%s)"
+                               % (path, ", ".join(extra[:12]), model.name, ", ".join(qn[:6]),
+                                  ", ..." if len(qn) > 6 else ""))
+        q = _columns(table, qn, path, "joint")
+        v = _columns(table, vn, path, "velocity", required=False)
+        a = _columns(table, an, path, "acceleration", required=False)
+    for name, x in (("time", t[:, None]), ("q", q), ("v", v), ("a", a)):
+        if x is not None:
+            bad = np.flatnonzero(~np.all(np.isfinite(x), axis=1))
+            if bad.size:
+                raise CommandError("%s: row %d (%s) holds a NaN or an infinity" % (path, bad[0] + 1, name))
+    if len(t) < 1:
+        raise CommandError("%s: no rows" % path)
+    steps = np.flatnonzero(np.diff(t) <= 0.0)
+    if steps.size:
+        k = steps[0] + 1
+        raise CommandError("%s: time is not increasing at row %d (%g after %g)" % (path, k + 1, t[k], t[k - 1]))
+    return t, q, v, a
+
+
+def differentiate(model, t, q):
+    """Velocities and accelerations of a sampled trajectory, on the manifold: central
+    differences, v_k = difference(q_k-1, q_k+1) / (t_k+1 - t_k-1) and a_k likewise from
+    the v (one-sided at the ends; second order for uniform sampling)."""
+    if len(t) < 2:
+        raise CommandError("a trajectory needs at least two rows to differentiate q (give v and a otherwise)")
+    lo = np.r_[0, np.arange(len(t) - 2), len(t) - 2]
+    hi = np.r_[1, np.arange(2, len(t)), len(t) - 1]
+    dt = (t[hi] - t[lo])[:, None]
+    v = rbd.difference(model, q[lo], q[hi]) / dt
+    a = (v[hi] - v[lo]) / dt
+    return v, a
+
+
+def write_table(path, t, blocks):
+    """Write ``time`` and the named column blocks (name list, (N, k) array) to CSV or npz
+    (npz: one array per block, keyed by the block's key)."""
+    if str(path).endswith(".npz"):
+        np.savez(path, time=t, **{key: values for key, _, values in blocks})
+        return
+    names = ["time"] + [n for _, names, _ in blocks for n in names]
+    data = np.column_stack([t] + [values for _, _, values in blocks])
+    np.savetxt(path, data, delimiter=",", header=",".join(names), comments="", fmt="%.17g")
+
+
+def progress(total, what):
+    """A progress bar (tqdm if installed, else a line per 10%) with ``update(n)`` and ``close()``."""
+    try:
+        from tqdm import tqdm
+        return tqdm(total=total, desc=what, unit="sample", file=sys.stderr, disable=total < 2 * CHUNK)
+    except ImportError:
+        return _PlainProgress(total, what)
+
+
+class _PlainProgress:
+    def __init__(self, total, what):
+        self.total, self.what, self.done, self.shown = total, what, 0, 0
+
+    def update(self, n):
+        self.done += n
+        tenth = 10 * self.done // max(self.total, 1)
+        if self.total >= 2 * CHUNK and tenth > self.shown:
+            self.shown = tenth
+            print("%s: %d%%" % (self.what, 10 * tenth), file=sys.stderr)
+
+    def close(self):
+        pass
+
+
+def plot(path, t, values, labels, ylabel, title):
+    """One line per column, labelled, to a PNG (matplotlib, the ``plot`` extra)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CommandError("--plot needs matplotlib: pip install 'rbd[plot]'") from None
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for k, label in enumerate(labels):
+        ax.plot(t, values[:, k], label=label, lw=1)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if len(labels) <= 24:
+        ax.legend(fontsize=7, ncol=2 if len(labels) > 8 else 1, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------------------------------
+# Subcommands
+# ------------------------------------------------------------------------------------------
+def check(args):
+    """The report of ``rbd check``: (exit status, dict)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            model = load_robot(args.robot, args.floating_base, args.mimic)
+        except CommandError as exc:
+            return 1, {"robot": args.robot, "usable": False, "reason": str(exc)}
+    report = {
+        "robot": args.robot, "name": model.name, "nq": model.nq, "nv": model.nv, "nbodies": model.nbodies,
+        "total_mass": model.total_mass,
+        "joints": [{"name": n, "type": rbd.JointKind(int(k)).name.lower(), "parent": model.parents[i].item(),
+                    "lower": model.lower_limits[model.q_idx[i]:model.q_idx[i] + model.joint_nq[i]].tolist(),
+                    "upper": model.upper_limits[model.q_idx[i]:model.q_idx[i] + model.joint_nq[i]].tolist()}
+                   for i, (n, k) in enumerate(zip(model.joint_names, model.joint_kinds))],
+        "bodies": [{"name": b, "mass": float(model.inertias[i, 0]),
+                    "com": (model.inertias[i, 1:4] / model.inertias[i, 0]).tolist() if model.inertias[i, 0] > 0 else None,
+                    "inertia_at_origin": model.inertias[i, 4:].tolist()}
+                   for i, b in enumerate(model.body_names)],
+        "frames": list(model.link_frame_names),
+        "mimic": [list(m) for m in model.mimic],
+        "warnings": [str(w.message) for w in caught],
+    }
+    problems = []
+    if model.nbodies == 0:
+        problems.append("the model has no moving joint")
+    if model.total_mass <= 0.0:
+        problems.append("the model has no mass")
+    if model.nv:
+        try:
+            q = rbd.neutral(model)
+            rbd.aba(model, q, np.zeros(model.nv), np.zeros(model.nv))
+        except rbd.SingularModelError as exc:
+            problems.append("forward dynamics is singular: %s" % exc)
+    report["problems"] = problems
+    report["usable"] = not problems
+    return (0 if not problems else 1), report
+
+
+def _print_check(report):
+    if "reason" in report:
+        print("not usable: %s" % report["reason"])
+        return
+    print("robot %r: nq = %d, nv = %d, %d bodies, total mass %.6g kg"
+          % (report["name"], report["nq"], report["nv"], report["nbodies"], report["total_mass"]))
+    print("\njoints (type, parent body, limits):")
+    for j in report["joints"]:
+        limits = ", ".join("[%g, %g]" % lu for lu in zip(j["lower"], j["upper"]) if np.isfinite(lu).any())
+        print("  %-28s %-11s parent %-3d %s" % (j["name"], j["type"], j["parent"], limits or "unlimited"))
+    print("\nbodies (mass kg, centre of mass m, inertia at the body origin xx xy xz yy yz zz):")
+    for b in report["bodies"]:
+        com = "massless" if b["com"] is None else "[%s]" % ", ".join("%.4g" % x for x in b["com"])
+        print("  %-28s %-10.4g %-34s %s" % (b["name"], b["mass"], com, " ".join("%.3g" % x for x in b["inertia_at_origin"])))
+    print("\nframes: %s" % ", ".join(report["frames"]))
+    if report["mimic"]:
+        print("mimic joints: %s" % ", ".join("%s = %g %s + %g" % (j, m, p, o) for j, p, m, o in report["mimic"]))
+    for w in report["warnings"]:
+        print("warning: %s" % w)
+    for p in report["problems"]:
+        print("problem: %s" % p)
+    print("\n%s" % ("usable" if report["usable"] else "NOT usable"))
+
+
+def inverse_dynamics(args):
+    model = load_robot(args.robot, args.floating_base, args.mimic)
+    t, q, v, a = read_trajectory(model, args.trajectory)
+    if v is None or a is None:
+        dv, da = differentiate(model, t, q)
+        v = dv if v is None else v
+        a = da if a is None else a
+    tau = np.empty((len(t), model.nv))
+    bar = progress(len(t), "inverse dynamics")
+    for start in range(0, len(t), CHUNK):
+        stop = min(start + CHUNK, len(t))
+        tau[start:stop] = rbd.rnea(model, q[start:stop], v[start:stop], a[start:stop])
+        bar.update(stop - start)
+    bar.close()
+    names = coordinate_names(model, "v", "tau:")
+    write_table(args.output, t, [("tau", names, tau)])
+    print("%d samples: torques written to %s" % (len(t), args.output))
+    if args.plot:
+        plot(args.plot, t, tau, [n[4:] for n in names], "joint torque (N m or N)", "inverse dynamics of %s" % model.name)
+        print("plot written to %s" % args.plot)
+
+
+def _torque_source(model, args):
+    """tau(t) for the simulation: zero, constant, or a file's (held from each row's time)."""
+    if args.torques:
+        table = read_table(args.torques)
+        if "time" not in table:
+            raise CommandError("%s: no 'time' column" % args.torques)
+        times = np.asarray(table["time"], dtype=float)
+        values = table["tau"] if "tau" in table else _columns(table, coordinate_names(model, "v", "tau:"),
+                                                               args.torques, "torque")
+        if values.shape != (len(times), model.nv) or not np.all(np.isfinite(values)) or np.any(np.diff(times) <= 0):
+            raise CommandError("%s: torques must be finite, (rows, %d), with increasing time" % (args.torques, model.nv))
+        return lambda t: values[max(0, np.searchsorted(times, t, side="right") - 1)]
+    constant = np.full(model.nv, args.constant_torque)
+    return lambda t: constant
+
+
+def simulate(args):
+    model = load_robot(args.robot, args.floating_base, args.mimic)
+    if not (args.dt > 0 and args.duration > 0 and math.isfinite(args.dt) and math.isfinite(args.duration)):
+        raise CommandError("--dt and --duration must be positive")
+    steps = int(round(args.duration / args.dt))
+    if steps > 10_000_000:
+        raise CommandError("%d steps: too many (raise --dt or shorten --duration)" % steps)
+    torque = _torque_source(model, args)
+    t = np.arange(steps + 1) * args.dt
+    q = np.empty((steps + 1, model.nq))
+    v = np.zeros((steps + 1, model.nv))
+    q[0] = rbd.neutral(model)
+    energy = lambda k: rbd.kinetic_energy(model, q[k], v[k]) + rbd.potential_energy(model, q[k])  # noqa: E731
+    e0, work = energy(0), 0.0
+    bar = progress(steps, "simulate")
+    try:
+        for k in range(steps):
+            tau = torque(t[k])
+            qdd = rbd.aba(model, q[k], v[k], tau)
+            v[k + 1] = v[k] + args.dt * qdd                             # semi-implicit (symplectic) Euler:
+            q[k + 1] = rbd.integrate(model, q[k], args.dt * v[k + 1])   # the new velocity moves q on the manifold
+            work += args.dt * float(tau @ v[k + 1])
+            if (k + 1) % CHUNK == 0:
+                bar.update(CHUNK)
+    except (rbd.SingularModelError, ValueError) as exc:
+        raise CommandError("simulation stopped at t = %g s: %s" % (t[k], exc)) from None
+    bar.close()
+    drift = energy(steps) - e0 - work
+    write_table(args.output, t, [("q", coordinate_names(model), q), ("v", coordinate_names(model, "v", "v:"), v)])
+    print("%d steps of %g s: trajectory written to %s" % (steps, args.dt, args.output))
+    print("energy: %.6g J at the start, %.6g J at the end, work of the torques %.6g J, drift %.3g J (%.2g%%)"
+          % (e0, energy(steps), work, drift, 100.0 * abs(drift) / max(abs(e0), 1e-12)))
+    if args.plot:
+        plot(args.plot, t, q, coordinate_names(model), "joint coordinate (rad or m)", "simulation of %s" % model.name)
+        print("plot written to %s" % args.plot)
+
+
+def bench(args):
+    model = load_robot(args.robot, args.floating_base, args.mimic)
+    rng = np.random.default_rng(0)
+    q, v, a = rbd.random_configuration(model, rng), rng.normal(size=model.nv), rng.normal(size=model.nv)
+    frame = model.link_frame_names[-1]
+    calls = [("rnea", lambda: rbd.rnea(model, q, v, a)), ("crba", lambda: rbd.crba(model, q)),
+             ("aba", lambda: rbd.aba(model, q, v, a)), ("forward_kinematics", lambda: rbd.forward_kinematics(model, q)),
+             ("frame_jacobian", lambda: rbd.frame_jacobian(model, q, frame)),
+             ("rnea_derivatives", lambda: rbd.rnea_derivatives(model, q, v, a)),
+             ("aba_derivatives", lambda: rbd.aba_derivatives(model, q, v, a)),
+             ("inverse_mass_matrix", lambda: rbd.inverse_mass_matrix(model, q))]
+    n = args.batch
+    qb, vb = rbd.random_configuration(model, rng, batch=n), rng.normal(size=(n, model.nv))
+    calls.append(("rnea, batch of %d (per sample)" % n, lambda: rbd.rnea(model, qb, vb, vb)))
+    print("rbd %s (backend %s) on %r: nq = %d, nv = %d" % (rbd.__version__, rbd.backend, model.name, model.nq, model.nv))
+    for name, f in calls:
+        f()
+        number = 1
+        while True:
+            start = _time.perf_counter()
+            for _ in range(number):
+                f()
+            elapsed = _time.perf_counter() - start
+            if elapsed > args.seconds:
+                break
+            number *= 4
+        per = elapsed / number / (n if "batch" in name else 1)
+        print("  %-36s %10.2f us" % (name, per * 1e6))
+
+
+# ------------------------------------------------------------------------------------------
+# Entry point
+# ------------------------------------------------------------------------------------------
+def _parser():
+    parser = argparse.ArgumentParser(prog="rbd", description="Rigid-body dynamics from the command line.",
+                                     epilog="rbd ROBOT (no subcommand) runs the demo; see README.md.")
+    parser.add_argument("--backend", choices=("numpy", "cython"), help="force a backend")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def robot_args(p):
+        p.add_argument("robot", help="a sample robot (%s), a URDF or an MJCF file" % ", ".join(rbd.sample_model_names()))
+        p.add_argument("--floating-base", action="store_true", help="URDF: add a free flyer")
+        p.add_argument("--mimic", action="store_true", help="URDF: enforce <mimic> joints")
+
+    p = sub.add_parser("check", help="check a robot file for dynamics")
+    robot_args(p)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p = sub.add_parser("inverse-dynamics", help="joint torques of a recorded trajectory")
+    robot_args(p)
+    p.add_argument("trajectory", help="CSV or npz: time, q (and optionally v, a)")
+    p.add_argument("-o", "--output", required=True, help="torques out (CSV or npz)")
+    p.add_argument("--plot", metavar="PNG", help="plot the torques (needs matplotlib)")
+    p = sub.add_parser("simulate", help="forward dynamics from the neutral configuration at rest")
+    robot_args(p)
+    p.add_argument("--duration", type=float, required=True, help="seconds")
+    p.add_argument("--dt", type=float, required=True, help="time step, seconds")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--torques", help="a torque file (CSV or npz), each row held until the next")
+    group.add_argument("--constant-torque", type=float, default=0.0, help="the same torque on every coordinate")
+    p.add_argument("-o", "--output", required=True, help="trajectory out (CSV or npz)")
+    p.add_argument("--plot", metavar="PNG", help="plot the joint coordinates (needs matplotlib)")
+    p = sub.add_parser("bench", help="rbd's timings of the main algorithms on this machine")
+    robot_args(p)
+    p.add_argument("--batch", type=int, default=1000, help="samples of the batched row")
+    p.add_argument("--seconds", type=float, default=0.2, help="time per measurement")
+    return parser
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not any(a in SUBCOMMANDS for a in argv) and not any(a in ("-h", "--help") for a in argv[:1]):
+        from .__main__ import demo  # ``rbd ROBOT``: the demo
+        return demo(argv)
+    args = _parser().parse_args(argv)
+    if args.backend:
+        rbd.set_backend(args.backend)
+    try:
+        if args.command == "check":
+            status, report = check(args)
+            if args.json:
+                print(json.dumps(report, indent=1))
+            else:
+                _print_check(report)
+            return status
+        {"inverse-dynamics": inverse_dynamics, "simulate": simulate, "bench": bench}[args.command](args)
+        return 0
+    except CommandError as exc:
+        print("rbd %s: error: %s" % (args.command, exc), file=sys.stderr)
+        return 2

@@ -1,0 +1,153 @@
+"""The ``rbd`` command: subprocess runs of the console script and ``python -m rbd``.
+
+Oracles: the library itself called directly on the same numbers (the command is a
+file-handling layer around it), analytic trajectories (v and a known in closed
+form), and the energy balance of a simulation."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rbd
+from rbd import cli
+
+
+def run(*args, cwd=None):
+    exe = shutil.which("rbd")
+    command = [exe] if exe else [sys.executable, "-m", "rbd"]
+    return subprocess.run(command + [str(a) for a in args], capture_output=True, text=True, timeout=300, cwd=cwd,
+                          env=dict(os.environ, RBD_BACKEND=os.environ.get("RBD_BACKEND", "")))
+
+
+def sine_trajectory(model, n=201, dt=0.005):
+    """q(t) = q0 + A sin(w t) on arm7's revolute joints, with exact v and a."""
+    t = np.arange(n) * dt
+    A, w = np.linspace(0.2, 0.8, model.nv), np.linspace(1.0, 3.0, model.nv)
+    q = 0.1 + A * np.sin(w * t[:, None])
+    v = A * w * np.cos(w * t[:, None])
+    a = -A * w ** 2 * np.sin(w * t[:, None])
+    return t, q, v, a
+
+
+def write_csv(path, t, blocks):
+    cli.write_table(path, t, blocks)
+
+
+def test_python_m_rbd_keeps_the_demo_and_the_console_script_has_subcommands():
+    demo = subprocess.run([sys.executable, "-m", "rbd", "arm7"], capture_output=True, text=True, timeout=120)
+    assert demo.returncode == 0 and "mass matrix" in demo.stdout
+    help_ = run("--help")
+    assert help_.returncode == 0 and all(c in help_.stdout for c in cli.SUBCOMMANDS)
+
+
+def test_check_reports_a_usable_robot_and_json(tmp_path):
+    out = run("check", "quadruped")
+    assert out.returncode == 0, out.stderr
+    assert "usable" in out.stdout and "FL_foot" in out.stdout
+    report = json.loads(run("check", "arm7", "--json").stdout)
+    model = rbd.sample_model("arm7")
+    assert report["usable"] and report["nv"] == model.nv
+    assert report["total_mass"] == pytest.approx(model.total_mass)
+    assert [j["name"] for j in report["joints"]] == list(model.joint_names)
+
+
+def test_check_refuses_a_singular_robot_and_a_missing_file(tmp_path):
+    urdf = tmp_path / "leaf.urdf"
+    urdf.write_text("""<robot name="leaf"><link name="base"/>
+      <link name="arm"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.001"/>
+      </inertial></link><link name="finger"/>
+      <joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="1 0 0"/></joint>
+      <joint name="finger_joint" type="continuous"><parent link="arm"/><child link="finger"/></joint></robot>""")
+    out = run("check", urdf, "--json")
+    assert out.returncode == 1
+    report = json.loads(out.stdout)
+    assert not report["usable"] and "finger_joint" in " ".join(report["problems"])
+    missing = run("check", tmp_path / "nowhere.urdf")
+    assert missing.returncode == 1 and "not usable" in missing.stdout
+
+
+@pytest.mark.parametrize("given", ["q, v, a", "q only"])
+def test_inverse_dynamics_of_a_trajectory_file(tmp_path, given):
+    model = rbd.sample_model("arm7")
+    t, q, v, a = sine_trajectory(model)
+    names = cli.coordinate_names(model)
+    blocks = [("q", names, q)]
+    if given == "q, v, a":
+        blocks += [("v", ["v:" + n for n in names], v), ("a", ["a:" + n for n in names], a)]
+    write_csv(tmp_path / "traj.csv", t, blocks)
+    out = run("inverse-dynamics", "arm7", tmp_path / "traj.csv", "-o", tmp_path / "tau.csv")
+    assert out.returncode == 0, out.stderr
+    table = cli.read_table(tmp_path / "tau.csv")
+    tau = np.stack([table["tau:" + n] for n in names], axis=-1)
+    expected = rbd.rnea(model, q, v, a)
+    if given == "q, v, a":
+        np.testing.assert_allclose(tau, expected, rtol=0, atol=1e-9)
+    else:  # central differences on the manifold: second order inside, first at the two ends
+        inside = slice(2, -2)
+        np.testing.assert_allclose(tau[inside], expected[inside], rtol=0, atol=1e-2 * np.abs(expected).max())
+
+
+def test_npz_in_and_out_and_a_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    model = rbd.sample_model("arm7")
+    t, q, v, a = sine_trajectory(model, n=50)
+    np.savez(tmp_path / "traj.npz", time=t, q=q, v=v, a=a)
+    out = run("inverse-dynamics", "arm7", tmp_path / "traj.npz", "-o", tmp_path / "tau.npz",
+              "--plot", tmp_path / "tau.png")
+    assert out.returncode == 0, out.stderr
+    with np.load(tmp_path / "tau.npz") as data:
+        np.testing.assert_allclose(data["tau"], rbd.rnea(model, q, v, a), atol=1e-9)
+    png = Path(tmp_path / "tau.png").read_bytes()
+    assert len(png) > 1000 and png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_trajectory_errors_name_what_is_wrong(tmp_path):
+    model = rbd.sample_model("arm7")
+    t, q, v, a = sine_trajectory(model, n=10)
+    names = cli.coordinate_names(model)
+    cases = {
+        "missing": ([("q", names[:-1], q[:, :-1])], "missing joint column joint7"),
+        "extra": ([("q", names + ["elbow_x"], np.column_stack([q, q[:, 0]]))], "elbow_x"),
+        "nan": ([("q", names, np.where(np.arange(10)[:, None] == 4, np.nan, q))], "row 5"),
+    }
+    for case, (blocks, message) in cases.items():
+        write_csv(tmp_path / (case + ".csv"), t, blocks)
+        out = run("inverse-dynamics", "arm7", tmp_path / (case + ".csv"), "-o", tmp_path / "x.csv")
+        assert out.returncode == 2 and message in out.stderr, (case, out.stderr)
+    back = t.copy()
+    back[6] = back[3]
+    write_csv(tmp_path / "time.csv", back, [("q", names, q)])
+    out = run("inverse-dynamics", "arm7", tmp_path / "time.csv", "-o", tmp_path / "x.csv")
+    assert out.returncode == 2 and "not increasing at row 7" in out.stderr
+
+
+def test_simulate_conserves_energy_and_writes_a_trajectory(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = run("simulate", "arm7", "--duration", 0.2, "--dt", 0.0005, "-o", tmp_path / "sim.csv",
+              "--plot", tmp_path / "sim.png")
+    assert out.returncode == 0, out.stderr
+    model = rbd.sample_model("arm7")
+    table = cli.read_table(tmp_path / "sim.csv")
+    q = np.stack([table[n] for n in cli.coordinate_names(model)], axis=-1)
+    v = np.stack([table["v:" + n] for n in cli.coordinate_names(model)], axis=-1)
+    assert q.shape == (401, model.nv)
+    energy = rbd.kinetic_energy(model, q, v) + rbd.potential_energy(model, q)
+    assert abs(energy[-1] - energy[0]) < 0.01 * abs(energy[0])  # symplectic Euler: a small drift
+    assert "drift" in out.stdout and Path(tmp_path / "sim.png").stat().st_size > 1000
+    # a free-flying robot with a constant torque, out as npz
+    out = run("simulate", "quadruped", "--duration", 0.05, "--dt", 0.001, "--constant-torque", 0.3,
+              "-o", tmp_path / "quad.npz")
+    assert out.returncode == 0, out.stderr
+    with np.load(tmp_path / "quad.npz") as data:
+        assert data["q"].shape == (51, 19) and np.all(np.isfinite(data["q"]))
+
+
+def test_bench_prints_timings():
+    out = run("bench", "arm7", "--seconds", 0.01, "--batch", 50)
+    assert out.returncode == 0, out.stderr
+    assert "rnea" in out.stdout and "us" in out.stdout

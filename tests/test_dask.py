@@ -1,0 +1,69 @@
+"""rbd.dask: the algorithms on Dask arrays, against the in-memory results."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import rbd
+
+da = pytest.importorskip("dask.array")
+import rbd.dask  # noqa: E402
+
+
+def batch(model, n=700, seed=0):
+    rng = np.random.default_rng(seed)
+    return rbd.random_configuration(model, rng, batch=n), rng.normal(size=(n, model.nv)), rng.normal(size=(n, model.nv))
+
+
+def test_threaded_scheduler_keeps_chunks_and_values(backend):
+    model = rbd.sample_model("quadruped")
+    q, v, a = batch(model)
+    Q, V, A = (da.from_array(x, chunks=(256, x.shape[1])) for x in (q, v, a))
+    tau = rbd.dask.rnea(model, Q, V, A)
+    assert isinstance(tau, da.Array) and tau.chunks == ((256, 256, 188), (model.nv,))
+    np.testing.assert_allclose(tau.compute(scheduler="threads"), rbd.rnea(model, q, v, a), atol=1e-12)
+    dq, dv, M = rbd.dask.rnea_derivatives(model, Q, V, A)
+    np.testing.assert_allclose(M.compute(), rbd.crba(model, q), atol=1e-12)
+    J = rbd.dask.frame_jacobian(model, Q, "FL_foot", "world")
+    np.testing.assert_allclose(J.compute(), rbd.frame_jacobian(model, q, "FL_foot", "world"), atol=1e-12)
+    # a NumPy argument beside a Dask one takes its chunks
+    np.testing.assert_allclose(rbd.dask.nonlinear_effects(model, Q, v).compute(), rbd.nonlinear_effects(model, q, v),
+                               atol=1e-12)
+
+
+def test_errors():
+    model = rbd.sample_model("arm7")
+    q, v, _ = batch(model, 10)
+    with pytest.raises(ValueError, match="batches"):
+        rbd.dask.rnea(model, q[0], v[0], v[0])
+    with pytest.raises(AttributeError):
+        rbd.dask.not_an_algorithm
+
+
+CLUSTER = textwrap.dedent("""
+    import numpy as np, dask.array as da, rbd, rbd.dask
+    from distributed import Client, LocalCluster
+    if __name__ == "__main__":
+        model = rbd.sample_model("quadruped")
+        rng = np.random.default_rng(1)
+        q = rbd.random_configuration(model, rng, batch=900)
+        v = rng.normal(size=(900, model.nv))
+        Q, V = da.from_array(q, chunks=(250, model.nq)), da.from_array(v, chunks=(250, model.nv))
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \\
+                Client(cluster):
+            tau = rbd.dask.rnea(model, Q, V, V).compute()
+            Minv = rbd.dask.inverse_mass_matrix(model, Q).compute()
+        assert np.abs(tau - rbd.rnea(model, q, v, v)).max() < 1e-12
+        assert np.abs(Minv - rbd.inverse_mass_matrix(model, q)).max() < 1e-9
+        print("ok")
+""")
+
+
+def test_local_cluster_of_two_worker_processes(tmp_path):
+    pytest.importorskip("distributed")
+    script = tmp_path / "cluster.py"
+    script.write_text(CLUSTER)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stderr[-3000:]
