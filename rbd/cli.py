@@ -17,6 +17,7 @@ one column per velocity coordinate (``tau:NAME...``), or ``time`` and ``tau`` in
 import argparse
 import json
 import math
+import os
 import sys
 import time as _time
 import warnings
@@ -421,6 +422,14 @@ def _parser():
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader went away (rbd check robot | head): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if not any(a in SUBCOMMANDS for a in argv) and not any(a in ("-h", "--help") for a in argv[:1]):
         from .__main__ import demo  # ``rbd ROBOT``: the demo
