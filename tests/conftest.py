@@ -54,3 +54,18 @@ def spatial_impl(backend):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture(scope="module", params=sorted(__import__("oracles.pinocchio_adapter", fromlist=["ROBOTS"]).ROBOTS))
+def pair(request):
+    """A robot of ``oracles.pinocchio_adapter.ROBOTS`` loaded by rbd and by Pinocchio (a
+    ``ModelPair``); skipped where Pinocchio or example-robot-data is missing (never in CI)."""
+    from oracles.pinocchio_adapter import ROBOTS, load_pair, pin
+    if pin is None:
+        pytest.skip("pinocchio is not installed")
+    loaded = load_pair(request.param)
+    if loaded is None:
+        if os.environ.get("CI", "").lower() in ("1", "true"):  # CI installs the test extra: never skip there
+            pytest.fail("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
+        pytest.skip("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
+    return loaded

@@ -7,8 +7,6 @@ is compared, on both backends, with Pinocchio on seeded random states, to
 1e-10).  The layout conversions (joint order, [cos, sin] continuous joints,
 quaternion order, per-joint external forces) live in the adapter, not in rbd.
 """
-import os
-
 import numpy as np
 import pytest
 
@@ -16,7 +14,7 @@ pin = pytest.importorskip("pinocchio")
 
 import rbd  # noqa: E402
 
-from oracles.pinocchio_adapter import ROBOTS, PinocchioOracle, load_pair  # noqa: E402
+from oracles.pinocchio_adapter import ROBOTS, PinocchioOracle  # noqa: E402
 
 TOL = 1e-10
 N_STATES = 3
@@ -26,14 +24,6 @@ REFERENCES = ("local", "world", "local_world_aligned")
 # ------------------------------------------------------------------------------------------
 # Fixtures and helpers
 # ------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module", params=sorted(ROBOTS))
-def pair(request):
-    loaded = load_pair(request.param)
-    if loaded is None:
-        if os.environ.get("CI", "").lower() in ("1", "true"):  # CI installs the test extra: never skip there
-            pytest.fail("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
-        pytest.skip("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
-    return loaded
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,13 @@ dA_G/dt by central differences along q(t) = q ⊕ t v, and the momentum rate
 A_G a + dA_G/dt v by central differences of centroidal_momentum along the motion;
 armature changes neither.
 """
-import os
-
 import numpy as np
 import pytest
 
 import rbd
 from models import random_model
 
-from oracles.pinocchio_adapter import ROBOTS, load_pair, pin
+from oracles.pinocchio_adapter import pin
 
 TREES = [(seed, floating) for seed in range(3) for floating in (False, True)]
 H = 1e-6
@@ -73,16 +71,6 @@ def test_massless_model_is_refused_like_centroidal_momentum(backend):
         rbd.centroidal_momentum_matrix_time_variation(model, np.zeros(1), np.zeros(1))
 
 
-@pytest.fixture(scope="module", params=sorted(ROBOTS))
-def pair(request):
-    if pin is None:
-        pytest.skip("pinocchio is not installed")
-    loaded = load_pair(request.param)
-    if loaded is None:
-        if os.environ.get("CI", "").lower() in ("1", "true"):
-            pytest.fail("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
-        pytest.skip("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
-    return loaded
 
 
 def test_against_pinocchio(pair, backend):

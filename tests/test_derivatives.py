@@ -8,15 +8,13 @@ tie them to the other algorithms (dtau_da = crba, dqdd_dtau = M^-1 = crba^-1,
 dqdd_dx = -M^-1 dtau_dx at a = aba).  Batches and bad input are covered with
 every algorithm (tests/models.py ``algorithm_calls``).
 """
-import os
-
 import numpy as np
 import pytest
 
 import rbd
 from models import random_model
 
-from oracles.pinocchio_adapter import ROBOTS, load_pair, pin
+from oracles.pinocchio_adapter import pin
 
 H = 1e-6  # central-difference step: truncation ~H^2, round-off ~eps/H
 
@@ -143,16 +141,6 @@ def test_batched_derivatives_equal_the_per_sample_results(backend):
 # ------------------------------------------------------------------------------------------
 # Against Pinocchio on real robots
 # ------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module", params=sorted(ROBOTS))
-def pair(request):
-    if pin is None:
-        pytest.skip("pinocchio is not installed")
-    loaded = load_pair(request.param)
-    if loaded is None:
-        if os.environ.get("CI", "").lower() in ("1", "true"):
-            pytest.fail("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
-        pytest.skip("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
-    return loaded
 
 
 def robot_states(pair, count=2):

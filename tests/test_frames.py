@@ -5,15 +5,12 @@ frames, its JOINT frames for rbd's joint frames) on the example-robot-data robot
 each joint frame is its body's frame (``forward_kinematics``); every frame one at a
 time through ``frame_placement``.
 """
-import os
-
 import numpy as np
-import pytest
 
 import rbd
 from models import random_model
 
-from oracles.pinocchio_adapter import ROBOTS, load_pair, pin
+from oracles.pinocchio_adapter import pin
 
 
 def test_joint_frames_follow_the_link_frames(backend):
@@ -57,16 +54,6 @@ def test_frame_placements_is_every_frame_placement(backend):
         np.testing.assert_allclose(every[:, :, f], rbd.frame_placement(model, q, f), atol=1e-14)
 
 
-@pytest.fixture(scope="module", params=sorted(ROBOTS))
-def pair(request):
-    if pin is None:
-        pytest.skip("pinocchio is not installed")
-    loaded = load_pair(request.param)
-    if loaded is None:
-        if os.environ.get("CI", "").lower() in ("1", "true"):
-            pytest.fail("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
-        pytest.skip("example-robot-data has no %s URDF here" % ROBOTS[request.param].urdf)
-    return loaded
 
 
 def test_frame_placements_against_pinocchio(pair, backend):
