@@ -12,6 +12,8 @@ from . import reference, rotations, spatial
 from ._checks import URDFError, SingularModelError
 from .model import Model, ModelBuilder, JointKind, add_payload, couple_joints
 from .editing import add_frame, attach, lock_joints
+from .contacts import (Contact, constrained_dynamics, contact_jacobian, impulse_dynamics, inertial_parameters,
+                       joint_torque_regressor, kinematic_hessian, model_from_parameters)
 from .urdf import load_urdf
 from . import interop
 from .interop import load_mjcf

@@ -1,0 +1,246 @@
+"""Contacts, impacts and second-order kinematics, built on the active backend's algorithms.
+
+* ``Contact(frame, dim=3, reference="local_world_aligned")``: a rigid contact on a frame.
+  ``dim=3``: a point contact holding the classical acceleration of the frame's origin at
+  zero (the linear part of ``frame_acceleration(..., "local_world_aligned")``), its force a
+  3-vector; ``dim=6``: a flat contact holding the frame's spatial acceleration
+  ``frame_acceleration(..., "local")`` at zero, its force a wrench [f; tau] at the
+  frame's origin.  ``reference`` ("local" or "local_world_aligned") gives only the axes
+  of the forces and of the Jacobian rows.
+* ``contact_jacobian``, ``constrained_dynamics`` (M qdd + h = tau + J^T lambda, J qdd +
+  gamma = 0), ``impulse_dynamics`` (M (v+ - v) = J^T Lambda, J v+ = -e J v): one Cholesky
+  factor of M serves J M^-1 J^T and the solves; ``regularization`` > 0 damps the contact
+  system (redundant contacts); a rank-deficient set without it is an error naming the
+  contacts.
+* ``kinematic_hessian``: H[:, i, k] = d J[:, i] / d q_k along q (+) dq, so H @ v (over k)
+  is ``frame_jacobian_time_derivative``: the rows of ``frame_velocity_derivatives`` for
+  the unit velocities, in one batched call.
+* ``joint_torque_regressor`` and ``inertial_parameters``: rnea is linear in each body's
+  inertial parameters [m, m c, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (about the body origin,
+  body axes), tau = sum_i J_i^T f_i(pi_i) with J_i the body's local Jacobian;
+  ``model_from_parameters`` builds a model from such a vector.
+
+Everything takes leading batch dimensions on its state arguments and runs on whichever
+backend ``rbd`` has active (the compiled one calls its batched kernels).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import check_model, model_arrays, short_names, short_repr
+
+__all__ = ["Contact", "contact_jacobian", "constrained_dynamics", "impulse_dynamics", "kinematic_hessian",
+           "joint_torque_regressor", "inertial_parameters", "model_from_parameters"]
+
+_REFERENCES = ("local", "local_world_aligned")
+# The public parameter order [m, h, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] from the model's storage
+# [m, h, Ixx, Ixy, Ixz, Iyy, Iyz, Izz], and back.
+_TO_PUBLIC = np.array([0, 1, 2, 3, 4, 5, 7, 6, 8, 9])
+_TO_STORAGE = np.argsort(_TO_PUBLIC)
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A rigid contact on ``frame`` (a name or an index): ``dim`` 3 (a point) or 6 (a flat
+    contact), forces and Jacobian rows in ``reference`` axes ("local" or
+    "local_world_aligned")."""
+    frame: object
+    dim: int = 3
+    reference: str = "local_world_aligned"
+
+    def __post_init__(self):
+        if not isinstance(self.frame, (str, int, np.integer)) or isinstance(self.frame, bool):
+            raise TypeError("Contact frame must be a frame name or index, got %s" % short_repr(self.frame))
+        if self.dim not in (3, 6) or isinstance(self.dim, bool):
+            raise ValueError("Contact dim must be 3 (a point contact) or 6 (a flat contact), got %s"
+                             % short_repr(self.dim))
+        if self.reference not in _REFERENCES:
+            raise ValueError("Contact reference must be 'local' or 'local_world_aligned', got %s"
+                             % short_repr(self.reference))
+
+
+def _contacts(model, contacts):
+    if isinstance(contacts, Contact):
+        contacts = [contacts]
+    contacts = list(contacts)
+    if not all(isinstance(c, Contact) for c in contacts):
+        raise TypeError("contacts must be a list of rbd.Contact")
+    for c in contacts:
+        model.frame_id(c.frame)  # unknown frames: the ValueError naming them
+    return contacts
+
+
+def _rows(model, q, v, contacts):
+    """The stacked contact Jacobian (..., m, nv) and, if v is given, the drift gamma (..., m)
+    with (constrained acceleration) = J qdd + gamma."""
+    import rbd
+    Js, gammas = [], []
+    zero = None if v is None else np.zeros_like(v)
+    for c in contacts:
+        local = rbd.frame_jacobian(model, q, c.frame, "local")
+        R = rbd.frame_placement(model, q, c.frame)[..., :3, :3]
+        if c.dim == 3:  # the classical acceleration of the origin, in world axes
+            J = rbd.frame_jacobian(model, q, c.frame, "local_world_aligned")[..., :3, :]
+            g = None if v is None else rbd.frame_acceleration(model, q, v, zero, c.frame, "local_world_aligned")[..., :3]
+            if c.reference == "local":
+                J = np.swapaxes(R, -1, -2) @ J
+                g = None if g is None else (np.swapaxes(R, -1, -2) @ g[..., None])[..., 0]
+        else:  # the spatial acceleration in local axes
+            J, g = local, None if v is None else rbd.frame_acceleration(model, q, v, zero, c.frame, "local")
+            if c.reference == "local_world_aligned":
+                J = np.concatenate([R @ J[..., :3, :], R @ J[..., 3:, :]], axis=-2)
+                g = None if g is None else np.concatenate([(R @ g[..., :3, None])[..., 0],
+                                                           (R @ g[..., 3:, None])[..., 0]], axis=-1)
+        Js.append(J)
+        gammas.append(g)
+    J = np.concatenate(Js, axis=-2) if Js else np.zeros(np.shape(q)[:-1] + (0, model.nv))
+    if v is None:
+        return J, None
+    return J, (np.concatenate(gammas, axis=-1) if gammas else np.zeros(np.shape(q)[:-1] + (0,)))
+
+
+def contact_jacobian(model, q, contacts):
+    """The stacked contact Jacobians (..., m, nv), m the sum of the contacts' dims, in the
+    order of ``contacts``."""
+    check_model(model)
+    contacts = _contacts(model, contacts)
+    _, (q,) = model_arrays(model, q=q)
+    return _rows(model, q, None, contacts)[0]
+
+
+def _regularization(value):
+    value = float(value)
+    if not (value >= 0.0 and np.isfinite(value)):
+        raise ValueError("regularization must be a finite number >= 0, got %s" % short_repr(value))
+    return value
+
+
+def _solve_contacts(model, M, J, rhs_q, rhs_c, contacts, regularization):
+    """With M = L L^T: the multipliers of (J M^-1 J^T + r I) lam = rhs_c - J M^-1 rhs_q and
+    x = M^-1 (rhs_q + J^T lam)."""
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        raise ValueError("the mass matrix is singular (a massless body without armature)") from None
+    Linv_JT = np.linalg.solve(L, np.swapaxes(J, -1, -2))                  # L^-1 J^T
+    Linv_rhs = np.linalg.solve(L, rhs_q[..., None])
+    K = np.swapaxes(Linv_JT, -1, -2) @ Linv_JT                             # J M^-1 J^T
+    m = K.shape[-1]
+    K = K + regularization * np.eye(m)
+    b = rhs_c[..., None] - np.swapaxes(Linv_JT, -1, -2) @ Linv_rhs
+    scale = max(1.0, float(np.abs(K).max(initial=0.0)))
+    try:
+        C = np.linalg.cholesky(K)
+        if m and np.min(np.abs(np.diagonal(C, axis1=-2, axis2=-1))) ** 2 <= 1e-12 * scale:
+            raise np.linalg.LinAlgError
+    except np.linalg.LinAlgError:
+        raise ValueError("the contact set %s is rank-deficient (its constraints are redundant): give a "
+                         "regularization > 0" % short_names([str(c.frame) for c in contacts])) from None
+    lam = np.linalg.solve(np.swapaxes(C, -1, -2), np.linalg.solve(C, b))
+    x = np.linalg.solve(np.swapaxes(L, -1, -2), Linv_rhs + Linv_JT @ lam)
+    return x[..., 0], lam[..., 0]
+
+
+def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0.0):
+    """(qdd (..., nv), forces (..., m)) of M qdd + h = tau + J^T forces with every contact
+    held (J qdd + gamma = 0); ``regularization`` damps the contact system."""
+    import rbd
+    check_model(model)
+    contacts = _contacts(model, contacts)
+    regularization = _regularization(regularization)
+    batch, (q, v, tau, fext) = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
+    J, gamma = _rows(model, q, v, contacts)
+    M = rbd.crba(model, q)
+    h = rbd.rnea(model, q, v, np.zeros_like(v), fext)
+    return _solve_contacts(model, M, J, tau - h, -gamma, contacts, regularization)
+
+
+def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0):
+    """(v_after (..., nv), impulses (..., m)) of an impact: M (v_after - v) = J^T impulses
+    and J v_after = -restitution J v."""
+    import rbd
+    check_model(model)
+    contacts = _contacts(model, contacts)
+    regularization = _regularization(regularization)
+    e = float(restitution)
+    if not 0.0 <= e <= 1.0:
+        raise ValueError("restitution must be in [0, 1], got %s" % short_repr(restitution))
+    batch, (q, v) = model_arrays(model, q=q, v=v)
+    J, _ = _rows(model, q, None, contacts)
+    M = rbd.crba(model, q)
+    Jv = (J @ v[..., None])[..., 0]
+    dv, impulses = _solve_contacts(model, M, J, np.zeros_like(v), -(1.0 + e) * Jv, contacts, regularization)
+    return v + dv, impulses
+
+
+def kinematic_hessian(model, q, frame, reference="local"):
+    """H (..., 6, nv, nv) with H[:, i, k] = d J[:, i] / d q_k along q (+) dq, J =
+    frame_jacobian(model, q, frame, reference); so H @ v is frame_jacobian_time_derivative."""
+    import rbd
+    check_model(model)
+    batch, (q,) = model_arrays(model, q=q)
+    n = model.nv
+    qs = np.broadcast_to(q[..., None, :], batch + (n, model.nq))
+    units = np.broadcast_to(np.eye(n), batch + (n, n))
+    dJ_dq = rbd.frame_velocity_derivatives(model, qs, units, frame, reference)[0]  # (..., i, 6, k)
+    return np.ascontiguousarray(np.moveaxis(dJ_dq, -3, -2))  # (..., 6, i, k)
+
+
+def inertial_parameters(model):
+    """Every body's [m, m cx, m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (inertia about the body
+    origin, body axes), in body order: (10 nbodies,)."""
+    check_model(model)
+    return np.asarray(model.inertias)[:, _TO_PUBLIC].reshape(-1).copy()
+
+
+def model_from_parameters(model, parameters, strict=False):
+    """``model`` with the inertias of a parameter vector in ``inertial_parameters``' order
+    (identified parameters, for instance), validated by the inertia policy."""
+    check_model(model)
+    p = np.asarray(parameters, dtype=float)
+    if p.shape != (10 * model.nbodies,):
+        raise ValueError("parameters must have shape (%d,) (10 per body), got %s" % (10 * model.nbodies, p.shape))
+    return model.replace(inertias=p.reshape(-1, 10)[:, _TO_STORAGE])
+
+
+def _body_forces_basis(acc, twist):
+    """(..., 6, 10): the body force Y a + v x* (Y v) of each unit inertial parameter
+    (public order), for a body acceleration ``acc`` and twist ``twist`` (..., 6)."""
+    def cross(a, b):
+        return np.cross(a, b)
+
+    lin, ang = acc[..., :3], acc[..., 3:]
+    vl, w = twist[..., :3], twist[..., 3:]
+    out = np.zeros(acc.shape[:-1] + (6, 10))
+    # mass: f = m (a_lin + w x v_lin), n = 0
+    out[..., :3, 0] = lin + cross(w, vl)
+    eye = np.eye(3)
+    for k in range(3):  # first moment h = e_k
+        h = np.broadcast_to(eye[k], lin.shape)
+        f = -cross(h, ang) + cross(w, -cross(h, w))          # Y a + w x (m v - h x w), the h parts
+        n = cross(h, lin) + cross(vl, -cross(h, w)) + cross(w, cross(h, vl))
+        out[..., :3, 1 + k], out[..., 3:, 1 + k] = f, n
+    for k, (r, c) in enumerate(((0, 0), (0, 1), (1, 1), (0, 2), (1, 2), (2, 2))):  # the rotational inertia
+        I = np.zeros((3, 3))
+        I[r, c] = I[c, r] = 1.0
+        out[..., 3:, 4 + k] = ang @ I + cross(w, w @ I)       # I symmetric: I a = a @ I
+    return out
+
+
+def joint_torque_regressor(model, q, v, a):
+    """Y (..., nv, 10 nbodies) with Y @ inertial_parameters(model) = rnea(model, q, v, a)
+    (gravity included; armature, which is not an inertial parameter, left out)."""
+    import rbd
+    check_model(model)
+    batch, (q, v, a) = model_arrays(model, q=q, v=v, a=a)
+    Y = np.zeros(batch + (model.nv, 10 * model.nbodies))
+    for i in range(model.nbodies):
+        f = model.joint_frame(i)
+        J = rbd.frame_jacobian(model, q, f, "local")
+        twist = rbd.frame_velocity(model, q, v, f, "local")
+        acc = rbd.frame_acceleration(model, q, v, a, f, "local")
+        R = rbd.frame_placement(model, q, f)[..., :3, :3]
+        acc = acc.copy()
+        acc[..., :3] -= (np.swapaxes(R, -1, -2) @ model.gravity)  # the world accelerates by -g
+        Y[..., 10 * i:10 * i + 10] = np.swapaxes(J, -1, -2) @ _body_forces_basis(acc, twist)
+    return Y

@@ -1,0 +1,221 @@
+"""Contacts, impacts, kinematic Hessians and the torque regressor.
+
+Oracles: Pinocchio's constraintDynamics / impulseDynamics (Solo12 with four point feet,
+Talos with two flat soles), computeJointTorqueRegressor and the joint kinematic
+Hessians on example-robot-data; on random trees with every joint kind, both backends:
+the contact constraints through frame_acceleration, the equations of motion and of
+the impact, energy through a plastic impact, H @ v = frame_jacobian_time_derivative and
+H by central differences, Y @ pi = rnea, regularized solutions converging."""
+import numpy as np
+import pytest
+
+import rbd
+from models import random_model
+
+from oracles.pinocchio_adapter import load_pair, pin
+
+
+def tree_and_state(seed=0, floating=True):
+    model = random_model(seed, nlinks=12, floating_base=floating, nframes=3)
+    rng = np.random.default_rng([seed, 5])
+    q = rbd.random_configuration(model, rng)
+    return model, q, rng.normal(size=model.nv), rng.normal(size=model.nv), rng.normal(size=model.nv)
+
+
+def contacts_on(model, q=None):
+    """A point, a flat and a point contact (local axes) on three bodies whose 12
+    constraints are independent at q (the first such triple, deepest bodies first)."""
+    import itertools
+    q = rbd.neutral(model) if q is None else q
+    depth = [0] * model.nbodies
+    for i, p in enumerate(model.parents):
+        depth[i] = 0 if p < 0 else depth[p] + 1
+    order = sorted(range(model.nbodies), key=lambda i: -depth[i])
+    for a, b, c in itertools.permutations(order[:8], 3):
+        contacts = [rbd.Contact(model.joint_frame(a), 3), rbd.Contact(model.joint_frame(b), 6, "local"),
+                    rbd.Contact(model.joint_frame(c), 3, "local")]
+        if np.linalg.matrix_rank(rbd.contact_jacobian(model, q, contacts), tol=1e-6) == 12:
+            return contacts
+    raise AssertionError("no independent contact triple on this tree")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_constrained_dynamics_identities(seed, backend):
+    model, q, v, _, tau = tree_and_state(seed)
+    contacts = contacts_on(model, q)
+    fext = np.random.default_rng(seed).normal(size=(model.nbodies, 6))
+    qdd, forces = rbd.constrained_dynamics(model, q, v, tau, contacts, fext)
+    J = rbd.contact_jacobian(model, q, contacts)
+    assert J.shape == (12, model.nv) and forces.shape == (12,) and np.linalg.matrix_rank(J) == 12
+    M, h = rbd.crba(model, q), rbd.rnea(model, q, v, np.zeros(model.nv), fext)
+    np.testing.assert_allclose(M @ qdd + h, tau + J.T @ forces, atol=1e-9)
+    point, flat, local_point = contacts
+    np.testing.assert_allclose(rbd.frame_acceleration(model, q, v, qdd, point.frame, "local_world_aligned")[:3], 0,
+                               atol=1e-9)
+    np.testing.assert_allclose(rbd.frame_acceleration(model, q, v, qdd, flat.frame, "local"), 0, atol=1e-9)
+    np.testing.assert_allclose(rbd.frame_acceleration(model, q, v, qdd, local_point.frame, "local_world_aligned")[:3],
+                               0, atol=1e-9)
+    # the rows are the frame Jacobians in the contacts' axes
+    R = rbd.frame_placement(model, q, local_point.frame)[:3, :3]
+    np.testing.assert_allclose(J[9:], R.T @ rbd.frame_jacobian(model, q, local_point.frame, "local_world_aligned")[:3],
+                               atol=1e-12)
+    # damped solutions converge to the exact one
+    errors = [np.abs(rbd.constrained_dynamics(model, q, v, tau, contacts, fext, regularization=r)[0] - qdd).max()
+              for r in (1e-4, 1e-6, 1e-8)]
+    scale = max(1.0, np.abs(qdd).max())
+    assert errors[0] > 10 * errors[1] > 100 * errors[2] and errors[2] < 1e-3 * scale, errors  # O(regularization)
+
+
+@pytest.mark.parametrize("restitution", [0.0, 0.5])
+def test_impulse_dynamics_identities(restitution, backend):
+    model, q, v, _, _ = tree_and_state(3)
+    contacts = contacts_on(model, q)
+    v_after, impulses = rbd.impulse_dynamics(model, q, v, contacts, restitution=restitution)
+    J, M = rbd.contact_jacobian(model, q, contacts), rbd.crba(model, q)
+    np.testing.assert_allclose(M @ (v_after - v), J.T @ impulses, atol=1e-9)
+    np.testing.assert_allclose(J @ v_after, -restitution * (J @ v), atol=1e-9)
+    if restitution == 0.0:
+        assert rbd.kinetic_energy(model, q, v_after) <= rbd.kinetic_energy(model, q, v) + 1e-12
+
+
+def test_redundant_contacts_need_regularization(backend):
+    model, q, v, _, tau = tree_and_state(4)
+    tool = model.joint_frame(model.nbodies - 1)
+    twice = [rbd.Contact(tool, 6), rbd.Contact(tool, 3)]
+    with pytest.raises(ValueError, match="rank-deficient"):
+        rbd.constrained_dynamics(model, q, v, tau, twice)
+    qdd, _ = rbd.constrained_dynamics(model, q, v, tau, twice, regularization=1e-8)
+    assert np.all(np.isfinite(qdd))
+
+
+def test_contact_errors(backend):
+    model, q, v, _, tau = tree_and_state(0)
+    with pytest.raises(ValueError, match="dim"):
+        rbd.Contact(0, dim=4)
+    with pytest.raises(ValueError, match="reference"):
+        rbd.Contact(0, reference="world")
+    with pytest.raises(ValueError, match="unknown frame"):
+        rbd.contact_jacobian(model, q, [rbd.Contact("nowhere")])
+    with pytest.raises(ValueError, match="regularization"):
+        rbd.constrained_dynamics(model, q, v, tau, contacts_on(model), regularization=-1)
+    with pytest.raises(ValueError, match="finite"):
+        rbd.constrained_dynamics(model, q, np.full(model.nv, np.nan), tau, contacts_on(model))
+
+
+def test_batches_equal_per_sample(backend):
+    model, _, _, _, _ = tree_and_state(1)
+    rng = np.random.default_rng(9)
+    q = rbd.random_configuration(model, rng, batch=3)
+    v, tau = rng.normal(size=(3, model.nv)), rng.normal(size=(3, model.nv))
+    contacts = contacts_on(model)
+    qdd, forces = rbd.constrained_dynamics(model, q, v, tau, contacts)
+    v_after, impulses = rbd.impulse_dynamics(model, q, v, contacts)
+    H = rbd.kinematic_hessian(model, q, contacts[0].frame)
+    for k in range(3):
+        one = rbd.constrained_dynamics(model, q[k], v[k], tau[k], contacts)
+        np.testing.assert_allclose(qdd[k], one[0], atol=1e-10)
+        np.testing.assert_allclose(forces[k], one[1], atol=1e-10)
+        np.testing.assert_allclose(v_after[k], rbd.impulse_dynamics(model, q[k], v[k], contacts)[0], atol=1e-10)
+        np.testing.assert_allclose(H[k], rbd.kinematic_hessian(model, q[k], contacts[0].frame), atol=1e-12)
+
+
+@pytest.mark.parametrize("reference", ["local", "world", "local_world_aligned"])
+def test_kinematic_hessian(reference, backend):
+    model, q, v, _, _ = tree_and_state(2)
+    frame = model.link_frame_names[-1]
+    H = rbd.kinematic_hessian(model, q, frame, reference)
+    assert H.shape == (6, model.nv, model.nv)
+    np.testing.assert_allclose(H @ v, rbd.frame_jacobian_time_derivative(model, q, v, frame, reference), atol=1e-11)
+    h = 1e-6
+    fd = np.stack([(rbd.frame_jacobian(model, rbd.integrate(model, q, h * e), frame, reference)
+                    - rbd.frame_jacobian(model, rbd.integrate(model, q, -h * e), frame, reference)) / (2 * h)
+                   for e in np.eye(model.nv)], axis=-1)
+    np.testing.assert_allclose(H, fd, atol=1e-6)
+
+
+def test_regressor_and_parameters(backend):
+    model, q, v, a, _ = tree_and_state(5)
+    Y = rbd.joint_torque_regressor(model, q, v, a)
+    pi = rbd.inertial_parameters(model)
+    assert Y.shape == (model.nv, 10 * model.nbodies) and pi.shape == (10 * model.nbodies,)
+    np.testing.assert_allclose(Y @ pi, rbd.rnea(model, q, v, a), atol=1e-10)
+    # the public order is [m, m c, Ixx, Ixy, Iyy, Ixz, Iyz, Izz]; a model from parameters
+    assert pi[0] == model.inertias[0, 0] and pi[6] == model.inertias[0, 7] and pi[7] == model.inertias[0, 6]
+    heavier = rbd.model_from_parameters(model, 2.0 * pi)
+    np.testing.assert_allclose(rbd.rnea(heavier, q, v, a), 2.0 * rbd.rnea(model, q, v, a), atol=1e-10)
+    with pytest.raises(ValueError, match="shape"):
+        rbd.model_from_parameters(model, pi[:-1])
+
+
+# ------------------------------------------------------------------------------------------
+# Against Pinocchio
+# ------------------------------------------------------------------------------------------
+def _vector(kind, items):
+    out = getattr(pin, kind)()
+    for item in items:
+        out.append(item)
+    return out
+
+
+@pytest.mark.parametrize("robot, feet, dim", [("solo12", ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"], 3),
+                                              ("talos", ["left_sole_link", "right_sole_link"], 6),
+                                              ("panda", ["panda_hand_tcp"], 3)])
+def test_contact_dynamics_against_pinocchio(robot, feet, dim, backend):
+    pair = load_pair(robot)
+    if pair is None or pin is None:
+        pytest.skip("needs pinocchio and example-robot-data")
+    model, pm = pair.model, pair.pin_model
+    data = pm.createData()
+    rng = np.random.default_rng(11)
+    q = rbd.random_configuration(model, rng)
+    v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    reference = "local_world_aligned" if dim == 3 else "local"
+    contacts = [rbd.Contact(f, dim, reference) for f in feet]
+    kind = pin.ContactType.CONTACT_3D if dim == 3 else pin.ContactType.CONTACT_6D
+    frame_ref = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED if dim == 3 else pin.ReferenceFrame.LOCAL
+    models = [pin.RigidConstraintModel(kind, pm, pm.frames[pm.getFrameId(f)].parentJoint,
+                                       pm.frames[pm.getFrameId(f)].placement, frame_ref) for f in feet]
+    datas = _vector("StdVec_RigidConstraintData", [c.createData() for c in models])
+    models = _vector("StdVec_RigidConstraintModel", models)
+    pin.initConstraintDynamics(pm, data, models, datas)
+    settings = pin.ProximalSettings(1e-14, 0.0, 1)
+    Q, V, T = pair.q_to_pin(q), pair.v_to_pin(v), pair.v_to_pin(tau)
+    qdd_pin = pair.v_from_pin(pin.constraintDynamics(pm, data, Q, V, T, models, datas, settings))
+    forces_pin = np.array(data.lambda_c)
+    qdd, forces = rbd.constrained_dynamics(model, q, v, tau, contacts)
+    np.testing.assert_allclose(qdd, qdd_pin, rtol=0, atol=1e-9 * max(1.0, np.abs(qdd_pin).max()))
+    np.testing.assert_allclose(forces, forces_pin, rtol=0, atol=1e-9 * max(1.0, np.abs(forces_pin).max()))
+    # an impact at a velocity the contacts allow (J v = 0): every convention agrees
+    J = rbd.contact_jacobian(model, q, contacts)
+    null = np.linalg.svd(J)[2][J.shape[0]:].T
+    v0 = null @ rng.normal(size=null.shape[1]) + 0.0
+    v1 = rng.normal(size=model.nv)
+    for velocity in (v0, v1) if dim == 3 else (v0,):
+        v_pin = pair.v_from_pin(pin.impulseDynamics(pm, data, Q, pair.v_to_pin(velocity), models, datas, 0.0,
+                                                    settings))
+        np.testing.assert_allclose(rbd.impulse_dynamics(model, q, velocity, contacts)[0], v_pin, atol=1e-9)
+
+
+@pytest.mark.parametrize("robot", ["solo12", "panda"])
+def test_regressor_and_hessian_against_pinocchio(robot, backend):
+    pair = load_pair(robot)
+    if pair is None or pin is None:
+        pytest.skip("needs pinocchio and example-robot-data")
+    model, pm = pair.model, pair.pin_model
+    data = pm.createData()
+    rng = np.random.default_rng(12)
+    q, v, a = rbd.random_configuration(model, rng), rng.normal(size=model.nv), rng.normal(size=model.nv)
+    Q = pair.q_to_pin(q)
+    Y_pin = pin.computeJointTorqueRegressor(pm, data, Q, pair.v_to_pin(v), pair.v_to_pin(a))
+    columns = [c for name in model.joint_names for c in range(10 * (pm.getJointId(name) - 1), 10 * pm.getJointId(name))]
+    Y_pin = pair.v_from_pin(np.asarray(Y_pin).T).T[:, columns]
+    np.testing.assert_allclose(rbd.joint_torque_regressor(model, q, v, a), Y_pin, atol=1e-10)
+    pin.computeJointJacobians(pm, data, Q)
+    pin.computeJointKinematicHessians(pm, data, Q)
+    joint = model.joint_names[-2]
+    for reference, pin_reference in (("world", pin.WORLD), ("local", pin.LOCAL)):
+        raw = np.asarray(pin.getJointKinematicHessian(pm, data, pm.getJointId(joint), pin_reference))
+        # (the binding exposes Eigen's column-major tensor with row-major strides: read it back)
+        H_pin = raw.ravel(order="K").reshape(raw.shape, order="F")[:, pair.v_perm][:, :, pair.v_perm]
+        np.testing.assert_allclose(rbd.kinematic_hessian(model, q, model.joint_frame(joint), reference), H_pin,
+                                   atol=1e-10)
