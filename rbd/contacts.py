@@ -8,8 +8,8 @@
   frame's origin.  ``reference`` ("local" or "local_world_aligned") gives only the axes
   of the forces and of the Jacobian rows.
 * ``contact_jacobian``, ``constrained_dynamics`` (M qdd + h = tau + J^T lambda, J qdd +
-  gamma = 0), ``impulse_dynamics`` (M (v+ - v) = J^T Lambda, J v+ = -e J v): one Cholesky
-  factor of M serves J M^-1 J^T and the solves; ``regularization`` > 0 damps the contact
+  gamma = 0), ``impulse_dynamics`` (M (v+ - v) = J^T Lambda, J v+ = -e J v): M^-1 from
+  ``inverse_mass_matrix`` (O(n^2)) serves J M^-1 J^T and the solves; ``regularization`` > 0 damps the contact
   system (redundant contacts); a rank-deficient set without it is an error naming the
   contacts.
 * ``kinematic_hessian``: H[:, i, k] = d J[:, i] / d q_k along q (+) dq, so H @ v (over k)
@@ -77,17 +77,18 @@ def _rows(model, q, v, contacts):
     Js, gammas = [], []
     zero = None if v is None else np.zeros_like(v)
     for c in contacts:
-        local = rbd.frame_jacobian(model, q, c.frame, "local")
-        R = rbd.frame_placement(model, q, c.frame)[..., :3, :3]
-        if c.dim == 3:  # the classical acceleration of the origin, in world axes
+        if c.dim == 3:  # the classical acceleration of the origin: in world axes, then the contact's
             J = rbd.frame_jacobian(model, q, c.frame, "local_world_aligned")[..., :3, :]
             g = None if v is None else rbd.frame_acceleration(model, q, v, zero, c.frame, "local_world_aligned")[..., :3]
             if c.reference == "local":
-                J = np.swapaxes(R, -1, -2) @ J
-                g = None if g is None else (np.swapaxes(R, -1, -2) @ g[..., None])[..., 0]
-        else:  # the spatial acceleration in local axes
-            J, g = local, None if v is None else rbd.frame_acceleration(model, q, v, zero, c.frame, "local")
+                Rt = np.swapaxes(rbd.frame_placement(model, q, c.frame)[..., :3, :3], -1, -2)
+                J = Rt @ J
+                g = None if g is None else (Rt @ g[..., None])[..., 0]
+        else:  # the spatial acceleration in local axes, then the contact's
+            J = rbd.frame_jacobian(model, q, c.frame, "local")
+            g = None if v is None else rbd.frame_acceleration(model, q, v, zero, c.frame, "local")
             if c.reference == "local_world_aligned":
+                R = rbd.frame_placement(model, q, c.frame)[..., :3, :3]
                 J = np.concatenate([R @ J[..., :3, :], R @ J[..., 3:, :]], axis=-2)
                 g = None if g is None else np.concatenate([(R @ g[..., :3, None])[..., 0],
                                                            (R @ g[..., 3:, None])[..., 0]], axis=-1)
@@ -115,30 +116,28 @@ def _regularization(value):
     return value
 
 
-def _solve_contacts(model, M, J, rhs_q, rhs_c, contacts, regularization):
-    """With M = L L^T: the multipliers of (J M^-1 J^T + r I) lam = rhs_c - J M^-1 rhs_q and
-    x = M^-1 (rhs_q + J^T lam)."""
-    try:
-        L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        raise ValueError("the mass matrix is singular (a massless body without armature)") from None
-    Linv_JT = np.linalg.solve(L, np.swapaxes(J, -1, -2))                  # L^-1 J^T
-    Linv_rhs = np.linalg.solve(L, rhs_q[..., None])
-    K = np.swapaxes(Linv_JT, -1, -2) @ Linv_JT                             # J M^-1 J^T
+def _solve_contacts(model, q, J, rhs_q, rhs_c, contacts, regularization):
+    """With M^-1 (``inverse_mass_matrix``, O(n^2)): the multipliers of (J M^-1 J^T + r I) lam =
+    rhs_c - J M^-1 rhs_q, by a Cholesky factor that also tells a rank-deficient contact
+    set, and x = M^-1 (rhs_q + J^T lam)."""
+    import rbd
+    Minv = rbd.inverse_mass_matrix(model, q)
+    JMinv = J @ Minv
+    K = JMinv @ np.swapaxes(J, -1, -2)
     m = K.shape[-1]
-    K = K + regularization * np.eye(m)
-    b = rhs_c[..., None] - np.swapaxes(Linv_JT, -1, -2) @ Linv_rhs
-    scale = max(1.0, float(np.abs(K).max(initial=0.0)))
+    if regularization:
+        K = K + regularization * np.eye(m)
+    b = rhs_c - (JMinv @ rhs_q[..., None])[..., 0]
     try:
         C = np.linalg.cholesky(K)
-        if m and np.min(np.abs(np.diagonal(C, axis1=-2, axis2=-1))) ** 2 <= 1e-12 * scale:
+        if m and np.min(np.abs(np.diagonal(C, axis1=-2, axis2=-1))) ** 2 <= 1e-12 * max(1.0, np.abs(K).max()):
             raise np.linalg.LinAlgError
     except np.linalg.LinAlgError:
         raise ValueError("the contact set %s is rank-deficient (its constraints are redundant): give a "
                          "regularization > 0" % short_names([str(c.frame) for c in contacts])) from None
-    lam = np.linalg.solve(np.swapaxes(C, -1, -2), np.linalg.solve(C, b))
-    x = np.linalg.solve(np.swapaxes(L, -1, -2), Linv_rhs + Linv_JT @ lam)
-    return x[..., 0], lam[..., 0]
+    lam = np.linalg.solve(K, b[..., None])[..., 0]
+    x = (Minv @ (rhs_q + (lam[..., None, :] @ J)[..., 0, :])[..., None])[..., 0]
+    return x, lam
 
 
 def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0.0):
@@ -150,15 +149,13 @@ def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0
     regularization = _regularization(regularization)
     batch, (q, v, tau, fext) = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
     J, gamma = _rows(model, q, v, contacts)
-    M = rbd.crba(model, q)
     h = rbd.rnea(model, q, v, np.zeros_like(v), fext)
-    return _solve_contacts(model, M, J, tau - h, -gamma, contacts, regularization)
+    return _solve_contacts(model, q, J, tau - h, -gamma, contacts, regularization)
 
 
 def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0):
     """(v_after (..., nv), impulses (..., m)) of an impact: M (v_after - v) = J^T impulses
     and J v_after = -restitution J v."""
-    import rbd
     check_model(model)
     contacts = _contacts(model, contacts)
     regularization = _regularization(regularization)
@@ -167,9 +164,8 @@ def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0)
         raise ValueError("restitution must be in [0, 1], got %s" % short_repr(restitution))
     batch, (q, v) = model_arrays(model, q=q, v=v)
     J, _ = _rows(model, q, None, contacts)
-    M = rbd.crba(model, q)
     Jv = (J @ v[..., None])[..., 0]
-    dv, impulses = _solve_contacts(model, M, J, np.zeros_like(v), -(1.0 + e) * Jv, contacts, regularization)
+    dv, impulses = _solve_contacts(model, q, J, np.zeros_like(v), -(1.0 + e) * Jv, contacts, regularization)
     return v + dv, impulses
 
 
