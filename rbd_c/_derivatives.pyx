@@ -74,7 +74,8 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
     a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]; a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
     memset(dq, 0, nv * nv * sizeof(double))
     memset(dv, 0, nv * nv * sizeof(double))
-    memset(M, 0, nv * nv * sizeof(double))
+    if M != NULL:  # (NULL: the caller needs no mass matrix)
+        memset(M, 0, nv * nv * sizeof(double))
 
     # ---- forward: world placements, twists, accelerations, forces, u, w, d --------------
     for i in range(nb):
@@ -141,7 +142,8 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
                 o = dofs + RD_PER_DOF * jc
                 dq[jc * nv + ic] = dot6(o + RD_S, Pq)
                 dv[jc * nv + ic] = dot6(o + RD_S, Pv)
-                M[jc * nv + ic] = dot6(o + RD_S, G1)
+                if M != NULL:
+                    M[jc * nv + ic] = dot6(o + RD_S, G1)
             force_cross(s + RD_S, B + RD_F, t)
             add6(Pq, t)                                                  # + s x* F for the ancestors
             j = m.parents[i]
@@ -151,7 +153,8 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
                     o = dofs + RD_PER_DOF * jc
                     dq[jc * nv + ic] = dot6(o + RD_S, Pq)
                     dv[jc * nv + ic] = dot6(o + RD_S, Pv)
-                    M[jc * nv + ic] = M[ic * nv + jc] = dot6(o + RD_S, G1)
+                    if M != NULL:
+                        M[jc * nv + ic] = M[ic * nv + jc] = dot6(o + RD_S, G1)
                     dq[ic * nv + jc] = dot6(G2, o + RD_U) + dot6(G1, o + RD_W)
                     dv[ic * nv + jc] = dot6(G2, o + RD_S) + dot6(G1, o + RD_D)
                 j = m.parents[j]
@@ -160,7 +163,8 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
             P = work + RD_PER_BODY * p
             for r in range(RD_YC, RD_PER_BODY):  # Yc, B's symmetric part, momentum, force
                 P[r] += B[r]
-    add_armature(m, M)
+    if M != NULL:
+        add_armature(m, M)
     return 0
 
 
@@ -469,9 +473,8 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
     cdef double* bias = qdd + nv
     cdef double* dtau_dq = bias + nv
     cdef double* dtau_dv = dtau_dq + nv * nv
-    cdef double* mass = dtau_dv + nv * nv
-    cdef int* ranges = <int*>(mass + nv * nv)  # 2 (depth + 1) ints
-    cdef double* rest = mass + nv * nv + m.max_depth + 1
+    cdef int* ranges = <int*>(dtau_dv + nv * nv)  # 2 (depth + 1) ints
+    cdef double* rest = dtau_dv + nv * nv + m.max_depth + 1
     cdef const double* args[4]
     cdef double* results[3]
     cdef double* Minv = outs[2]
@@ -488,7 +491,7 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
             acc += Minv[r * nv + l] * (ins[2][l] - bias[l])
         qdd[r] = acc
     args[2] = qdd
-    results[0] = dtau_dq; results[1] = dtau_dv; results[2] = mass
+    results[0] = dtau_dq; results[1] = dtau_dv; results[2] = NULL  # (M itself is not needed)
     k_rnea_derivatives(c, args, results, rest)
     _minus_products(m, Minv, dtau_dq, dtau_dv, outs[0], outs[1], rest, ranges, ranges + m.max_depth + 1)
     return 0
@@ -503,12 +506,12 @@ cdef Algorithm RNEA_DERIVATIVES = algorithm(
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
     size(nb=MI_PER_BODY, nv=MI_PER_DOF + 12, nd2=1, nv_depth=6), size(nb=100, nv2=15))
-# scratch: qdd, the bias torques, three nv x nv matrices, the ranges of _minus_products,
+# scratch: qdd, the bias torques, two nv x nv matrices, the ranges of _minus_products,
 # then the largest of the three kernels' own (or the 2 nv^2 of _minus_products)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
     size(constant=1, depth=1, nb=max(RD_PER_BODY, MI_PER_BODY, RNEA_PER_BODY),
-         nv=2 + max(RD_PER_DOF, MI_PER_DOF + 12), nd2=1, nv_depth=6, nv2=5),
+         nv=2 + max(RD_PER_DOF, MI_PER_DOF + 12), nd2=1, nv_depth=6, nv2=4),
     size(nb=400, nv_depth=40, nv2=15))
 
 
