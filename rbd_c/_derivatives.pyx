@@ -14,7 +14,7 @@ from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algori
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column
-from rbd_c._articulated cimport sym6_from_inertia, sym6_act_add, joint_articulated, articulated_reduce
+from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
 from rbd_c._dynamics cimport k_rnea, RNEA_PER_BODY
 
 
@@ -172,15 +172,10 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
 # Inverse mass matrix
 # ==========================================================================================
 cdef enum:
-    # Per body: parent_from_body and world placements, articulated inertia (21).
-    MI_X = 0
-    MI_OM = 16
-    MI_IA = 32
-    MI_PER_BODY = 53
-    # Per dof: U = IA S and S, both in world axes.
-    MI_U = 0
-    MI_S = 6
-    MI_PER_DOF = 12
+    # Per body: the world placement and the articulated inertia in world axes (21).
+    MI_OM = 0
+    MI_IA = 16
+    MI_PER_BODY = 37
 
 
 cdef extern from *:
@@ -252,11 +247,11 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef double* Minv = outs[0]
-    cdef int nb = m.nb, nv = m.nv, i, p, k, col, r, l, v0, end, status
-    cdef double* dofs = work + MI_PER_BODY * nb
-    cdef double* Dinv = dofs + MI_PER_DOF * nv       # nv_i x nv_i per body
-    cdef double* U = Dinv + m.nd2                     # IA S in body axes, 6 x nv
-    cdef double* rows = U + 6 * nv                    # k rows of nv: the joint's rows before D^-1
+    cdef int nb = m.nb, nv = m.nv, i, p, k, col, r, l, v0, end
+    cdef double* S = work + MI_PER_BODY * nb          # world motion columns, 6 per dof
+    cdef double* U = S + 6 * nv                       # U = IA S in world axes, 6 per dof
+    cdef double* Dinv = U + 6 * nv                    # nv_i x nv_i per body
+    cdef double* rows = Dinv + m.nd2                  # k rows of nv: the joint's rows before D^-1
     cdef double* levels = rows + 6 * nv               # 6 x nv per depth
     cdef double* B
     cdef double* Di
@@ -264,18 +259,23 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
     cdef double* Pp
     cdef double* o
     cdef double* x
+    cdef double Xl[16]
+    cdef double Yw[10]
     cdef double Ia[21]
     cdef double W[36]
-    cdef double Uw[36]
-    cdef double Sw[36]
+    cdef double D[36]
+    cdef double L[36]
     cdef double acc, d
     memset(levels, 0, 6 * nv * m.max_depth * sizeof(double))
-    for i in range(nb):
+    for i in range(nb):  # world placements, columns and inertias: the recursion needs no transforms
         B = work + MI_PER_BODY * i
         p = m.parents[i]
-        joint_placement(m, i, q + m.q_idx[i], B + MI_X)
-        child_placement(work + MI_PER_BODY * p + MI_OM if p >= 0 else NULL, B + MI_X, B + MI_OM)
-        sym6_from_inertia(m.inertias + 10 * i, B + MI_IA)
+        joint_placement(m, i, q + m.q_idx[i], Xl)
+        child_placement(work + MI_PER_BODY * p + MI_OM if p >= 0 else NULL, Xl, B + MI_OM)
+        for r in range(m.nvj[i]):
+            world_column(m, i, r, B + MI_OM, S + 6 * (m.v_idx[i] + r))
+        inertia_act(B + MI_OM, m.inertias + 10 * i, Yw)
+        sym6_from_inertia(Yw, B + MI_IA)
 
     # ---- backward: articulated inertias; the rows' subtree parts ------------------------
     for i in range(nb - 1, -1, -1):
@@ -285,54 +285,55 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
         v0 = m.v_idx[i]
         end = m.v_idx[m.subtree_end[i]] if m.subtree_end[i] < nb else nv
         Di = Dinv + m.d2_idx[i]
-        status = joint_articulated(m, i, B + MI_IA, U + 6 * v0, Di)
-        if status:
-            return status
-        for r in range(k):
-            o = dofs + MI_PER_DOF * (v0 + r)
-            act_force(B + MI_OM, U + 6 * (v0 + r), o + MI_U)
-            world_column(m, i, r, B + MI_OM, o + MI_S)
+        for col in range(k):  # U = IA S and D = S^T U + diag(armature), D^-1
+            sym6_matvec(B + MI_IA, S + 6 * (v0 + col), U + 6 * (v0 + col))
+            for r in range(k):
+                D[k * r + col] = dot6(S + 6 * (v0 + r), U + 6 * (v0 + col))
+            D[k * col + col] += m.armature[v0 + col]
+        if k == 1:
+            if not D[0] > m.singular_tol:  # (NaN included)
+                return 1 + i
+            Di[0] = 1.0 / D[0]
+        elif spd_inverse(D, k, Di, L, m.singular_tol):
+            return 1 + i
         Pi = levels + 6 * nv * (m.depth[i] - 1)
         Pp = Pi - 6 * nv
         if k == 1 and p >= 0:  # the common case in one sweep over the columns (below: any k)
-            rbd_minv_backward(Pi, Pp, nv, v0, end, dofs + MI_PER_DOF * v0 + MI_S,
-                              dofs + MI_PER_DOF * v0 + MI_U, Di[0], Minv + v0 * nv)
-            articulated_reduce(B + MI_IA, U + 6 * v0, Di, k, Ia, W)
-            sym6_act_add(B + MI_X, Ia, work + MI_PER_BODY * p + MI_IA)
-            continue
-        # rows[r] = e_r - S_r^T P, then the joint's rows of M^-1 = D^-1 rows
-        for r in range(k):
-            x = rows + r * nv
-            memcpy(Sw, dofs + MI_PER_DOF * (v0 + r) + MI_S, 6 * sizeof(double))
-            for col in range(v0, end):
-                x[col] = -(Sw[0] * Pi[col] + Sw[1] * Pi[nv + col] + Sw[2] * Pi[2 * nv + col]
-                           + Sw[3] * Pi[3 * nv + col] + Sw[4] * Pi[4 * nv + col] + Sw[5] * Pi[5 * nv + col])
-            x[v0 + r] += 1.0
-        for r in range(k):
-            o = Minv + (v0 + r) * nv
-            for col in range(v0, end):
-                o[col] = 0.0
-            for l in range(k):
-                d = Di[k * r + l]
-                x = rows + l * nv
+            rbd_minv_backward(Pi, Pp, nv, v0, end, S + 6 * v0, U + 6 * v0, Di[0], Minv + v0 * nv)
+        else:
+            # rows[r] = e_r - S_r^T P, then the joint's rows of M^-1 = D^-1 rows
+            for r in range(k):
+                x = rows + r * nv
+                o = S + 6 * (v0 + r)
                 for col in range(v0, end):
-                    o[col] += d * x[col]
-            for col in range(end, nv):  # right of the subtree: from zero (the forward pass adds)
-                o[col] = 0.0
-        for l in range(6):  # P_parent += P_i + U (the joint's rows); P_i is cleared for the next body
-            if p >= 0:
-                for r in range(k):
-                    Uw[6 * r + l] = dofs[MI_PER_DOF * (v0 + r) + MI_U + l]
+                    x[col] = -(o[0] * Pi[col] + o[1] * Pi[nv + col] + o[2] * Pi[2 * nv + col]
+                               + o[3] * Pi[3 * nv + col] + o[4] * Pi[4 * nv + col] + o[5] * Pi[5 * nv + col])
+                x[v0 + r] += 1.0
+            for r in range(k):
+                o = Minv + (v0 + r) * nv
                 for col in range(v0, end):
-                    acc = Pi[l * nv + col]
-                    for r in range(k):
-                        acc = acc + Uw[6 * r + l] * Minv[(v0 + r) * nv + col]
-                    Pp[l * nv + col] += acc
-            for col in range(v0, end):
-                Pi[l * nv + col] = 0.0
-        if p >= 0:
+                    o[col] = 0.0
+                for l in range(k):
+                    d = Di[k * r + l]
+                    x = rows + l * nv
+                    for col in range(v0, end):
+                        o[col] += d * x[col]
+                for col in range(end, nv):  # right of the subtree: from zero (the forward pass adds)
+                    o[col] = 0.0
+            for l in range(6):  # P_parent += P_i + U (the joint's rows); P_i is cleared for the next body
+                if p >= 0:
+                    for col in range(v0, end):
+                        acc = Pi[l * nv + col]
+                        for r in range(k):
+                            acc = acc + U[6 * (v0 + r) + l] * Minv[(v0 + r) * nv + col]
+                        Pp[l * nv + col] += acc
+                for col in range(v0, end):
+                    Pi[l * nv + col] = 0.0
+        if p >= 0:  # the parent's articulated inertia (world axes: a plain sum)
             articulated_reduce(B + MI_IA, U + 6 * v0, Di, k, Ia, W)
-            sym6_act_add(B + MI_X, Ia, work + MI_PER_BODY * p + MI_IA)
+            o = work + MI_PER_BODY * p + MI_IA
+            for r in range(21):
+                o[r] += Ia[r]
 
     # ---- forward: the accelerations, for the upper triangle -----------------------------
     for i in range(nb):
@@ -343,20 +344,17 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
         Pi = levels + 6 * nv * (m.depth[i] - 1)   # A_i, 6 rows
         Pp = Pi - 6 * nv                           # A_parent
         if k == 1 and p >= 0:
-            rbd_minv_forward(Pi, Pp, nv, v0, dofs + MI_PER_DOF * v0 + MI_S, dofs + MI_PER_DOF * v0 + MI_U,
-                             Di[0], Minv + v0 * nv, m.subtree_end[i] > i + 1)
+            rbd_minv_forward(Pi, Pp, nv, v0, S + 6 * v0, U + 6 * v0, Di[0], Minv + v0 * nv,
+                             m.subtree_end[i] > i + 1)
             continue
-        for r in range(k):
-            memcpy(Uw + 6 * r, dofs + MI_PER_DOF * (v0 + r) + MI_U, 6 * sizeof(double))
-            memcpy(Sw + 6 * r, dofs + MI_PER_DOF * (v0 + r) + MI_S, 6 * sizeof(double))
         if p >= 0:
             # rows[r] = U_r^T A_parent; the joint's rows of M^-1 -= D^-1 rows
             for r in range(k):
                 x = rows + r * nv
+                o = U + 6 * (v0 + r)
                 for col in range(v0, nv):
-                    x[col] = (Uw[6 * r] * Pp[col] + Uw[6 * r + 1] * Pp[nv + col] + Uw[6 * r + 2] * Pp[2 * nv + col]
-                              + Uw[6 * r + 3] * Pp[3 * nv + col] + Uw[6 * r + 4] * Pp[4 * nv + col]
-                              + Uw[6 * r + 5] * Pp[5 * nv + col])
+                    x[col] = (o[0] * Pp[col] + o[1] * Pp[nv + col] + o[2] * Pp[2 * nv + col]
+                              + o[3] * Pp[3 * nv + col] + o[4] * Pp[4 * nv + col] + o[5] * Pp[5 * nv + col])
             for r in range(k):
                 o = Minv + (v0 + r) * nv
                 for l in range(k):
@@ -374,7 +372,7 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
                 for col in range(v0, nv):
                     x[col] = 0.0
             for r in range(k):
-                d = Sw[6 * r + l]
+                d = S[6 * (v0 + r) + l]
                 o = Minv + (v0 + r) * nv
                 for col in range(v0, nv):
                     x[col] += d * o[col]
@@ -505,13 +503,13 @@ cdef Algorithm RNEA_DERIVATIVES = algorithm(
     size(nb=RD_PER_BODY, nv=RD_PER_DOF), size(nb=150, nv_depth=40))
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
-    size(nb=MI_PER_BODY, nv=MI_PER_DOF + 12, nd2=1, nv_depth=6), size(nb=100, nv2=15))
+    size(nb=MI_PER_BODY, nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
 # scratch: qdd, the bias torques, two nv x nv matrices, the ranges of _minus_products,
 # then the largest of the three kernels' own (or the 2 nv^2 of _minus_products)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
     size(constant=1, depth=1, nb=max(RD_PER_BODY, MI_PER_BODY, RNEA_PER_BODY),
-         nv=2 + max(RD_PER_DOF, MI_PER_DOF + 12), nd2=1, nv_depth=6, nv2=4),
+         nv=2 + max(RD_PER_DOF, 18), nd2=1, nv_depth=6, nv2=4),
     size(nb=400, nv_depth=40, nv2=15))
 
 
