@@ -7,7 +7,7 @@ modules were not built, which is how ``rbd`` falls back to NumPy.
 from ._spatial import *  # noqa: F401,F403  (ImportError here means "not built")
 
 # The algorithms (same names and signatures as rbd.reference), and the batch thread count.
-from ._model import set_num_threads, get_num_threads, have_openmp, MAX_THREADS  # noqa: F401,E402
+from ._model import set_num_threads, get_num_threads, have_openmp, MAX_THREADS, set_simd  # noqa: F401,E402
 from ._configuration import (  # noqa: F401,E402
     neutral, integrate, difference, normalize, integrate_jacobians, difference_jacobians,
 )
@@ -19,7 +19,7 @@ from ._kinematics import (  # noqa: F401,E402
 from ._dynamics import (  # noqa: F401,E402
     rnea, gravity, nonlinear_effects, crba, aba, coriolis_matrix, kinetic_energy,
     potential_energy, centroidal_momentum, centroidal_momentum_matrix,
-    centroidal_momentum_matrix_time_variation,
+    centroidal_momentum_matrix_time_variation, simd,
 )
 from ._derivatives import (  # noqa: F401,E402
     rnea_derivatives, aba_derivatives, inverse_mass_matrix,

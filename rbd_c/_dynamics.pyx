@@ -22,6 +22,10 @@ from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
 from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, total_first_moment)
+from rbd_c._model cimport block_kernel_t, set_block, lanes_baseline, LANES
+from rbd_c._lanes cimport (rbd_lanes_model, lanes_model, lanes_tables, lanes_placements, lanes_in, lanes_out,
+                           rbd_lanes_have_avx2, rbd_rnea_lanes_base, rbd_rnea_lanes_avx2, rbd_crba_lanes_base,
+                           rbd_crba_lanes_avx2, rbd_aba_lanes_base, rbd_aba_lanes_avx2)
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_act_add,
                                  joint_articulated, articulated_reduce)
 
@@ -104,6 +108,62 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
     return 0
 
 
+
+
+# ---- batches: LANES samples per instruction (rbd_c/_lanes.h) ----------------------------
+lanes_tables()
+cdef bint _avx2 = rbd_lanes_have_avx2()
+
+
+def simd():
+    """The kernels batched rnea, crba and aba run on: "avx2", "baseline" (this machine
+    lacks AVX2 + FMA, or rbd_c.set_simd("baseline")) or "off" (rbd_c.set_simd("off"))."""
+    from rbd_c._model import _simd_mode_name
+    mode = _simd_mode_name()
+    if mode == "off":
+        return "off"
+    return "avx2" if _avx2 and mode == "auto" else "baseline"
+
+
+cdef inline bint _use_avx2() noexcept nogil:
+    return _avx2 and not lanes_baseline()
+
+
+cdef int _rnea_block(const Call* c, int n, const double** ins, const Py_ssize_t* size, int nin, double* tau,
+                     Py_ssize_t tsize, double* work) noexcept nogil:
+    """RNEA on a block (inputs q, then v, a, fext as far as nin; the others are zero)."""
+    cdef const CModel* m = c.m
+    cdef rbd_lanes_model lm
+    cdef Py_ssize_t nb = m.nb, nv = m.nv
+    cdef double* X = work
+    cdef double* rows = X + 12 * LANES * nb      # v, a (nv rows each), fext (6 per body), tau (nv)
+    cdef const double* v = lanes_in(n, ins[1] if nin > 1 else NULL, nv, rows)
+    cdef const double* a = lanes_in(n, ins[2] if nin > 2 else NULL, nv, rows + LANES * nv)
+    cdef const double* f = lanes_in(n, ins[3] if nin > 3 else NULL, 6 * nb, rows + 2 * LANES * nv)
+    cdef double* taus = rows + 2 * LANES * nv + 6 * LANES * nb
+    lanes_model(m, &lm)
+    lanes_placements(m, n, ins[0], size[0], X)
+    if _use_avx2():
+        rbd_rnea_lanes_avx2(&lm, c.g, X, v, a, f, taus, taus + LANES * nv)
+    else:
+        rbd_rnea_lanes_base(&lm, c.g, X, v, a, f, taus, taus + LANES * nv)
+    lanes_out(n, taus, tsize, tau)
+    return 0
+
+
+cdef int kb_rnea(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                 const Py_ssize_t* osize, double* work) noexcept nogil:
+    return _rnea_block(c, n, ins, size, 4, outs[0], osize[0], work)
+
+
+cdef int kb_gravity(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                    const Py_ssize_t* osize, double* work) noexcept nogil:
+    return _rnea_block(c, n, ins, size, 1, outs[0], osize[0], work)
+
+
+cdef int kb_nle(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                const Py_ssize_t* osize, double* work) noexcept nogil:
+    return _rnea_block(c, n, ins, size, 2, outs[0], osize[0], work)
 
 
 def rnea(model, q, v, a, fext=None):
@@ -190,6 +250,27 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
         if p >= 0:
             inertia_add(Yc + 10 * p, Yc + 10 * i)
     add_armature(m, M)
+    return 0
+
+
+cdef int kb_crba(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                 const Py_ssize_t* osize, double* work) noexcept nogil:
+    """CRBA on a block: each lane writes its own matrix (padded lanes one in the scratch)."""
+    cdef const CModel* m = c.m
+    cdef rbd_lanes_model lm
+    cdef double* Ms[LANES]
+    cdef double* X = work
+    cdef double* rest = X + 12 * LANES * m.nb
+    cdef int l
+    for l in range(LANES):
+        Ms[l] = outs[0] + l * osize[0] if l < n else rest
+    rest += m.nv * m.nv
+    lanes_model(m, &lm)
+    lanes_placements(m, n, ins[0], size[0], X)
+    if _use_avx2():
+        rbd_crba_lanes_avx2(&lm, X, Ms, rest)
+    else:
+        rbd_crba_lanes_base(&lm, X, Ms, rest)
     return 0
 
 
@@ -638,6 +719,12 @@ cdef Algorithm CENTROIDAL_MATRIX = algorithm(b"q", ("q",), (b"6v",), k_centroida
                                              size(nb=CM_PER_BODY, nv=6), size(nb=100, nv=20))
 cdef Algorithm CENTROIDAL_MATRIX_RATE = algorithm(b"qv", ("q", "v"), (b"6v",), k_centroidal_matrix_rate,
                                                   size(nb=CM_PER_BODY, nv=6), size(nb=160, nv=40))
+
+# the block kernels (batches) and their scratch, LANES times the rows of _rnea_block etc.
+set_block(RNEA, kb_rnea, size(nb=36 * LANES, nv=3 * LANES))
+set_block(GRAVITY, kb_gravity, size(nb=36 * LANES, nv=3 * LANES))
+set_block(NONLINEAR_EFFECTS, kb_nle, size(nb=36 * LANES, nv=3 * LANES))
+set_block(CRBA, kb_crba, size(nb=34 * LANES, nv=6 * LANES, nv2=1))
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
 RNEA.name = "rnea"

@@ -61,6 +61,15 @@ ctypedef struct Call:
 # output k.  Returns 0, or 1 + i when body i's joint makes forward dynamics singular.
 ctypedef int (*kernel_t)(const Call* c, const double** ins, double** outs, double* work) noexcept nogil
 
+# A block of n <= LANES consecutive samples at once (several samples per instruction):
+# ins[k] points at input k of the first sample, the next ones size[k] doubles apart
+# (NULL when absent); outs[k] likewise, osize[k] apart.  Returns as a kernel_t.
+ctypedef int (*block_kernel_t)(const Call* c, int n, const double** ins, const Py_ssize_t* size,
+                               double** outs, const Py_ssize_t* osize, double* work) noexcept nogil
+
+cdef enum:
+    LANES = 4               # samples per block (RBD_LANES in _lanes.h)
+
 
 
 cdef class CompiledModel:
@@ -89,6 +98,8 @@ cdef class Algorithm:
     cdef public str name    # the public function's name
     cdef Py_ssize_t scratch[7]
     cdef Py_ssize_t cost[7]
+    cdef block_kernel_t block           # NULL, or the kernel of a block of samples (batches)
+    cdef Py_ssize_t block_scratch[7]    # its scratch, as scratch
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost)
@@ -96,6 +107,8 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1
 cdef int resolve_reference(Call* call, object reference) except -1
 cdef int current_threads() noexcept nogil
+cdef bint lanes_baseline() noexcept nogil
+cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch)
 
 
 cdef inline void add_armature(const CModel* m, double* M) noexcept nogil:

@@ -137,6 +137,47 @@ cdef int current_threads() noexcept nogil:
     return 1 if _serial_after_fork else _num_threads
 
 
+# Batches of an algorithm with a block kernel run LANES samples per instruction (see
+# _lanes.h): "auto" picks the widest instruction set the machine has, "baseline" forces
+# the kernels compiled for the baseline, "off" runs the one-sample kernels.
+SIMD_MODES = ("auto", "baseline", "off")
+cdef int _simd_mode = 0
+
+
+def set_simd(mode):
+    """How batches use SIMD lanes: "auto" (default: the widest instruction set this
+    machine has), "baseline" (the kernels compiled for any machine of the
+    architecture) or "off" (one sample at a time).  The environment variable
+    RBD_SIMD sets it at import."""
+    global _simd_mode
+    if mode not in SIMD_MODES:
+        raise ValueError("mode must be one of %s, got %r" % (", ".join(map(repr, SIMD_MODES)), mode))
+    _simd_mode = SIMD_MODES.index(mode)
+
+
+def _simd_mode_name():
+    return SIMD_MODES[_simd_mode]
+
+
+_env_simd = os.environ.get("RBD_SIMD", "").strip().lower() or "auto"
+if _env_simd in SIMD_MODES:
+    _simd_mode = SIMD_MODES.index(_env_simd)
+else:
+    warnings.warn("rbd_c: RBD_SIMD=%r is not one of %s; using 'auto'" % (_env_simd, SIMD_MODES), RuntimeWarning)
+
+
+cdef bint lanes_baseline() noexcept nogil:
+    return _simd_mode == 1
+
+
+cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch):
+    """Give ``alg`` a block kernel (batches then run LANES samples at a time)."""
+    cdef int j
+    alg.block = block
+    for j in range(7):
+        alg.block_scratch[j] = scratch[j]
+
+
 def _none():
     return None
 
@@ -385,6 +426,39 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
     return bad
 
 
+cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int nin, const double** base,
+                      const Py_ssize_t* size, bint check, int qmask, Py_ssize_t start, Py_ssize_t stop, int nout,
+                      double** out, const Py_ssize_t* out_size, double* work, int* status) noexcept nogil:
+    """Run samples start..stop-1, one at a time (blk NULL) or in blocks of LANES (the last
+    one partial); returns as _one."""
+    cdef const double* ins[MAX_INPUTS]
+    cdef double* outs[MAX_OUTPUTS]
+    cdef Py_ssize_t s, t
+    cdef int k, n, bad = 0
+    if blk == NULL:
+        for s in range(start, stop):
+            bad |= _one(call, kern, nin, base, size, check, qmask, s, nout, out, out_size, work, status)
+        return bad
+    s = start
+    while s < stop:
+        n = <int>(stop - s) if stop - s < LANES else LANES
+        for k in range(nout):
+            outs[k] = out[k] + s * out_size[k]
+        for k in range(nin):
+            ins[k] = NULL if base[k] == NULL else base[k] + s * size[k]
+            if check and base[k] != NULL:
+                for t in range(n):
+                    if (any_nonfinite(ins[k] + t * size[k], size[k])
+                            or (qmask & (1 << k) and zero_quaternion(call.m, ins[k] + t * size[k]))):
+                        bad |= 1 << k
+        if bad == 0:  # (a non-finite input: the driver raises, whatever the kernel says)
+            k = blk(call, n, ins, size, outs, out_size, work)
+            if k != 0 and status[0] == 0:
+                status[0] = k
+        s += n
+    return bad
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0):
@@ -412,6 +486,7 @@ cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kern
         for j in range(alg.ndims[o]):
             alg.shapes[o][j] = outputs[o][j]
     alg.kernel = kernel
+    alg.block = NULL
     for j in range(7):
         alg.scratch[j] = scratch[j]
         alg.cost[j] = cost[j]
@@ -476,7 +551,7 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     cdef cnp.ndarray arr
     cdef object x
     cdef object keep = None
-    cdef Py_ssize_t N = 1, s, wpad, chunk, start, stop
+    cdef Py_ssize_t N = 1, s, wpad, chunk, start, stop, step, csize
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = NULL
     cdef int* flags
@@ -567,6 +642,9 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     if N == 0:
         return out
 
+    cdef block_kernel_t blk = alg.block if N > 1 and _simd_mode != 2 else NULL
+    if blk != NULL:
+        work_doubles = _evaluate_size(alg.block_scratch, m)
     if work_doubles < 1:
         work_doubles = 1
     nt = current_threads()
@@ -575,8 +653,9 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     # Long batches run in chunks of about CHUNK_WORK, with a look at the signals
     # between chunks, so Ctrl-C interrupts within a fraction of a second.
     chunk = CHUNK_WORK // (cost if cost > 0 else 1)
-    if chunk < 1:
-        chunk = 1
+    if chunk < LANES:
+        chunk = LANES
+    chunk -= chunk % LANES  # whole blocks (the last one partial)
     if N == 1 or nt <= 1 or N * cost < PARALLEL_WORK:
         # ---- one thread: scratch on the stack when it fits --------------------------
         if work_doubles <= STACK_DOUBLES:
@@ -587,15 +666,14 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
                 raise MemoryError()
         try:
             if N * cost < RELEASE_GIL_WORK:
-                for s in range(N):
-                    bad |= _one(call, kern, nin, base, size, check, qmask, s, nout, outp, osize, work, &status)
+                bad = _span(call, kern, blk, nin, base, size, check, qmask, 0, N, nout, outp, osize, work, &status)
             else:
                 start = 0
                 while start < N:
                     stop = min(start + chunk, N)
                     with nogil:
-                        for s in range(start, stop):
-                            bad |= _one(call, kern, nin, base, size, check, qmask, s, nout, outp, osize, work, &status)
+                        bad |= _span(call, kern, blk, nin, base, size, check, qmask, start, stop, nout, outp, osize,
+                                     work, &status)
                     start = stop
                     if start < N:
                         PyErr_CheckSignals()  # raises KeyboardInterrupt after Ctrl-C
@@ -615,15 +693,19 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
             raise MemoryError()
         memset(flags, 0, nt * 16 * sizeof(int))
         chunk *= nt
+        step = LANES if blk != NULL else 1
+        csize = 32 // step   # about 32 samples per hand-out
         try:
             start = 0
             while start < N:
                 stop = min(start + chunk, N)
                 with nogil, parallel(num_threads=nt):
-                    for s in prange(start, stop, schedule='dynamic', chunksize=32):
-                        flags[16 * threadid()] |= _one(call, kern, nin, base, size, check, qmask, s, nout,
-                                                       outp, osize, work + threadid() * wpad,
-                                                       flags + 16 * threadid() + 1)
+                    # steps of one sample, or of one block of LANES samples
+                    for s in prange((stop - start + step - 1) // step, schedule='dynamic', chunksize=csize):
+                        flags[16 * threadid()] |= _span(call, kern, blk, nin, base, size, check, qmask,
+                                                        start + s * step, min(start + (s + 1) * step, stop),
+                                                        nout, outp, osize, work + threadid() * wpad,
+                                                        flags + 16 * threadid() + 1)
                 start = stop
                 if start < N:
                     PyErr_CheckSignals()

@@ -1,0 +1,113 @@
+# cython: language_level=3
+"""Blocks of LANES samples for the batched dynamics (the C kernels are in _lanes.h):
+what the block kernels of _dynamics.pyx share: the kernels' model view, the joint
+placements of a block (per lane, by the one-sample joint code: every joint kind) and
+the transposition of inputs into lanes and of outputs back."""
+from rbd_c._model cimport CModel, LANES
+from rbd_c._joints cimport joint_placement, rbd_joint_table, K_COUNT, K_REV, K_PRISM
+
+cdef extern from "_lanes.h":
+    """
+    /* the motion subspace of each joint kind as rbd_lanes_model reads it (filled at import) */
+    static int rbd_lanes_cols[6 * 16];
+    static int rbd_lanes_basis[16];
+    """
+    int RBD_LANES
+    int RBD_AXIS_ANGULAR
+    int RBD_AXIS_LINEAR
+    int rbd_lanes_cols[96]
+    int rbd_lanes_basis[16]
+    ctypedef struct rbd_lanes_model:
+        int nb, nv
+        const int* parents
+        const int* kinds
+        const int* v_idx
+        const int* nvj
+        const int* d2_idx
+        const int* cols
+        const int* basis
+        const double* axes
+        const double* inertias
+        const double* armature
+        int has_armature
+        double singular_tol
+    int rbd_lanes_have_avx2() noexcept nogil
+    void rbd_rnea_lanes_base(const rbd_lanes_model*, const double*, const double*, const double*,
+                             const double*, const double*, double*, double*) noexcept nogil
+    void rbd_rnea_lanes_avx2(const rbd_lanes_model*, const double*, const double*, const double*,
+                             const double*, const double*, double*, double*) noexcept nogil
+    void rbd_crba_lanes_base(const rbd_lanes_model*, const double*, double**, double*) noexcept nogil
+    void rbd_crba_lanes_avx2(const rbd_lanes_model*, const double*, double**, double*) noexcept nogil
+    int rbd_aba_lanes_base(const rbd_lanes_model*, const double*, const double*, const double*,
+                           const double*, const double*, double*, double*, int*) noexcept nogil
+    int rbd_aba_lanes_avx2(const rbd_lanes_model*, const double*, const double*, const double*,
+                           const double*, const double*, double*, double*, int*) noexcept nogil
+
+
+cdef inline void lanes_tables() noexcept nogil:
+    """Fill rbd_lanes_cols / rbd_lanes_basis from the joint table (once, at import)."""
+    cdef int k, c
+    for k in range(<int>K_COUNT):
+        rbd_lanes_basis[k] = rbd_joint_table[k].basis
+        for c in range(6):
+            rbd_lanes_cols[6 * k + c] = rbd_joint_table[k].cols[c]
+        if k == K_REV:
+            rbd_lanes_cols[6 * k] = RBD_AXIS_ANGULAR
+        elif k == K_PRISM:
+            rbd_lanes_cols[6 * k] = RBD_AXIS_LINEAR
+
+
+cdef inline void lanes_model(const CModel* m, rbd_lanes_model* out) noexcept nogil:
+    out.nb = m.nb
+    out.nv = m.nv
+    out.parents = m.parents
+    out.kinds = m.kinds
+    out.v_idx = m.v_idx
+    out.nvj = m.nvj
+    out.d2_idx = m.d2_idx
+    out.cols = rbd_lanes_cols
+    out.basis = rbd_lanes_basis
+    out.axes = m.axes
+    out.inertias = m.inertias
+    out.armature = m.armature
+    out.has_armature = m.has_armature
+    out.singular_tol = m.singular_tol
+
+
+cdef inline void lanes_placements(const CModel* m, int n, const double* q, Py_ssize_t qsize,
+                                  double* X) noexcept nogil:
+    """X (12 rows of LANES per body) = every body's parent_from_body in each lane; lanes
+    n.. repeat the last sample (their results are dropped)."""
+    cdef double T[16]
+    cdef const double* qs
+    cdef int i, l, r
+    for l in range(LANES):
+        qs = q + (l if l < n else n - 1) * qsize
+        for i in range(m.nb):
+            joint_placement(m, i, qs + m.q_idx[i], T)
+            for r in range(12):
+                X[(12 * i + r) * LANES + l] = T[r]
+
+
+cdef inline double* lanes_in(int n, const double* x, Py_ssize_t xsize, double* rows) noexcept nogil:
+    """rows (xsize rows of LANES) = the n samples of x, the last repeated; returns rows,
+    or NULL for an absent x."""
+    cdef int l
+    cdef Py_ssize_t j
+    cdef const double* xs
+    if x == NULL:
+        return NULL
+    for l in range(LANES):
+        xs = x + (l if l < n else n - 1) * xsize
+        for j in range(xsize):
+            rows[j * LANES + l] = xs[j]
+    return rows
+
+
+cdef inline void lanes_out(int n, const double* rows, Py_ssize_t xsize, double* x) noexcept nogil:
+    """The first n lanes of rows back into n samples of xsize doubles."""
+    cdef int l
+    cdef Py_ssize_t j
+    for l in range(n):
+        for j in range(xsize):
+            x[l * xsize + j] = rows[j * LANES + l]

@@ -1,0 +1,352 @@
+/* The block kernels of rbd_c/_lanes.h, included once per instruction set with
+   RBD_SFX(name) naming that set's copy.  Storage: a quantity of k numbers is k rows
+   of RBD_LANES doubles (row r, lane l at [r * RBD_LANES + l]); a transform is its 12
+   top entries (row-major 3x4), a motion or force 6 rows (linear first), an inertia
+   the 10 numbers [m, h, I] of rbd_c/_kernels.pxd, a symmetric 6x6 its 21 upper
+   entries.  Each formula is the one-sample kernel's, lane by lane. */
+
+#define L RBD_LANES
+#define LANE for (int l = 0; l < L; l++)
+#define R(x, r) (x)[(r) * L + l]
+
+/* out = Ad_X^-1 m  (inv_act_motion) */
+static inline void RBD_SFX(ln_inv_act_motion)(const double* restrict X, const double* restrict m,
+                                              double* restrict out) {
+    LANE {
+        double y0 = R(m, 3), y1 = R(m, 4), y2 = R(m, 5);
+        double t0 = R(X, 3), t1 = R(X, 7), t2 = R(X, 11);
+        double u0 = R(m, 0) - (t1 * y2 - t2 * y1);
+        double u1 = R(m, 1) - (t2 * y0 - t0 * y2);
+        double u2 = R(m, 2) - (t0 * y1 - t1 * y0);
+        R(out, 0) = R(X, 0) * u0 + R(X, 4) * u1 + R(X, 8) * u2;
+        R(out, 1) = R(X, 1) * u0 + R(X, 5) * u1 + R(X, 9) * u2;
+        R(out, 2) = R(X, 2) * u0 + R(X, 6) * u1 + R(X, 10) * u2;
+        R(out, 3) = R(X, 0) * y0 + R(X, 4) * y1 + R(X, 8) * y2;
+        R(out, 4) = R(X, 1) * y0 + R(X, 5) * y1 + R(X, 9) * y2;
+        R(out, 5) = R(X, 2) * y0 + R(X, 6) * y1 + R(X, 10) * y2;
+    }
+}
+
+/* out (+)= Ad_X x for the pair (x: part that picks up the translation, y: rotated only):
+   out_y = R y, out_x = R x + t x (R y); the shared form of act_motion and act_force. */
+static inline void RBD_SFX(ln_act_pair)(const double* restrict X, const double* restrict x,
+                                        const double* restrict y, double* restrict ox,
+                                        double* restrict oy, int add) {
+    LANE {
+        double x0 = R(x, 0), x1 = R(x, 1), x2 = R(x, 2), y0 = R(y, 0), y1 = R(y, 1), y2 = R(y, 2);
+        double t0 = R(X, 3), t1 = R(X, 7), t2 = R(X, 11);
+        double a0 = R(X, 0) * y0 + R(X, 1) * y1 + R(X, 2) * y2;
+        double a1 = R(X, 4) * y0 + R(X, 5) * y1 + R(X, 6) * y2;
+        double a2 = R(X, 8) * y0 + R(X, 9) * y1 + R(X, 10) * y2;
+        double b0 = R(X, 0) * x0 + R(X, 1) * x1 + R(X, 2) * x2 + t1 * a2 - t2 * a1;
+        double b1 = R(X, 4) * x0 + R(X, 5) * x1 + R(X, 6) * x2 + t2 * a0 - t0 * a2;
+        double b2 = R(X, 8) * x0 + R(X, 9) * x1 + R(X, 10) * x2 + t0 * a1 - t1 * a0;
+        if (add) {
+            R(ox, 0) += b0; R(ox, 1) += b1; R(ox, 2) += b2;
+            R(oy, 0) += a0; R(oy, 1) += a1; R(oy, 2) += a2;
+        } else {
+            R(ox, 0) = b0; R(ox, 1) = b1; R(ox, 2) = b2;
+            R(oy, 0) = a0; R(oy, 1) = a1; R(oy, 2) = a2;
+        }
+    }
+}
+
+/* out += m1 x m2  (motion_cross, added) */
+static inline void RBD_SFX(ln_motion_cross_add)(const double* restrict m1, const double* restrict m2,
+                                                double* restrict out) {
+    LANE {
+        double v0 = R(m1, 0), v1 = R(m1, 1), v2 = R(m1, 2), w0 = R(m1, 3), w1 = R(m1, 4), w2 = R(m1, 5);
+        double x0 = R(m2, 0), x1 = R(m2, 1), x2 = R(m2, 2), y0 = R(m2, 3), y1 = R(m2, 4), y2 = R(m2, 5);
+        R(out, 0) += v1 * y2 - v2 * y1 + w1 * x2 - w2 * x1;
+        R(out, 1) += v2 * y0 - v0 * y2 + w2 * x0 - w0 * x2;
+        R(out, 2) += v0 * y1 - v1 * y0 + w0 * x1 - w1 * x0;
+        R(out, 3) += w1 * y2 - w2 * y1;
+        R(out, 4) += w2 * y0 - w0 * y2;
+        R(out, 5) += w0 * y1 - w1 * y0;
+    }
+}
+
+/* out = Y a (+ v x* (Y v) when v is given): a body's force in RNEA (inertia_apply and
+   inertia_cross_term); Y is one inertia for every lane. */
+static inline void RBD_SFX(ln_body_force)(const double* restrict Y, const double* restrict a,
+                                          const double* restrict v, double* restrict out) {
+    const double mass = Y[0], h0 = Y[1], h1 = Y[2], h2 = Y[3];
+    const double I0 = Y[4], I1 = Y[5], I2 = Y[6], I3 = Y[7], I4 = Y[8], I5 = Y[9];
+    LANE {
+        double v0 = R(a, 0), v1 = R(a, 1), v2 = R(a, 2), w0 = R(a, 3), w1 = R(a, 4), w2 = R(a, 5);
+        R(out, 0) = mass * v0 - (h1 * w2 - h2 * w1);
+        R(out, 1) = mass * v1 - (h2 * w0 - h0 * w2);
+        R(out, 2) = mass * v2 - (h0 * w1 - h1 * w0);
+        R(out, 3) = h1 * v2 - h2 * v1 + I0 * w0 + I1 * w1 + I2 * w2;
+        R(out, 4) = h2 * v0 - h0 * v2 + I1 * w0 + I3 * w1 + I4 * w2;
+        R(out, 5) = h0 * v1 - h1 * v0 + I2 * w0 + I4 * w1 + I5 * w2;
+    }
+    if (v == NULL)
+        return;
+    LANE {
+        double v0 = R(v, 0), v1 = R(v, 1), v2 = R(v, 2), w0 = R(v, 3), w1 = R(v, 4), w2 = R(v, 5);
+        double b0 = h1 * w2 - h2 * w1, b1 = h2 * w0 - h0 * w2, b2 = h0 * w1 - h1 * w0;
+        double f0 = mass * v0 - b0, f1 = mass * v1 - b1, f2 = mass * v2 - b2;
+        double n0 = h1 * v2 - h2 * v1 + I0 * w0 + I1 * w1 + I2 * w2;
+        double n1 = h2 * v0 - h0 * v2 + I1 * w0 + I3 * w1 + I4 * w2;
+        double n2 = h0 * v1 - h1 * v0 + I2 * w0 + I4 * w1 + I5 * w2;
+        R(out, 0) += w1 * f2 - w2 * f1;
+        R(out, 1) += w2 * f0 - w0 * f2;
+        R(out, 2) += w0 * f1 - w1 * f0;
+        R(out, 3) += w1 * n2 - w2 * n1 - (v1 * b2 - v2 * b1);
+        R(out, 4) += w2 * n0 - w0 * n2 - (v2 * b0 - v0 * b2);
+        R(out, 5) += w0 * n1 - w1 * n0 - (v0 * b1 - v1 * b0);
+    }
+}
+
+/* out += S_i x (x: nv_i rows)  (joint_motion_add) */
+static inline void RBD_SFX(ln_motion_add)(const rbd_lanes_model* m, int i, const double* restrict x,
+                                          double* restrict out) {
+    const int* cols = m->cols + 6 * m->kinds[i];
+    const double* u = m->axes + 3 * i;
+    for (int c = 0; c < m->nvj[i]; c++) {
+        const double* xc = x + c * L;
+        if (cols[c] >= 0) {
+            double* o = out + cols[c] * L;
+            LANE o[l] += xc[l];
+        } else {
+            double* o = out + (cols[c] == RBD_AXIS_ANGULAR ? 3 : 0) * L;
+            LANE {
+                o[l] += u[0] * xc[l]; o[L + l] += u[1] * xc[l]; o[2 * L + l] += u[2] * xc[l];
+            }
+        }
+    }
+}
+
+/* out = S_i^T f (nv_i rows)  (joint_force) */
+static inline void RBD_SFX(ln_joint_force)(const rbd_lanes_model* m, int i, const double* restrict f,
+                                           double* restrict out) {
+    const int* cols = m->cols + 6 * m->kinds[i];
+    const double* u = m->axes + 3 * i;
+    for (int c = 0; c < m->nvj[i]; c++) {
+        double* o = out + c * L;
+        if (cols[c] >= 0) {
+            const double* fc = f + cols[c] * L;
+            LANE o[l] = fc[l];
+        } else {
+            const double* fc = f + (cols[c] == RBD_AXIS_ANGULAR ? 3 : 0) * L;
+            LANE o[l] = u[0] * fc[l] + u[1] * fc[L + l] + u[2] * fc[2 * L + l];
+        }
+    }
+}
+
+/* RNEA on a block: tau (nv rows) from the placements X (12 rows per body), v, a (nv
+   rows each; NULL: zero) and fext (6 rows per body; NULL: none); work: 18 rows per body. */
+static void RBD_SFX(rbd_rnea_lanes)(const rbd_lanes_model* m, const double* g, const double* X,
+                                    const double* v, const double* a, const double* fext,
+                                    double* tau, double* work) {
+    const int nb = m->nb;
+    double* V = work;
+    double* A = work + 6 * L * nb;
+    double* F = work + 12 * L * nb;
+    double a0[6 * L], vJ[6 * L];
+    LANE {
+        R(a0, 0) = -g[0]; R(a0, 1) = -g[1]; R(a0, 2) = -g[2];
+        R(a0, 3) = 0.0; R(a0, 4) = 0.0; R(a0, 5) = 0.0;
+    }
+    for (int i = 0; i < nb; i++) {
+        const int p = m->parents[i], vi = m->v_idx[i];
+        const double* xi = X + 12 * L * i;
+        double* Vi = V + 6 * L * i;
+        double* Ai = A + 6 * L * i;
+        double* Fi = F + 6 * L * i;
+        RBD_SFX(ln_inv_act_motion)(xi, p >= 0 ? A + 6 * L * p : a0, Ai);
+        if (a != NULL)
+            RBD_SFX(ln_motion_add)(m, i, a + vi * L, Ai);
+        if (v != NULL) {
+            memset(vJ, 0, sizeof(vJ));
+            RBD_SFX(ln_motion_add)(m, i, v + vi * L, vJ);
+            if (p >= 0) {
+                RBD_SFX(ln_inv_act_motion)(xi, V + 6 * L * p, Vi);
+                for (int r = 0; r < 6 * L; r++)
+                    Vi[r] += vJ[r];
+                RBD_SFX(ln_motion_cross_add)(Vi, vJ, Ai);
+            } else {
+                memcpy(Vi, vJ, sizeof(vJ));
+            }
+        }
+        RBD_SFX(ln_body_force)(m->inertias + 10 * i, Ai, v != NULL ? Vi : NULL, Fi);
+        if (fext != NULL)
+            for (int r = 0; r < 6 * L; r++)
+                Fi[r] -= fext[6 * L * i + r];
+    }
+    for (int i = nb - 1; i >= 0; i--) {
+        const int p = m->parents[i];
+        double* Fi = F + 6 * L * i;
+        RBD_SFX(ln_joint_force)(m, i, Fi, tau + m->v_idx[i] * L);
+        if (p >= 0) {
+            double* Fp = F + 6 * L * p;
+            RBD_SFX(ln_act_pair)(X + 12 * L * i, Fi + 3 * L, Fi, Fp + 3 * L, Fp, 1);
+        }
+    }
+    if (a != NULL && m->has_armature)
+        for (int k = 0; k < m->nv; k++)
+            LANE R(tau, k) += m->armature[k] * R(a, k);
+}
+
+/* out = A B for transforms (se3_compose, 12 rows each) */
+static inline void RBD_SFX(ln_compose)(const double* restrict A, const double* restrict B, double* restrict out) {
+    LANE {
+        for (int r = 0; r < 3; r++) {
+            double a0 = R(A, 4 * r), a1 = R(A, 4 * r + 1), a2 = R(A, 4 * r + 2);
+            R(out, 4 * r) = a0 * R(B, 0) + a1 * R(B, 4) + a2 * R(B, 8);
+            R(out, 4 * r + 1) = a0 * R(B, 1) + a1 * R(B, 5) + a2 * R(B, 9);
+            R(out, 4 * r + 2) = a0 * R(B, 2) + a1 * R(B, 6) + a2 * R(B, 10);
+            R(out, 4 * r + 3) = R(A, 4 * r + 3) + a0 * R(B, 3) + a1 * R(B, 7) + a2 * R(B, 11);
+        }
+    }
+}
+
+/* out = the inertia Y (one for every lane) in the frame of the transforms M (inertia_act) */
+static inline void RBD_SFX(ln_inertia_act)(const double* restrict M, const double* restrict Y,
+                                           double* restrict out) {
+    const double mass = Y[0], y1 = Y[1], y2 = Y[2], y3 = Y[3];
+    const double sxx = Y[4], sxy = Y[5], sxz = Y[6], syy = Y[7], syz = Y[8], szz = Y[9];
+    LANE {
+        double a00 = R(M, 0), a01 = R(M, 1), a02 = R(M, 2), a10 = R(M, 4), a11 = R(M, 5), a12 = R(M, 6);
+        double a20 = R(M, 8), a21 = R(M, 9), a22 = R(M, 10);
+        double p0 = R(M, 3), p1 = R(M, 7), p2 = R(M, 11);
+        double h0 = a00 * y1 + a01 * y2 + a02 * y3;   /* R h */
+        double h1 = a10 * y1 + a11 * y2 + a12 * y3;
+        double h2 = a20 * y1 + a21 * y2 + a22 * y3;
+        double t00 = a00 * sxx + a01 * sxy + a02 * sxz, t01 = a00 * sxy + a01 * syy + a02 * syz;
+        double t02 = a00 * sxz + a01 * syz + a02 * szz, t10 = a10 * sxx + a11 * sxy + a12 * sxz;
+        double t11 = a10 * sxy + a11 * syy + a12 * syz, t12 = a10 * sxz + a11 * syz + a12 * szz;
+        double t20 = a20 * sxx + a21 * sxy + a22 * sxz, t21 = a20 * sxy + a21 * syy + a22 * syz;
+        double t22 = a20 * sxz + a21 * syz + a22 * szz;
+        double I0 = t00 * a00 + t01 * a01 + t02 * a02, I1 = t00 * a10 + t01 * a11 + t02 * a12;
+        double I2 = t00 * a20 + t01 * a21 + t02 * a22, I3 = t10 * a10 + t11 * a11 + t12 * a12;
+        double I4 = t10 * a20 + t11 * a21 + t12 * a22, I5 = t20 * a20 + t21 * a21 + t22 * a22;
+        /* parallel axes (_translation_term) */
+        double diag = mass * (p0 * p0 + p1 * p1 + p2 * p2) + 2.0 * (p0 * h0 + p1 * h1 + p2 * h2);
+        double k0 = mass * p0 + h0, k1 = mass * p1 + h1, k2 = mass * p2 + h2;
+        R(out, 0) = mass;
+        R(out, 1) = mass * p0 + h0;
+        R(out, 2) = mass * p1 + h1;
+        R(out, 3) = mass * p2 + h2;
+        R(out, 4) = I0 + (diag - p0 * k0 - h0 * p0);
+        R(out, 5) = I1 + (-p0 * k1 - h0 * p1);
+        R(out, 6) = I2 + (-p0 * k2 - h0 * p2);
+        R(out, 7) = I3 + (diag - p1 * k1 - h1 * p1);
+        R(out, 8) = I4 + (-p1 * k2 - h1 * p2);
+        R(out, 9) = I5 + (diag - p2 * k2 - h2 * p2);
+    }
+}
+
+/* out = Y m for inertias Y that differ by lane (inertia_apply) */
+static inline void RBD_SFX(ln_inertia_apply)(const double* restrict Y, const double* restrict m,
+                                             double* restrict out) {
+    LANE {
+        double v0 = R(m, 0), v1 = R(m, 1), v2 = R(m, 2), w0 = R(m, 3), w1 = R(m, 4), w2 = R(m, 5);
+        double mass = R(Y, 0), h0 = R(Y, 1), h1 = R(Y, 2), h2 = R(Y, 3);
+        R(out, 0) = mass * v0 - (h1 * w2 - h2 * w1);
+        R(out, 1) = mass * v1 - (h2 * w0 - h0 * w2);
+        R(out, 2) = mass * v2 - (h0 * w1 - h1 * w0);
+        R(out, 3) = h1 * v2 - h2 * v1 + R(Y, 4) * w0 + R(Y, 5) * w1 + R(Y, 6) * w2;
+        R(out, 4) = h2 * v0 - h0 * v2 + R(Y, 5) * w0 + R(Y, 7) * w1 + R(Y, 8) * w2;
+        R(out, 5) = h0 * v1 - h1 * v0 + R(Y, 6) * w0 + R(Y, 8) * w1 + R(Y, 9) * w2;
+    }
+}
+
+/* out = column col of body i's motion subspace in world axes (world_column), oM its
+   world placement */
+static inline void RBD_SFX(ln_world_column)(const rbd_lanes_model* m, int i, int col, const double* restrict oM,
+                                            double* restrict out) {
+    const int kind = m->kinds[i], a = m->basis[kind], c = m->cols[6 * kind + col];
+    if (a >= 0) {
+        LANE {
+            double r0 = R(oM, a), r1 = R(oM, 4 + a), r2 = R(oM, 8 + a);
+            R(out, 3) = r0; R(out, 4) = r1; R(out, 5) = r2;
+            R(out, 0) = R(oM, 7) * r2 - R(oM, 11) * r1;
+            R(out, 1) = R(oM, 11) * r0 - R(oM, 3) * r2;
+            R(out, 2) = R(oM, 3) * r1 - R(oM, 7) * r0;
+        }
+        return;
+    }
+    double s[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (c >= 0) {
+        s[c] = 1.0;
+    } else {
+        const double* u = m->axes + 3 * i;
+        int o = c == RBD_AXIS_ANGULAR ? 3 : 0;
+        s[o] = u[0]; s[o + 1] = u[1]; s[o + 2] = u[2];
+    }
+    LANE {  /* act_motion with a constant motion s */
+        double t0 = R(oM, 3), t1 = R(oM, 7), t2 = R(oM, 11);
+        double a0 = R(oM, 0) * s[3] + R(oM, 1) * s[4] + R(oM, 2) * s[5];
+        double a1 = R(oM, 4) * s[3] + R(oM, 5) * s[4] + R(oM, 6) * s[5];
+        double a2 = R(oM, 8) * s[3] + R(oM, 9) * s[4] + R(oM, 10) * s[5];
+        R(out, 0) = R(oM, 0) * s[0] + R(oM, 1) * s[1] + R(oM, 2) * s[2] + t1 * a2 - t2 * a1;
+        R(out, 1) = R(oM, 4) * s[0] + R(oM, 5) * s[1] + R(oM, 6) * s[2] + t2 * a0 - t0 * a2;
+        R(out, 2) = R(oM, 8) * s[0] + R(oM, 9) * s[1] + R(oM, 10) * s[2] + t0 * a1 - t1 * a0;
+        R(out, 3) = a0; R(out, 4) = a1; R(out, 5) = a2;
+    }
+}
+
+/* CRBA on a block (k_crba, lane by lane): the mass matrix of lane l into M[l] (nv x nv,
+   row-major), from the placements X (12 rows per body); work: 22 rows per body + 6 per dof. */
+static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, double* const* M, double* work) {
+    const int nb = m->nb, nv = m->nv;
+    double* oM = work;
+    double* Yc = work + 12 * L * nb;
+    double* J = work + 22 * L * nb;
+    double f[6 * L], val[L];
+    for (int l = 0; l < L; l++)
+        memset(M[l], 0, (size_t)nv * nv * sizeof(double));
+    for (int i = 0; i < nb; i++) {
+        const int p = m->parents[i];
+        if (p >= 0)
+            RBD_SFX(ln_compose)(oM + 12 * L * p, X + 12 * L * i, oM + 12 * L * i);
+        else
+            memcpy(oM + 12 * L * i, X + 12 * L * i, 12 * L * sizeof(double));
+        RBD_SFX(ln_inertia_act)(oM + 12 * L * i, m->inertias + 10 * i, Yc + 10 * L * i);
+        for (int col = 0; col < m->nvj[i]; col++)
+            RBD_SFX(ln_world_column)(m, i, col, oM + 12 * L * i, J + 6 * L * (m->v_idx[i] + col));
+    }
+    for (int i = nb - 1; i >= 0; i--) {
+        const int vi = m->v_idx[i];
+        for (int col = 0; col < m->nvj[i]; col++) {
+            RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, J + 6 * L * (vi + col), f);
+            int j = i, nr = col + 1;   /* own block: its upper triangle, then mirrored */
+            while (j >= 0) {
+                const int vj = m->v_idx[j];
+                for (int r = 0; r < nr; r++) {
+                    const double* Jr = J + 6 * L * (vj + r);
+                    LANE val[l] = R(Jr, 0) * R(f, 0) + R(Jr, 1) * R(f, 1) + R(Jr, 2) * R(f, 2)
+                                  + R(Jr, 3) * R(f, 3) + R(Jr, 4) * R(f, 4) + R(Jr, 5) * R(f, 5);
+                    for (int l = 0; l < L; l++) {
+                        M[l][(size_t)(vj + r) * nv + vi + col] = val[l];
+                        M[l][(size_t)(vi + col) * nv + vj + r] = val[l];
+                    }
+                }
+                j = m->parents[j];
+                if (j >= 0)
+                    nr = m->nvj[j];
+            }
+        }
+        const int p = m->parents[i];
+        if (p >= 0)
+            for (int r = 0; r < 10 * L; r++)
+                Yc[10 * L * p + r] += Yc[10 * L * i + r];
+    }
+    if (m->has_armature)
+        for (int l = 0; l < L; l++)
+            for (int k = 0; k < nv; k++)
+                M[l][(size_t)k * nv + k] += m->armature[k];
+}
+
+static int RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, const double* X,
+                                  const double* v, const double* tau, const double* fext, double* qdd,
+                                  double* work, int* status) {
+    (void)m; (void)g; (void)X; (void)v; (void)tau; (void)fext; (void)qdd; (void)work; (void)status;
+    return 0;
+}
+
+#undef L
+#undef LANE
+#undef R
