@@ -136,14 +136,16 @@ cdef int _rnea_block(const Call* c, int n, const double** ins, const Py_ssize_t*
     cdef rbd_lanes_model lm
     cdef Py_ssize_t nb = m.nb, nv = m.nv
     cdef double* X = work
-    cdef double* rows = X + 12 * LANES * nb      # v, a (nv rows each), fext (6 per body), tau (nv)
+    cdef double* Q = X + 12 * LANES * nb         # q (nq <= nb + nv rows)
+    cdef double* rows = Q + LANES * (nb + nv)    # v, a (nv rows each), fext (6 per body), tau (nv)
     cdef const double* v = lanes_in(n, ins[1] if nin > 1 else NULL, nv, rows)
     cdef const double* a = lanes_in(n, ins[2] if nin > 2 else NULL, nv, rows + LANES * nv)
     cdef const double* f = lanes_in(n, ins[3] if nin > 3 else NULL, 6 * nb, rows + 2 * LANES * nv)
     cdef double* taus = rows + 2 * LANES * nv + 6 * LANES * nb
     lanes_model(m, &lm)
-    lanes_placements(m, n, ins[0], size[0], X)
-    if _use_avx2():
+    cdef bint avx2 = _use_avx2()
+    lanes_placements(&lm, m, n, ins[0], size[0], X, Q, avx2)
+    if avx2:
         rbd_rnea_lanes_avx2(&lm, c.g, X, v, a, f, taus, taus + LANES * nv)
     else:
         rbd_rnea_lanes_base(&lm, c.g, X, v, a, f, taus, taus + LANES * nv)
@@ -260,14 +262,16 @@ cdef int kb_crba(const Call* c, int n, const double** ins, const Py_ssize_t* siz
     cdef rbd_lanes_model lm
     cdef double* Ms[LANES]
     cdef double* X = work
-    cdef double* rest = X + 12 * LANES * m.nb
+    cdef double* Q = X + 12 * LANES * m.nb
+    cdef double* rest = Q + LANES * (m.nb + m.nv)
     cdef int l
+    cdef bint avx2 = _use_avx2()
     for l in range(LANES):
         Ms[l] = outs[0] + l * osize[0] if l < n else rest
     rest += m.nv * m.nv
     lanes_model(m, &lm)
-    lanes_placements(m, n, ins[0], size[0], X)
-    if _use_avx2():
+    lanes_placements(&lm, m, n, ins[0], size[0], X, Q, avx2)
+    if avx2:
         rbd_crba_lanes_avx2(&lm, X, Ms, rest)
     else:
         rbd_crba_lanes_base(&lm, X, Ms, rest)
@@ -721,10 +725,10 @@ cdef Algorithm CENTROIDAL_MATRIX_RATE = algorithm(b"qv", ("q", "v"), (b"6v",), k
                                                   size(nb=CM_PER_BODY, nv=6), size(nb=160, nv=40))
 
 # the block kernels (batches) and their scratch, LANES times the rows of _rnea_block etc.
-set_block(RNEA, kb_rnea, size(nb=36 * LANES, nv=3 * LANES))
-set_block(GRAVITY, kb_gravity, size(nb=36 * LANES, nv=3 * LANES))
-set_block(NONLINEAR_EFFECTS, kb_nle, size(nb=36 * LANES, nv=3 * LANES))
-set_block(CRBA, kb_crba, size(nb=34 * LANES, nv=6 * LANES, nv2=1))
+set_block(RNEA, kb_rnea, size(nb=37 * LANES, nv=4 * LANES))
+set_block(GRAVITY, kb_gravity, size(nb=37 * LANES, nv=4 * LANES))
+set_block(NONLINEAR_EFFECTS, kb_nle, size(nb=37 * LANES, nv=4 * LANES))
+set_block(CRBA, kb_crba, size(nb=35 * LANES, nv=7 * LANES, nv2=1))
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
 RNEA.name = "rnea"

@@ -15,6 +15,7 @@
 #ifndef RBD_LANES_H
 #define RBD_LANES_H
 
+#include <math.h>
 #include <string.h>
 
 #define RBD_LANES 4
@@ -24,12 +25,21 @@
 #define RBD_AXIS_ANGULAR -1
 #define RBD_AXIS_LINEAR -2
 
+/* the joint kinds the kernels place themselves (codes of rbd_c/_joints.pxd, checked at import) */
+#define RBD_K_REV_X 0
+#define RBD_K_REV_Y 1
+#define RBD_K_REV_Z 2
+#define RBD_K_REV 3
+#define RBD_K_PRISM 4
+#define RBD_K_PLANAR 6
+
 typedef struct {
     int nb, nv;
-    const int *parents, *kinds, *v_idx, *nvj, *d2_idx;
+    const int *parents, *kinds, *q_idx, *v_idx, *nvj, *d2_idx;
     const int *cols;            /* (number of kinds, 6) as above, by joint kind */
     const int *basis;           /* (number of kinds,) 0, 1, 2: revolute about that axis of its frame; -1 otherwise */
     const double *axes;         /* (nb, 3) */
+    const double *placements;   /* (nb, 16) */
     const double *inertias;     /* (nb, 10) */
     const double *armature;     /* (nv,) */
     int has_armature;
@@ -63,6 +73,7 @@ static int rbd_lanes_have_avx2(void) {
 }
 
 #if !RBD_LANES_AVX2  /* (never called: rbd_lanes_have_avx2() is 0) */
+#define rbd_place_lanes_avx2 rbd_place_lanes_base
 #define rbd_rnea_lanes_avx2 rbd_rnea_lanes_base
 #define rbd_crba_lanes_avx2 rbd_crba_lanes_base
 #define rbd_aba_lanes_avx2 rbd_aba_lanes_base

@@ -4,7 +4,8 @@ what the block kernels of _dynamics.pyx share: the kernels' model view, the join
 placements of a block (per lane, by the one-sample joint code: every joint kind) and
 the transposition of inputs into lanes and of outputs back."""
 from rbd_c._model cimport CModel, LANES
-from rbd_c._joints cimport joint_placement, rbd_joint_table, K_COUNT, K_REV, K_PRISM
+from rbd_c._joints cimport (joint_placement, rbd_joint_table, K_COUNT, K_REV_X, K_REV_Y, K_REV_Z, K_REV, K_PRISM,
+                            K_PLANAR, K_SPH, K_FREE)
 
 cdef extern from "_lanes.h":
     """
@@ -21,17 +22,22 @@ cdef extern from "_lanes.h":
         int nb, nv
         const int* parents
         const int* kinds
+        const int* q_idx
         const int* v_idx
         const int* nvj
         const int* d2_idx
         const int* cols
         const int* basis
         const double* axes
+        const double* placements
         const double* inertias
         const double* armature
         int has_armature
         double singular_tol
     int rbd_lanes_have_avx2() noexcept nogil
+    int RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR
+    void rbd_place_lanes_base(const rbd_lanes_model*, const double*, double*) noexcept nogil
+    void rbd_place_lanes_avx2(const rbd_lanes_model*, const double*, double*) noexcept nogil
     void rbd_rnea_lanes_base(const rbd_lanes_model*, const double*, const double*, const double*,
                              const double*, const double*, double*, double*) noexcept nogil
     void rbd_rnea_lanes_avx2(const rbd_lanes_model*, const double*, const double*, const double*,
@@ -44,9 +50,12 @@ cdef extern from "_lanes.h":
                            const double*, const double*, double*, double*, int*) noexcept nogil
 
 
-cdef inline void lanes_tables() noexcept nogil:
+cdef inline int lanes_tables() except -1:
     """Fill rbd_lanes_cols / rbd_lanes_basis from the joint table (once, at import)."""
     cdef int k, c
+    if (RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR) != (
+            K_REV_X, K_REV_Y, K_REV_Z, K_REV, K_PRISM, K_PLANAR):
+        raise ImportError("rbd_c: the joint kind codes of _lanes.h and _joints.pxd differ")
     for k in range(<int>K_COUNT):
         rbd_lanes_basis[k] = rbd_joint_table[k].basis
         for c in range(6):
@@ -55,6 +64,7 @@ cdef inline void lanes_tables() noexcept nogil:
             rbd_lanes_cols[6 * k] = RBD_AXIS_ANGULAR
         elif k == K_PRISM:
             rbd_lanes_cols[6 * k] = RBD_AXIS_LINEAR
+    return 0
 
 
 cdef inline void lanes_model(const CModel* m, rbd_lanes_model* out) noexcept nogil:
@@ -67,26 +77,35 @@ cdef inline void lanes_model(const CModel* m, rbd_lanes_model* out) noexcept nog
     out.d2_idx = m.d2_idx
     out.cols = rbd_lanes_cols
     out.basis = rbd_lanes_basis
+    out.q_idx = m.q_idx
     out.axes = m.axes
+    out.placements = m.placements
     out.inertias = m.inertias
     out.armature = m.armature
     out.has_armature = m.has_armature
     out.singular_tol = m.singular_tol
 
 
-cdef inline void lanes_placements(const CModel* m, int n, const double* q, Py_ssize_t qsize,
-                                  double* X) noexcept nogil:
-    """X (12 rows of LANES per body) = every body's parent_from_body in each lane; lanes
-    n.. repeat the last sample (their results are dropped)."""
+cdef inline void lanes_placements(const rbd_lanes_model* lm, const CModel* m, int n, const double* q,
+                                  Py_ssize_t qsize, double* X, double* Q, bint avx2) noexcept nogil:
+    """X (12 rows of LANES per body) = every body's parent_from_body in each lane, Q (nq
+    rows) the coordinates in lanes; lanes n.. repeat the last sample (their results are
+    dropped).  Quaternion joints are placed lane by lane by the one-sample code."""
     cdef double T[16]
     cdef const double* qs
     cdef int i, l, r
-    for l in range(LANES):
-        qs = q + (l if l < n else n - 1) * qsize
-        for i in range(m.nb):
-            joint_placement(m, i, qs + m.q_idx[i], T)
-            for r in range(12):
-                X[(12 * i + r) * LANES + l] = T[r]
+    lanes_in(n, q, qsize, Q)
+    if avx2:
+        rbd_place_lanes_avx2(lm, Q, X)
+    else:
+        rbd_place_lanes_base(lm, Q, X)
+    for i in range(m.nb):
+        if m.kinds[i] == K_SPH or m.kinds[i] == K_FREE:
+            for l in range(LANES):
+                qs = q + (l if l < n else n - 1) * qsize
+                joint_placement(m, i, qs + m.q_idx[i], T)
+                for r in range(12):
+                    X[(12 * i + r) * LANES + l] = T[r]
 
 
 cdef inline double* lanes_in(int n, const double* x, Py_ssize_t xsize, double* rows) noexcept nogil:

@@ -135,6 +135,111 @@ static inline void RBD_SFX(ln_joint_force)(const rbd_lanes_model* m, int i, cons
     }
 }
 
+/* sn, cs = sin and cos of each lane of x: Cody-Waite reduction by pi/2 (pi/2 in three
+   parts, exact products for |x| < 1e5) and fdlibm's polynomials on [-pi/4, pi/4], in
+   the lanes; within an ulp or two of libm's (which takes the lanes of |x| >= 1e5). */
+static inline void RBD_SFX(ln_sincos)(const double* restrict x, double* restrict sn, double* restrict cs) {
+    int big = 0;
+    LANE {
+        double xl = x[l];
+        double fn = (xl * 6.36619772367581382433e-01 + 6755399441055744.0) - 6755399441055744.0;
+        double r = ((xl - fn * 1.57079632673412561417e+00) - fn * 6.07710050630396597660e-11)
+                   - fn * 2.02226624871116645580e-21;
+        double z = r * r;
+        double sr = r + r * z * (-1.66666666666666324348e-01 + z * (8.33333333332248946124e-03
+                    + z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06
+                    + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))));
+        double cr = 1.0 - 0.5 * z + z * z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03
+                    + z * (2.48015872894767294178e-05 + z * (-2.75573143513906633035e-07
+                    + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+        int k = (int)fn;
+        double s1 = (k & 1) ? cr : sr, c1 = (k & 1) ? sr : cr;
+        sn[l] = (k & 2) ? -s1 : s1;
+        cs[l] = ((k + 1) & 2) ? -c1 : c1;
+        big |= !(xl < 1e5 && xl > -1e5);
+    }
+    if (big)
+        for (int l = 0; l < L; l++)
+            if (!(x[l] < 1e5 && x[l] > -1e5)) {
+                sn[l] = sin(x[l]);
+                cs[l] = cos(x[l]);
+            }
+}
+
+/* X (12 rows per body) = parent_from_body of the bodies whose joint is revolute,
+   prismatic or planar (joint_placement, lane by lane), from the coordinates Q (nq
+   rows); the other bodies are left to the caller. */
+static void RBD_SFX(rbd_place_lanes)(const rbd_lanes_model* m, const double* Q, double* X) {
+    double c[L], s[L];
+    for (int i = 0; i < m->nb; i++) {
+        const int k = m->kinds[i];
+        const double* P = m->placements + 16 * i;
+        const double* q = Q + m->q_idx[i] * L;
+        double* out = X + 12 * L * i;
+        if (k == RBD_K_REV_X || k == RBD_K_REV_Y || k == RBD_K_REV_Z || k == RBD_K_REV)
+            RBD_SFX(ln_sincos)(q, s, c);
+        else if (k == RBD_K_PLANAR)
+            RBD_SFX(ln_sincos)(q + 2 * L, s, c);
+        if (k == RBD_K_REV_X) {
+            for (int r = 0; r < 3; r++) LANE {
+                R(out, 4 * r) = P[4 * r];
+                R(out, 4 * r + 1) = c[l] * P[4 * r + 1] + s[l] * P[4 * r + 2];
+                R(out, 4 * r + 2) = c[l] * P[4 * r + 2] - s[l] * P[4 * r + 1];
+                R(out, 4 * r + 3) = P[4 * r + 3];
+            }
+        } else if (k == RBD_K_REV_Y) {
+            for (int r = 0; r < 3; r++) LANE {
+                R(out, 4 * r) = c[l] * P[4 * r] - s[l] * P[4 * r + 2];
+                R(out, 4 * r + 1) = P[4 * r + 1];
+                R(out, 4 * r + 2) = s[l] * P[4 * r] + c[l] * P[4 * r + 2];
+                R(out, 4 * r + 3) = P[4 * r + 3];
+            }
+        } else if (k == RBD_K_REV_Z || k == RBD_K_PLANAR) {
+            for (int r = 0; r < 3; r++) LANE {
+                R(out, 4 * r) = c[l] * P[4 * r] + s[l] * P[4 * r + 1];
+                R(out, 4 * r + 1) = c[l] * P[4 * r + 1] - s[l] * P[4 * r];
+                R(out, 4 * r + 2) = P[4 * r + 2];
+                R(out, 4 * r + 3) = P[4 * r + 3];
+            }
+            if (k == RBD_K_PLANAR) LANE {
+                double x = R(q, 0), y = R(q, 1);
+                R(out, 3) += P[0] * x + P[1] * y;
+                R(out, 7) += P[4] * x + P[5] * y;
+                R(out, 11) += P[8] * x + P[9] * y;
+            }
+        } else if (k == RBD_K_REV) {
+            const double* u = m->axes + 3 * i;
+            LANE {
+                double t = 1.0 - c[l], Rm[9];
+                Rm[0] = c[l] + t * u[0] * u[0];
+                Rm[1] = t * u[0] * u[1] - s[l] * u[2];
+                Rm[2] = t * u[0] * u[2] + s[l] * u[1];
+                Rm[3] = t * u[0] * u[1] + s[l] * u[2];
+                Rm[4] = c[l] + t * u[1] * u[1];
+                Rm[5] = t * u[1] * u[2] - s[l] * u[0];
+                Rm[6] = t * u[0] * u[2] - s[l] * u[1];
+                Rm[7] = t * u[1] * u[2] + s[l] * u[0];
+                Rm[8] = c[l] + t * u[2] * u[2];
+                for (int r = 0; r < 3; r++) {
+                    R(out, 4 * r) = P[4 * r] * Rm[0] + P[4 * r + 1] * Rm[3] + P[4 * r + 2] * Rm[6];
+                    R(out, 4 * r + 1) = P[4 * r] * Rm[1] + P[4 * r + 1] * Rm[4] + P[4 * r + 2] * Rm[7];
+                    R(out, 4 * r + 2) = P[4 * r] * Rm[2] + P[4 * r + 1] * Rm[5] + P[4 * r + 2] * Rm[8];
+                    R(out, 4 * r + 3) = P[4 * r + 3];
+                }
+            }
+        } else if (k == RBD_K_PRISM) {
+            const double* u = m->axes + 3 * i;
+            for (int r = 0; r < 12; r++) LANE R(out, r) = P[r];
+            LANE {
+                double x = u[0] * R(q, 0), y = u[1] * R(q, 0), z = u[2] * R(q, 0);
+                R(out, 3) += P[0] * x + P[1] * y + P[2] * z;
+                R(out, 7) += P[4] * x + P[5] * y + P[6] * z;
+                R(out, 11) += P[8] * x + P[9] * y + P[10] * z;
+            }
+        }
+    }
+}
+
 /* RNEA on a block: tau (nv rows) from the placements X (12 rows per body), v, a (nv
    rows each; NULL: zero) and fext (6 rows per body; NULL: none); work: 18 rows per body. */
 static void RBD_SFX(rbd_rnea_lanes)(const rbd_lanes_model* m, const double* g, const double* X,
