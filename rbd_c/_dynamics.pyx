@@ -406,6 +406,35 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
     return 0
 
 
+cdef int kb_aba(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                const Py_ssize_t* osize, double* work) noexcept nogil:
+    """ABA on a block; a singular joint is reported for the block's first sample that has one."""
+    cdef const CModel* m = c.m
+    cdef rbd_lanes_model lm
+    cdef Py_ssize_t nb = m.nb, nv = m.nv
+    cdef double* X = work
+    cdef double* Q = X + 12 * LANES * nb
+    cdef double* rows = Q + LANES * (nb + nv)    # v, tau (nv rows each), fext (6 per body), qdd (nv)
+    cdef const double* v = lanes_in(n, ins[1], nv, rows)
+    cdef const double* tau = lanes_in(n, ins[2], nv, rows + LANES * nv)
+    cdef const double* f = lanes_in(n, ins[3], 6 * nb, rows + 2 * LANES * nv)
+    cdef double* qdd = rows + 2 * LANES * nv + 6 * LANES * nb
+    cdef int status[LANES]
+    cdef int l
+    cdef bint avx2 = _use_avx2()
+    lanes_model(m, &lm)
+    lanes_placements(&lm, m, n, ins[0], size[0], X, Q, avx2)
+    if avx2:
+        rbd_aba_lanes_avx2(&lm, c.g, X, v, tau, f, qdd, qdd + LANES * nv, status)
+    else:
+        rbd_aba_lanes_base(&lm, c.g, X, v, tau, f, qdd, qdd + LANES * nv, status)
+    lanes_out(n, qdd, osize[0], outs[0])
+    for l in range(n):
+        if status[l]:
+            return status[l]
+    return 0
+
+
 def aba(model, q, v, tau, fext=None):
     """Forward dynamics: the joint accelerations produced by tau and fext (compiled)."""
     cdef Call call
@@ -728,6 +757,7 @@ cdef Algorithm CENTROIDAL_MATRIX_RATE = algorithm(b"qv", ("q", "v"), (b"6v",), k
 set_block(RNEA, kb_rnea, size(nb=37 * LANES, nv=4 * LANES))
 set_block(GRAVITY, kb_gravity, size(nb=37 * LANES, nv=4 * LANES))
 set_block(NONLINEAR_EFFECTS, kb_nle, size(nb=37 * LANES, nv=4 * LANES))
+set_block(ABA, kb_aba, size(nb=64 * LANES, nv=10 * LANES, nd2=LANES))
 set_block(CRBA, kb_crba, size(nb=35 * LANES, nv=7 * LANES, nv2=1))
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)

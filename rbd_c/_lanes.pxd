@@ -44,10 +44,10 @@ cdef extern from "_lanes.h":
                              const double*, const double*, double*, double*) noexcept nogil
     void rbd_crba_lanes_base(const rbd_lanes_model*, const double*, double**, double*) noexcept nogil
     void rbd_crba_lanes_avx2(const rbd_lanes_model*, const double*, double**, double*) noexcept nogil
-    int rbd_aba_lanes_base(const rbd_lanes_model*, const double*, const double*, const double*,
-                           const double*, const double*, double*, double*, int*) noexcept nogil
-    int rbd_aba_lanes_avx2(const rbd_lanes_model*, const double*, const double*, const double*,
-                           const double*, const double*, double*, double*, int*) noexcept nogil
+    void rbd_aba_lanes_base(const rbd_lanes_model*, const double*, const double*, const double*,
+                            const double*, const double*, double*, double*, int*) noexcept nogil
+    void rbd_aba_lanes_avx2(const rbd_lanes_model*, const double*, const double*, const double*,
+                            const double*, const double*, double*, double*, int*) noexcept nogil
 
 
 cdef inline int lanes_tables() except -1:

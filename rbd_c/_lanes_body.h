@@ -445,11 +445,298 @@ static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, d
                 M[l][(size_t)k * nv + k] += m->armature[k];
 }
 
-static int RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, const double* X,
-                                  const double* v, const double* tau, const double* fext, double* qdd,
-                                  double* work, int* status) {
-    (void)m; (void)g; (void)X; (void)v; (void)tau; (void)fext; (void)qdd; (void)work; (void)status;
+/* out += X* S X^-1: the articulated inertia S (21 rows) of a child in its parent's frame,
+   X = parent_from_child (sym6_act_add, lane by lane) */
+static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const double* restrict S,
+                                            double* restrict out) {
+    LANE {
+        double M[12], A[6], C[6], Ar[6], Cr[6], Bm[9], T[9], Bp[9], Bpp[9], Lm[9], K[9];
+        for (int r = 0; r < 12; r++) M[r] = R(X, r);
+        const double px = M[3], py = M[7], pz = M[11];
+        A[0] = R(S, 0); A[1] = R(S, 1); A[2] = R(S, 2); A[3] = R(S, 6); A[4] = R(S, 7); A[5] = R(S, 11);
+        C[0] = R(S, 15); C[1] = R(S, 16); C[2] = R(S, 17); C[3] = R(S, 18); C[4] = R(S, 19); C[5] = R(S, 20);
+        Bm[0] = R(S, 3); Bm[1] = R(S, 4); Bm[2] = R(S, 5);
+        Bm[3] = R(S, 8); Bm[4] = R(S, 9); Bm[5] = R(S, 10);
+        Bm[6] = R(S, 12); Bm[7] = R(S, 13); Bm[8] = R(S, 14);
+        for (int h = 0; h < 2; h++) {   /* R A R^T, R C R^T (_rot_sym3) */
+            const double* Y = h ? C : A;
+            double* o = h ? Cr : Ar;
+            for (int i = 0; i < 3; i++) {
+                T[3 * i + 0] = M[4 * i] * Y[0] + M[4 * i + 1] * Y[1] + M[4 * i + 2] * Y[2];
+                T[3 * i + 1] = M[4 * i] * Y[1] + M[4 * i + 1] * Y[3] + M[4 * i + 2] * Y[4];
+                T[3 * i + 2] = M[4 * i] * Y[2] + M[4 * i + 1] * Y[4] + M[4 * i + 2] * Y[5];
+            }
+            o[0] = T[0] * M[0] + T[1] * M[1] + T[2] * M[2];
+            o[1] = T[0] * M[4] + T[1] * M[5] + T[2] * M[6];
+            o[2] = T[0] * M[8] + T[1] * M[9] + T[2] * M[10];
+            o[3] = T[3] * M[4] + T[4] * M[5] + T[5] * M[6];
+            o[4] = T[3] * M[8] + T[4] * M[9] + T[5] * M[10];
+            o[5] = T[6] * M[8] + T[7] * M[9] + T[8] * M[10];
+        }
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                T[3 * i + j] = M[4 * i] * Bm[j] + M[4 * i + 1] * Bm[3 + j] + M[4 * i + 2] * Bm[6 + j];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Bp[3 * i + j] = T[3 * i] * M[4 * j] + T[3 * i + 1] * M[4 * j + 1] + T[3 * i + 2] * M[4 * j + 2];
+        for (int i = 0; i < 3; i++) {
+            double a0 = i == 0 ? Ar[0] : i == 1 ? Ar[1] : Ar[2];
+            double a1 = i == 0 ? Ar[1] : i == 1 ? Ar[3] : Ar[4];
+            double a2 = i == 0 ? Ar[2] : i == 1 ? Ar[4] : Ar[5];
+            Bpp[3 * i + 0] = Bp[3 * i + 0] - (a1 * pz - a2 * py);
+            Bpp[3 * i + 1] = Bp[3 * i + 1] - (a2 * px - a0 * pz);
+            Bpp[3 * i + 2] = Bp[3 * i + 2] - (a0 * py - a1 * px);
+        }
+        for (int j = 0; j < 3; j++) {
+            Lm[j] = py * Bp[6 + j] - pz * Bp[3 + j];
+            Lm[3 + j] = pz * Bp[j] - px * Bp[6 + j];
+            Lm[6 + j] = px * Bp[3 + j] - py * Bp[j];
+            K[j] = py * Bpp[6 + j] - pz * Bpp[3 + j];
+            K[3 + j] = pz * Bpp[j] - px * Bpp[6 + j];
+            K[6 + j] = px * Bpp[3 + j] - py * Bpp[j];
+        }
+        R(out, 0) += Ar[0]; R(out, 1) += Ar[1]; R(out, 2) += Ar[2];
+        R(out, 6) += Ar[3]; R(out, 7) += Ar[4]; R(out, 11) += Ar[5];
+        R(out, 3) += Bpp[0]; R(out, 4) += Bpp[1]; R(out, 5) += Bpp[2];
+        R(out, 8) += Bpp[3]; R(out, 9) += Bpp[4]; R(out, 10) += Bpp[5];
+        R(out, 12) += Bpp[6]; R(out, 13) += Bpp[7]; R(out, 14) += Bpp[8];
+        R(out, 15) += Cr[0] + Lm[0] + K[0];
+        R(out, 16) += Cr[1] + Lm[1] + K[3];
+        R(out, 17) += Cr[2] + Lm[2] + K[6];
+        R(out, 18) += Cr[3] + Lm[4] + K[4];
+        R(out, 19) += Cr[4] + Lm[5] + K[7];
+        R(out, 20) += Cr[5] + Lm[8] + K[8];
+    }
+}
+
+/* the packed index of entry (i, j) of a symmetric 6x6 (rbd_sym6 of _articulated.pxd) */
+static const int RBD_SFX(ln_sym6)[36] = {0, 1, 2, 3, 4, 5, 1, 6, 7, 8, 9, 10, 2, 7, 11, 12, 13, 14,
+                                         3, 8, 12, 15, 16, 17, 4, 9, 13, 16, 18, 19, 5, 10, 14, 17, 19, 20};
+
+/* out = S x for symmetric 6x6 S (21 rows) and a motion x that is the same in every lane
+   (sym6_matvec) */
+static inline void RBD_SFX(ln_sym6_matvec_const)(const double* restrict S, const double* x, double* restrict out) {
+    const int* ix = RBD_SFX(ln_sym6);
+    for (int r = 0; r < 6; r++)
+        LANE R(out, r) = R(S, ix[6 * r]) * x[0] + R(S, ix[6 * r + 1]) * x[1] + R(S, ix[6 * r + 2]) * x[2]
+                         + R(S, ix[6 * r + 3]) * x[3] + R(S, ix[6 * r + 4]) * x[4] + R(S, ix[6 * r + 5]) * x[5];
+}
+
+/* out += S x (sym6_matvec_add) */
+static inline void RBD_SFX(ln_sym6_matvec_add)(const double* restrict S, const double* restrict x,
+                                               double* restrict out) {
+    const int* ix = RBD_SFX(ln_sym6);
+    for (int r = 0; r < 6; r++)
+        LANE R(out, r) += R(S, ix[6 * r]) * R(x, 0) + R(S, ix[6 * r + 1]) * R(x, 1) + R(S, ix[6 * r + 2]) * R(x, 2)
+                          + R(S, ix[6 * r + 3]) * R(x, 3) + R(S, ix[6 * r + 4]) * R(x, 4) + R(S, ix[6 * r + 5]) * R(x, 5);
+}
+
+/* out = D^-1 (k x k, row-major) of one lane by Cholesky (spd_inverse); nonzero when a
+   pivot is at most tol */
+static int RBD_SFX(ln_spd_inverse)(const double* D, int k, double* out, double tol) {
+    double Lc[36], Linv[36], acc;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j <= i; j++) {
+            acc = D[k * i + j];
+            for (int l = 0; l < j; l++)
+                acc -= Lc[k * i + l] * Lc[k * j + l];
+            if (i == j) {
+                if (!(acc > tol))
+                    return 1;
+                Lc[k * i + i] = sqrt(acc);
+            } else {
+                Lc[k * i + j] = acc / Lc[k * j + j];
+            }
+        }
+    for (int j = 0; j < k; j++) {
+        for (int i = 0; i < k; i++)
+            Linv[k * i + j] = 0.0;
+        Linv[k * j + j] = 1.0 / Lc[k * j + j];
+        for (int i = j + 1; i < k; i++) {
+            acc = 0.0;
+            for (int l = j; l < i; l++)
+                acc -= Lc[k * i + l] * Linv[k * l + j];
+            Linv[k * i + j] = acc / Lc[k * i + i];
+        }
+    }
+    for (int i = 0; i < k; i++)
+        for (int j = i; j < k; j++) {
+            acc = 0.0;
+            for (int l = j; l < k; l++)
+                acc += Linv[k * l + i] * Linv[k * l + j];
+            out[k * i + j] = acc;
+            out[k * j + i] = acc;
+        }
     return 0;
+}
+
+/* ABA on a block (k_aba, lane by lane): qdd (nv rows) from the placements X (12 rows
+   per body), v, tau (nv rows), fext (6 rows per body, or NULL); work: 45 rows per body,
+   7 per dof and the nv_i^2 of each joint.  status[l] = 1 + the first singular joint
+   of lane l (backward order), else 0. */
+static void RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, const double* X,
+                                   const double* v, const double* tau, const double* fext, double* qdd,
+                                   double* work, int* status) {
+    enum { B_V = 0, B_C = 6, B_IA = 12, B_PA = 33, B_A = 39, PER = 45 };
+    const int nb = m->nb;
+    double* U = work + PER * L * nb;        /* 6 rows per dof */
+    double* Dinv = U + 6 * L * m->nv;       /* nv_i^2 rows per joint */
+    double vJ[6 * L], t[6 * L], pa[6 * L], Ia[21 * L], W[36 * L], a0[6 * L];
+    for (int l = 0; l < L; l++)
+        status[l] = 0;
+    for (int i = 0; i < nb; i++) {
+        const int p = m->parents[i];
+        const double* xi = X + 12 * L * i;
+        double* B = work + PER * L * i;
+        const double* Y = m->inertias + 10 * i;
+        memset(vJ, 0, sizeof(vJ));
+        RBD_SFX(ln_motion_add)(m, i, v + m->v_idx[i] * L, vJ);
+        if (p >= 0) {
+            RBD_SFX(ln_inv_act_motion)(xi, work + PER * L * p + B_V * L, B + B_V * L);
+            for (int r = 0; r < 6 * L; r++)
+                B[B_V * L + r] += vJ[r];
+            memset(B + B_C * L, 0, 6 * L * sizeof(double));
+            RBD_SFX(ln_motion_cross_add)(B + B_V * L, vJ, B + B_C * L);
+        } else {
+            memcpy(B + B_V * L, vJ, sizeof(vJ));
+            memset(B + B_C * L, 0, 6 * L * sizeof(double));
+        }
+        /* IA = the rigid inertia (sym6_from_inertia), the same in every lane */
+        const double S21[21] = {Y[0], 0.0, 0.0, 0.0, Y[3], -Y[2], Y[0], 0.0, -Y[3], 0.0, Y[1],
+                                Y[0], Y[2], -Y[1], 0.0, Y[4], Y[5], Y[6], Y[7], Y[8], Y[9]};
+        for (int r = 0; r < 21; r++)
+            LANE R(B + B_IA * L, r) = S21[r];
+        /* pA = v x* (Y v) (the body force of RNEA at zero acceleration) - fext */
+        memset(t, 0, sizeof(t));
+        RBD_SFX(ln_body_force)(Y, t, B + B_V * L, B + B_PA * L);
+        if (fext != NULL)
+            for (int r = 0; r < 6 * L; r++)
+                B[B_PA * L + r] -= fext[6 * L * i + r];
+    }
+    for (int i = nb - 1; i >= 0; i--) {
+        const int p = m->parents[i], k = m->nvj[i], vi = m->v_idx[i], kind = m->kinds[i];
+        const double* xi = X + 12 * L * i;
+        double* B = work + PER * L * i;
+        double* IA = B + B_IA * L;
+        double* Ui = U + 6 * L * vi;
+        double* Di = Dinv + L * m->d2_idx[i];
+        /* U = IA S, D = S^T U + armature, Di = D^-1 (joint_articulated) */
+        for (int col = 0; col < k; col++) {
+            const int c = m->cols[6 * kind + col];
+            if (c >= 0) {
+                for (int r = 0; r < 6; r++)
+                    memcpy(Ui + (6 * col + r) * L, IA + RBD_SFX(ln_sym6)[6 * r + c] * L, L * sizeof(double));
+            } else {
+                double s[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+                const double* u = m->axes + 3 * i;
+                int o = c == RBD_AXIS_ANGULAR ? 3 : 0;
+                s[o] = u[0]; s[o + 1] = u[1]; s[o + 2] = u[2];
+                RBD_SFX(ln_sym6_matvec_const)(IA, s, Ui + 6 * col * L);
+            }
+        }
+        if (k == 1) {
+            RBD_SFX(ln_joint_force)(m, i, Ui, t);
+            const double arm = m->armature[vi], tol = m->singular_tol;
+            LANE {
+                double d = t[l] + arm;
+                int ok = d > tol;
+                Di[l] = ok ? 1.0 / d : 0.0;
+                if (!ok && status[l] == 0)
+                    status[l] = 1 + i;
+            }
+        } else {
+            double D[36 * L];
+            for (int col = 0; col < k; col++) {
+                RBD_SFX(ln_joint_force)(m, i, Ui + 6 * col * L, t);
+                for (int r = 0; r < k; r++)
+                    LANE D[(k * r + col) * L + l] = t[r * L + l];
+                LANE D[(k * col + col) * L + l] += m->armature[vi + col];
+            }
+            for (int l = 0; l < L; l++) {
+                double Dl[36], Ol[36];
+                for (int r = 0; r < k * k; r++)
+                    Dl[r] = D[r * L + l];
+                if (RBD_SFX(ln_spd_inverse)(Dl, k, Ol, m->singular_tol)) {
+                    if (status[l] == 0)
+                        status[l] = 1 + i;
+                    for (int r = 0; r < k * k; r++)
+                        Ol[r] = 0.0;
+                }
+                for (int r = 0; r < k * k; r++)
+                    Di[r * L + l] = Ol[r];
+            }
+        }
+        /* u = tau - S^T pA, kept in qdd until the last pass */
+        RBD_SFX(ln_joint_force)(m, i, B + B_PA * L, t);
+        for (int r = 0; r < k; r++)
+            LANE R(qdd, vi + r) = R(tau, vi + r) - t[r * L + l];
+        if (p < 0)
+            continue;
+        /* Ia = IA - U D^-1 U^T, W = U D^-1 (articulated_reduce) */
+        memcpy(Ia, IA, sizeof(Ia));
+        if (k == 1) {
+            int n = 0;
+            for (int a = 0; a < 6; a++)
+                for (int b = a; b < 6; b++, n++)
+                    LANE R(Ia, n) -= Di[l] * R(Ui, a) * R(Ui, b);
+            for (int r = 0; r < 6; r++)
+                LANE R(W, r) = R(Ui, r) * Di[l];
+        } else {
+            for (int col = 0; col < k; col++)
+                for (int r = 0; r < 6; r++)
+                    LANE {
+                        double acc = 0.0;
+                        for (int q = 0; q < k; q++)
+                            acc += R(Ui, 6 * q + r) * R(Di, k * q + col);
+                        R(W, 6 * col + r) = acc;
+                    }
+            int n = 0;
+            for (int a = 0; a < 6; a++)
+                for (int b = a; b < 6; b++, n++)
+                    LANE {
+                        double acc = 0.0;
+                        for (int q = 0; q < k; q++)
+                            acc += R(W, 6 * q + a) * R(Ui, 6 * q + b);
+                        R(Ia, n) -= acc;
+                    }
+        }
+        /* pa = pA + Ia c + W u, then into the parent */
+        memcpy(pa, B + B_PA * L, sizeof(pa));
+        RBD_SFX(ln_sym6_matvec_add)(Ia, B + B_C * L, pa);
+        for (int col = 0; col < k; col++)
+            for (int r = 0; r < 6; r++)
+                LANE R(pa, r) += R(W, 6 * col + r) * R(qdd, vi + col);
+        double* Bp = work + PER * L * p;
+        RBD_SFX(ln_sym6_act_add)(xi, Ia, Bp + B_IA * L);
+        RBD_SFX(ln_act_pair)(xi, pa + 3 * L, pa, Bp + B_PA * L + 3 * L, Bp + B_PA * L, 1);
+    }
+    LANE {
+        R(a0, 0) = -g[0]; R(a0, 1) = -g[1]; R(a0, 2) = -g[2];
+        R(a0, 3) = 0.0; R(a0, 4) = 0.0; R(a0, 5) = 0.0;
+    }
+    for (int i = 0; i < nb; i++) {
+        const int p = m->parents[i], k = m->nvj[i], vi = m->v_idx[i];
+        const double* xi = X + 12 * L * i;
+        double* B = work + PER * L * i;
+        double* acc = B + B_A * L;
+        const double* Ui = U + 6 * L * vi;
+        const double* Di = Dinv + L * m->d2_idx[i];
+        RBD_SFX(ln_inv_act_motion)(xi, p >= 0 ? work + PER * L * p + B_A * L : a0, acc);
+        for (int r = 0; r < 6 * L; r++)
+            acc[r] += B[B_C * L + r];
+        for (int r = 0; r < k; r++)
+            LANE t[r * L + l] = R(qdd, vi + r) - (R(Ui, 6 * r) * R(acc, 0) + R(Ui, 6 * r + 1) * R(acc, 1)
+                                                   + R(Ui, 6 * r + 2) * R(acc, 2) + R(Ui, 6 * r + 3) * R(acc, 3)
+                                                   + R(Ui, 6 * r + 4) * R(acc, 4) + R(Ui, 6 * r + 5) * R(acc, 5));
+        for (int r = 0; r < k; r++)
+            LANE {
+                double s = 0.0;
+                for (int c = 0; c < k; c++)
+                    s += R(Di, k * r + c) * t[c * L + l];
+                R(qdd, vi + r) = s;
+            }
+        RBD_SFX(ln_motion_add)(m, i, qdd + vi * L, acc);
+    }
 }
 
 #undef L
