@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-#define RBD_LANES 4
+#define RBD_LANES 8
 
 /* A joint's motion subspace as the block kernels read it: per joint kind, per column, the unit motion it is (0..5) or RBD_AXIS_ANGULAR / RBD_AXIS_LINEAR for a
    column along the joint's axis (revolute, prismatic). */

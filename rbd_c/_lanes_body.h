@@ -458,34 +458,36 @@ static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const doub
         Bm[0] = R(S, 3); Bm[1] = R(S, 4); Bm[2] = R(S, 5);
         Bm[3] = R(S, 8); Bm[4] = R(S, 9); Bm[5] = R(S, 10);
         Bm[6] = R(S, 12); Bm[7] = R(S, 13); Bm[8] = R(S, 14);
-        for (int h = 0; h < 2; h++) {   /* R A R^T, R C R^T (_rot_sym3) */
-            const double* Y = h ? C : A;
-            double* o = h ? Cr : Ar;
-            for (int i = 0; i < 3; i++) {
-                T[3 * i + 0] = M[4 * i] * Y[0] + M[4 * i + 1] * Y[1] + M[4 * i + 2] * Y[2];
-                T[3 * i + 1] = M[4 * i] * Y[1] + M[4 * i + 1] * Y[3] + M[4 * i + 2] * Y[4];
-                T[3 * i + 2] = M[4 * i] * Y[2] + M[4 * i + 1] * Y[4] + M[4 * i + 2] * Y[5];
-            }
-            o[0] = T[0] * M[0] + T[1] * M[1] + T[2] * M[2];
-            o[1] = T[0] * M[4] + T[1] * M[5] + T[2] * M[6];
-            o[2] = T[0] * M[8] + T[1] * M[9] + T[2] * M[10];
-            o[3] = T[3] * M[4] + T[4] * M[5] + T[5] * M[6];
-            o[4] = T[3] * M[8] + T[4] * M[9] + T[5] * M[10];
-            o[5] = T[6] * M[8] + T[7] * M[9] + T[8] * M[10];
-        }
+        /* R A R^T, R C R^T (_rot_sym3) */
+#define RBD_ROT_SYM3(Y, o)                                                                      \
+        for (int i = 0; i < 3; i++) {                                                           \
+            T[3 * i + 0] = M[4 * i] * Y[0] + M[4 * i + 1] * Y[1] + M[4 * i + 2] * Y[2];         \
+            T[3 * i + 1] = M[4 * i] * Y[1] + M[4 * i + 1] * Y[3] + M[4 * i + 2] * Y[4];         \
+            T[3 * i + 2] = M[4 * i] * Y[2] + M[4 * i + 1] * Y[4] + M[4 * i + 2] * Y[5];         \
+        }                                                                                       \
+        o[0] = T[0] * M[0] + T[1] * M[1] + T[2] * M[2];                                         \
+        o[1] = T[0] * M[4] + T[1] * M[5] + T[2] * M[6];                                         \
+        o[2] = T[0] * M[8] + T[1] * M[9] + T[2] * M[10];                                        \
+        o[3] = T[3] * M[4] + T[4] * M[5] + T[5] * M[6];                                         \
+        o[4] = T[3] * M[8] + T[4] * M[9] + T[5] * M[10];                                        \
+        o[5] = T[6] * M[8] + T[7] * M[9] + T[8] * M[10];
+        RBD_ROT_SYM3(A, Ar)
+        RBD_ROT_SYM3(C, Cr)
+#undef RBD_ROT_SYM3
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 T[3 * i + j] = M[4 * i] * Bm[j] + M[4 * i + 1] * Bm[3 + j] + M[4 * i + 2] * Bm[6 + j];
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 Bp[3 * i + j] = T[3 * i] * M[4 * j] + T[3 * i + 1] * M[4 * j + 1] + T[3 * i + 2] * M[4 * j + 2];
-        for (int i = 0; i < 3; i++) {
-            double a0 = i == 0 ? Ar[0] : i == 1 ? Ar[1] : Ar[2];
-            double a1 = i == 0 ? Ar[1] : i == 1 ? Ar[3] : Ar[4];
-            double a2 = i == 0 ? Ar[2] : i == 1 ? Ar[4] : Ar[5];
-            Bpp[3 * i + 0] = Bp[3 * i + 0] - (a1 * pz - a2 * py);
-            Bpp[3 * i + 1] = Bp[3 * i + 1] - (a2 * px - a0 * pz);
-            Bpp[3 * i + 2] = Bp[3 * i + 2] - (a0 * py - a1 * px);
+        {   /* row i of A' is (Ar[a[i]], Ar[b[i]], Ar[c[i]]) */
+            static const int ia[3] = {0, 1, 2}, ib[3] = {1, 3, 4}, ic[3] = {2, 4, 5};
+            for (int i = 0; i < 3; i++) {
+                double a0 = Ar[ia[i]], a1 = Ar[ib[i]], a2 = Ar[ic[i]];
+                Bpp[3 * i + 0] = Bp[3 * i + 0] - (a1 * pz - a2 * py);
+                Bpp[3 * i + 1] = Bp[3 * i + 1] - (a2 * px - a0 * pz);
+                Bpp[3 * i + 2] = Bp[3 * i + 2] - (a0 * py - a1 * px);
+            }
         }
         for (int j = 0; j < 3; j++) {
             Lm[j] = py * Bp[6 + j] - pz * Bp[3 + j];
@@ -513,22 +515,31 @@ static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const doub
 static const int RBD_SFX(ln_sym6)[36] = {0, 1, 2, 3, 4, 5, 1, 6, 7, 8, 9, 10, 2, 7, 11, 12, 13, 14,
                                          3, 8, 12, 15, 16, 17, 4, 9, 13, 16, 18, 19, 5, 10, 14, 17, 19, 20};
 
-/* out = S x for symmetric 6x6 S (21 rows) and a motion x that is the same in every lane
-   (sym6_matvec) */
+/* row r of S x for a symmetric 6x6 S (21 rows) and the x components x0..x5
+   (sym6_matvec); the packed indices are written out so that every row is a plain load */
+#define RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, ASSIGN, o)                                               \
+    ASSIGN(o, 0, R(S, 0) * x0 + R(S, 1) * x1 + R(S, 2) * x2 + R(S, 3) * x3 + R(S, 4) * x4 + R(S, 5) * x5);       \
+    ASSIGN(o, 1, R(S, 1) * x0 + R(S, 6) * x1 + R(S, 7) * x2 + R(S, 8) * x3 + R(S, 9) * x4 + R(S, 10) * x5);      \
+    ASSIGN(o, 2, R(S, 2) * x0 + R(S, 7) * x1 + R(S, 11) * x2 + R(S, 12) * x3 + R(S, 13) * x4 + R(S, 14) * x5);   \
+    ASSIGN(o, 3, R(S, 3) * x0 + R(S, 8) * x1 + R(S, 12) * x2 + R(S, 15) * x3 + R(S, 16) * x4 + R(S, 17) * x5);   \
+    ASSIGN(o, 4, R(S, 4) * x0 + R(S, 9) * x1 + R(S, 13) * x2 + R(S, 16) * x3 + R(S, 18) * x4 + R(S, 19) * x5);   \
+    ASSIGN(o, 5, R(S, 5) * x0 + R(S, 10) * x1 + R(S, 14) * x2 + R(S, 17) * x3 + R(S, 19) * x4 + R(S, 20) * x5);
+#define RBD_SET(o, r, e) R(o, r) = (e)
+#define RBD_ADD(o, r, e) R(o, r) += (e)
+
+/* out = S x for a motion x that is the same in every lane */
 static inline void RBD_SFX(ln_sym6_matvec_const)(const double* restrict S, const double* x, double* restrict out) {
-    const int* ix = RBD_SFX(ln_sym6);
-    for (int r = 0; r < 6; r++)
-        LANE R(out, r) = R(S, ix[6 * r]) * x[0] + R(S, ix[6 * r + 1]) * x[1] + R(S, ix[6 * r + 2]) * x[2]
-                         + R(S, ix[6 * r + 3]) * x[3] + R(S, ix[6 * r + 4]) * x[4] + R(S, ix[6 * r + 5]) * x[5];
+    const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
+    LANE { RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, RBD_SET, out) }
 }
 
 /* out += S x (sym6_matvec_add) */
 static inline void RBD_SFX(ln_sym6_matvec_add)(const double* restrict S, const double* restrict x,
                                                double* restrict out) {
-    const int* ix = RBD_SFX(ln_sym6);
-    for (int r = 0; r < 6; r++)
-        LANE R(out, r) += R(S, ix[6 * r]) * R(x, 0) + R(S, ix[6 * r + 1]) * R(x, 1) + R(S, ix[6 * r + 2]) * R(x, 2)
-                          + R(S, ix[6 * r + 3]) * R(x, 3) + R(S, ix[6 * r + 4]) * R(x, 4) + R(S, ix[6 * r + 5]) * R(x, 5);
+    LANE {
+        const double x0 = R(x, 0), x1 = R(x, 1), x2 = R(x, 2), x3 = R(x, 3), x4 = R(x, 4), x5 = R(x, 5);
+        RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, RBD_ADD, out)
+    }
 }
 
 /* out = D^-1 (k x k, row-major) of one lane by Cholesky (spd_inverse); nonzero when a
@@ -739,6 +750,9 @@ static void RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, co
     }
 }
 
+#undef RBD_SYM6_ROWS
+#undef RBD_SET
+#undef RBD_ADD
 #undef L
 #undef LANE
 #undef R

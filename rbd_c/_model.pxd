@@ -68,7 +68,7 @@ ctypedef int (*block_kernel_t)(const Call* c, int n, const double** ins, const P
                                double** outs, const Py_ssize_t* osize, double* work) noexcept nogil
 
 cdef enum:
-    LANES = 4               # samples per block (RBD_LANES in _lanes.h)
+    LANES = 8               # samples per block (RBD_LANES in _lanes.h)
 
 
 
