@@ -1,0 +1,187 @@
+"""Batches in SIMD lanes: rbd_c runs batched rnea (gravity, nonlinear effects), crba and aba
+in blocks of several samples per instruction (rbd_c/_lanes.h), with a kernel compiled for
+the baseline and one for AVX2 + FMA chosen at run time.
+
+Oracles: the same call on one sample at a time (which never takes the block path) and the
+NumPy backend.  Every test runs with the instruction set chosen by the machine and with
+the baseline forced, so both kernels are exercised wherever AVX2 exists.  Batch sizes are
+odd (a partial last block), inputs strided or Fortran-ordered, and the random trees of
+tests/models.py go through every joint kind.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import rbd
+import rbd.reference as reference
+
+from conftest import HAVE_COMPILED
+from models import random_model, random_state
+
+pytestmark = pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
+
+if HAVE_COMPILED:
+    import rbd_c
+
+SIZES = (1, 3, 5, 7, 13)
+
+
+@pytest.fixture(params=["auto", "baseline"])
+def simd(request):
+    previous = rbd_c._model._simd_mode_name()
+    rbd_c.set_simd(request.param)
+    yield request.param
+    rbd_c.set_simd(previous)
+
+
+@pytest.fixture(scope="module", params=[0, 1, 2])
+def model(request):
+    return random_model(request.param, nlinks=16)
+
+
+def calls(q, v, a, tau, fext):
+    """(name, positional arrays, keyword arrays) of every algorithm with a block kernel."""
+    return [("rnea", (q, v, a), {}), ("rnea", (q, v, a), {"fext": fext}), ("gravity", (q,), {}),
+            ("nonlinear_effects", (q, v), {}), ("crba", (q,), {}), ("aba", (q, v, tau), {}),
+            ("aba", (q, v, tau), {"fext": fext})]
+
+
+def one_by_one(impl, name, model, args, kwargs, batch):
+    """The call on every sample alone, stacked back into the batch's shape."""
+    flat = [np.reshape(x, (-1,) + np.shape(x)[len(batch):]) for x in args]
+    kflat = {k: np.reshape(x, (-1,) + np.shape(x)[len(batch):]) for k, x in kwargs.items()}
+    n = flat[0].shape[0]
+    outs = [getattr(impl, name)(model, *[x[s] for x in flat], **{k: x[s] for k, x in kflat.items()})
+            for s in range(n)]
+    return np.reshape(np.stack(outs), batch + np.shape(outs[0]))
+
+
+def tolerance(name, single, ref):
+    """1e-14 of the result's size; forward dynamics inherits the conditioning of M, so
+    there the lanes may also differ from one sample as much as the two backends do (FMA and
+    the lanes' sine and cosine change the last bits)."""
+    scale = max(1.0, float(np.max(np.abs(single))))
+    tol = 1e-14 * scale
+    if name == "aba":
+        tol += 4.0 * float(np.max(np.abs(single - ref)))
+    return tol
+
+
+def test_every_joint_kind_is_in_the_trees(model):
+    assert set(np.asarray(model.joint_kinds).tolist()) == set(range(len(rbd.model.JOINT_KINDS)))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_batches_equal_single_calls_and_the_numpy_backend(model, simd, n):
+    rng = np.random.default_rng(n)
+    q, v, a, tau, fext = random_state(model, rng, batch=(n,))
+    for name, args, kwargs in calls(q, v, a, tau, fext):
+        batched = getattr(rbd_c, name)(model, *args, **kwargs)
+        single = one_by_one(rbd_c, name, model, args, kwargs, (n,))
+        ref = getattr(reference, name)(model, *args, **kwargs)
+        assert batched.shape == single.shape == ref.shape
+        tol = tolerance(name, single, ref)
+        assert np.max(np.abs(batched - single)) <= tol, (name, kwargs.keys())
+        # against NumPy: as close as a single compiled call is (plus the same 1e-14)
+        assert np.max(np.abs(batched - ref)) <= np.max(np.abs(single - ref)) + tol, (name, kwargs.keys())
+
+
+def test_strided_fortran_and_several_batch_dimensions(model, simd):
+    rng = np.random.default_rng(7)
+    q, v, a, tau, fext = random_state(model, rng, batch=(3, 10))
+    # every other sample along the last batch axis (strided), and Fortran-ordered copies
+    views = [x[:, ::2] for x in (q, v, a, tau, fext)]
+    fortran = [np.asfortranarray(x) for x in views]
+    for arrays in (views, fortran):
+        for name, args, kwargs in calls(*arrays):
+            batched = getattr(rbd_c, name)(model, *args, **kwargs)
+            single = one_by_one(rbd_c, name, model, args, kwargs, (3, 5))
+            ref = getattr(reference, name)(model, *args, **kwargs)
+            assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), name
+
+
+def test_a_block_with_a_bad_sample_raises_as_a_single_call(model, simd):
+    rng = np.random.default_rng(3)
+    q, v, a, tau, fext = random_state(model, rng, batch=(5,))
+    v[3, 0] = np.nan
+    with pytest.raises(ValueError, match="v must contain only finite numbers"):
+        rbd_c.rnea(model, q, v, a)
+    with pytest.raises(ValueError, match="v must contain only finite numbers"):
+        rbd_c.aba(model, q, v, tau)
+
+
+def test_a_singular_joint_in_a_block_names_the_first_sample_s_joint(simd):
+    """A massless leaf makes forward dynamics singular: the batch raises the error the
+    first bad sample raises alone."""
+    b = rbd.ModelBuilder("leaf")
+    b.add_link("base", mass=1.0, com=(0, 0, 0), inertia=np.eye(3) * 0.1)
+    b.add_link("leaf", mass=0.0, com=(0, 0, 0), inertia=np.zeros((3, 3)))
+    b.add_joint("hinge", "revolute", parent="base", child="leaf", axis=(0, 0, 1))
+    model = b.build(floating_base=False)
+    q = np.zeros((6, model.nq))
+    v = np.zeros((6, model.nv))
+    with pytest.raises(ValueError) as alone:
+        rbd_c.aba(model, q[0], v[0], v[0])
+    with pytest.raises(ValueError) as batched:
+        rbd_c.aba(model, q, v, v)
+    assert str(batched.value) == str(alone.value)
+
+
+def test_armature_in_the_lanes(simd):
+    plain = random_model(4, nlinks=10)
+    model = plain.replace(armature=np.random.default_rng(4).uniform(0.05, 0.5, size=plain.nv))
+    q, v, a, tau, fext = random_state(model, np.random.default_rng(5), batch=(9,))
+    for name, args, kwargs in calls(q, v, a, tau, fext):
+        batched = getattr(rbd_c, name)(model, *args, **kwargs)
+        single = one_by_one(rbd_c, name, model, args, kwargs, (9,))
+        ref = getattr(reference, name)(model, *args, **kwargs)
+        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), name
+    # armature changes what it should: M's diagonal
+    np.testing.assert_allclose(rbd_c.crba(model, q) - rbd_c.crba(plain, q),
+                               np.broadcast_to(np.diag(model.armature), (9, model.nv, model.nv)), atol=1e-12)
+
+
+def test_mimic_models_batch(simd):
+    from oracles.pinocchio_adapter import robot_urdf_path
+    path = robot_urdf_path("panda")
+    if path is None:
+        pytest.skip("example-robot-data is not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = rbd.load_urdf(path, mimic=True)
+    assert model.mimic
+    q, v, a, tau, fext = random_state(model, np.random.default_rng(6), batch=(5,))
+    for name, args, kwargs in calls(q, v, a, tau, fext):
+        batched = getattr(rbd_c, name)(model, *args, **kwargs)
+        single = one_by_one(rbd_c, name, model, args, kwargs, (5,))
+        ref = getattr(reference, name)(model, *args, **kwargs)
+        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), name
+
+
+def test_simd_switch():
+    previous = rbd_c._model._simd_mode_name()
+    try:
+        for mode in ("off", "baseline", "auto"):
+            rbd_c.set_simd(mode)
+            assert rbd_c.simd() in ({"off"} if mode == "off" else
+                                    {"baseline"} if mode == "baseline" else {"avx2", "baseline"})
+        with pytest.raises(ValueError, match="mode must be one of"):
+            rbd_c.set_simd("avx9000")
+    finally:
+        rbd_c.set_simd(previous)
+
+
+def test_threads_split_whole_blocks(model, simd):
+    """A batch big enough for OpenMP: its threads share out blocks, the last one partial."""
+    q, v, a, tau, fext = random_state(model, np.random.default_rng(8), batch=(203,))
+    previous = rbd_c.get_num_threads()
+    rbd_c.set_num_threads(2)
+    try:
+        for name, args, kwargs in calls(q, v, a, tau, fext):
+            batched = getattr(rbd_c, name)(model, *args, **kwargs)
+            single = one_by_one(rbd_c, name, model, args, kwargs, (203,))
+            ref = getattr(reference, name)(model, *args, **kwargs)
+            assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), name
+    finally:
+        rbd_c.set_num_threads(previous)
