@@ -460,39 +460,52 @@ def _with_threads(n, function):
 
 
 def batched_rows(pin, robot, rng, batch):
-    """RNEA on ``batch`` samples at once, per sample: rbd's NumPy batch against a
-    loop of Pinocchio's single calls, and rbd_c's parallel batch against
-    ``pin.rneaInParallel`` on the same numbers of threads."""
+    """RNEA, ABA and CRBA on ``batch`` samples at once, per sample.  RNEA: rbd's NumPy
+    batch against a loop of Pinocchio's single calls.  Each: rbd_c's batch (blocks of
+    samples in SIMD lanes, rbd_c.simd()) against ``pin.rneaInParallel`` /
+    ``pin.abaInParallel`` on the same numbers of threads, and, for CRBA (Pinocchio has
+    no batched CRBA), against one ``pin.crba`` call per sample on one thread."""
     twin = PinocchioTwin(pin, robot)
     model = robot.model
     q, v, a = random_state(model, rng, batch=batch)
     q_pin, v_pin, a_pin = (twin.columns(x) for x in (twin.q(q), twin.v(v), twin.v(a)))
-    tau_pin = np.zeros((model.nv, batch), order="F")
-    case = "batched rnea N=%d" % batch
+    out_pin = np.zeros((model.nv, batch), order="F")
 
     def pin_loop():
         for k in range(batch):
-            tau_pin[:, k] = pin.rnea(twin.model, twin.data, q_pin[:, k], v_pin[:, k], a_pin[:, k])
-        return tau_pin
+            out_pin[:, k] = pin.rnea(twin.model, twin.data, q_pin[:, k], v_pin[:, k], a_pin[:, k])
+        return out_pin
 
-    def pin_parallel(threads):
+    def pin_parallel(function, threads):
         pool = pin.ModelPool(twin.model, threads)  # one model/data pair per thread
 
         def run():
-            pin.rneaInParallel(threads, pool, q_pin, v_pin, a_pin, tau_pin)
-            return tau_pin
+            function(threads, pool, q_pin, v_pin, a_pin, out_pin)
+            return np.array(out_pin)
         return run
 
-    tau_back = lambda tau: twin.v_back(tau.T)  # noqa: E731
-    rows = [Row(case, robot.name, Contender("rbd numpy batch", lambda: rbd_numpy.rnea(model, q, v, a)),
-                Contender("pin.rnea loop", pin_loop, tau_back), samples_per_call=batch)]
+    def pin_crba_loop():
+        return [np.array(pin.crba(twin.model, twin.data, q_pin[:, k])) for k in range(batch)]
+
+    back = lambda x: twin.v_back(x.T)  # noqa: E731
+    rows = [Row("batched rnea N=%d" % batch, robot.name,
+                Contender("rbd numpy batch", lambda: rbd_numpy.rnea(model, q, v, a)),
+                Contender("pin.rnea loop", pin_loop, back), samples_per_call=batch)]
     if rbd_c is not None:
         all_threads = os.cpu_count() or 1
-        for threads in sorted({1, all_threads}):
-            rows.append(Row(case, robot.name,
-                            Contender("rbd cython, %d thr" % threads, _with_threads(threads, lambda: rbd_c.rnea(model, q, v, a))),
-                            Contender("pin.rneaInParallel, %d thr" % threads, pin_parallel(threads), tau_back),
-                            samples_per_call=batch))
+        for case, ours, theirs in (("rnea", lambda: rbd_c.rnea(model, q, v, a), pin.rneaInParallel),
+                                   ("aba", lambda: rbd_c.aba(model, q, v, a), pin.abaInParallel)):
+            for threads in sorted({1, all_threads}):
+                rows.append(Row("batched %s N=%d" % (case, batch), robot.name,
+                                Contender("rbd cython, %d thr" % threads, _with_threads(threads, ours)),
+                                Contender("pin.%sInParallel, %d thr" % (case, threads),
+                                          pin_parallel(theirs, threads), back),
+                                samples_per_call=batch))
+        rows.append(Row("batched crba N=%d" % batch, robot.name,
+                        Contender("rbd cython, 1 thr", _with_threads(1, lambda: rbd_c.crba(model, q))),
+                        Contender("pin.crba loop", pin_crba_loop,
+                                  lambda ms: np.stack([twin.mass_matrix_back(m) for m in ms])),
+                        samples_per_call=batch))
     return rows
 
 

@@ -68,22 +68,11 @@ cdef inline int lanes_tables() except -1:
 
 
 cdef inline void lanes_model(const CModel* m, rbd_lanes_model* out) noexcept nogil:
-    out.nb = m.nb
-    out.nv = m.nv
-    out.parents = m.parents
-    out.kinds = m.kinds
-    out.v_idx = m.v_idx
-    out.nvj = m.nvj
-    out.d2_idx = m.d2_idx
-    out.cols = rbd_lanes_cols
-    out.basis = rbd_lanes_basis
-    out.q_idx = m.q_idx
-    out.axes = m.axes
-    out.placements = m.placements
-    out.inertias = m.inertias
-    out.armature = m.armature
-    out.has_armature = m.has_armature
-    out.singular_tol = m.singular_tol
+    out.nb, out.nv, out.has_armature, out.singular_tol = m.nb, m.nv, m.has_armature, m.singular_tol
+    out.parents, out.kinds, out.q_idx, out.v_idx, out.nvj, out.d2_idx = (
+        m.parents, m.kinds, m.q_idx, m.v_idx, m.nvj, m.d2_idx)
+    out.axes, out.placements, out.inertias, out.armature = m.axes, m.placements, m.inertias, m.armature
+    out.cols, out.basis = rbd_lanes_cols, rbd_lanes_basis
 
 
 cdef inline void lanes_placements(const rbd_lanes_model* lm, const CModel* m, int n, const double* q,

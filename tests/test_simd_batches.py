@@ -68,6 +68,15 @@ def tolerance(name, single, ref):
     return tol
 
 
+def assert_batches_match(model, arrays, batch):
+    """Every algorithm on the batch ``arrays`` equals its one-sample calls."""
+    for name, args, kwargs in calls(*arrays):
+        batched = getattr(rbd_c, name)(model, *args, **kwargs)
+        single = one_by_one(rbd_c, name, model, args, kwargs, batch)
+        ref = getattr(reference, name)(model, *args, **kwargs)
+        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), (name, kwargs.keys())
+
+
 def test_every_joint_kind_is_in_the_trees(model):
     assert set(np.asarray(model.joint_kinds).tolist()) == set(range(len(rbd.model.JOINT_KINDS)))
 
@@ -94,11 +103,7 @@ def test_strided_fortran_and_several_batch_dimensions(model, simd):
     views = [x[:, ::2] for x in (q, v, a, tau, fext)]
     fortran = [np.asfortranarray(x) for x in views]
     for arrays in (views, fortran):
-        for name, args, kwargs in calls(*arrays):
-            batched = getattr(rbd_c, name)(model, *args, **kwargs)
-            single = one_by_one(rbd_c, name, model, args, kwargs, (3, 5))
-            ref = getattr(reference, name)(model, *args, **kwargs)
-            assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), name
+        assert_batches_match(model, arrays, (3, 5))
 
 
 def test_a_block_with_a_bad_sample_raises_as_a_single_call(model, simd):
@@ -131,12 +136,8 @@ def test_a_singular_joint_in_a_block_names_the_first_sample_s_joint(simd):
 def test_armature_in_the_lanes(simd):
     plain = random_model(4, nlinks=10)
     model = plain.replace(armature=np.random.default_rng(4).uniform(0.05, 0.5, size=plain.nv))
-    q, v, a, tau, fext = random_state(model, np.random.default_rng(5), batch=(9,))
-    for name, args, kwargs in calls(q, v, a, tau, fext):
-        batched = getattr(rbd_c, name)(model, *args, **kwargs)
-        single = one_by_one(rbd_c, name, model, args, kwargs, (9,))
-        ref = getattr(reference, name)(model, *args, **kwargs)
-        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), name
+    q = random_state(model, np.random.default_rng(5), batch=(9,))[0]
+    assert_batches_match(model, random_state(model, np.random.default_rng(5), batch=(9,)), (9,))
     # armature changes what it should: M's diagonal
     np.testing.assert_allclose(rbd_c.crba(model, q) - rbd_c.crba(plain, q),
                                np.broadcast_to(np.diag(model.armature), (9, model.nv, model.nv)), atol=1e-12)
@@ -151,12 +152,7 @@ def test_mimic_models_batch(simd):
         warnings.simplefilter("ignore")
         model = rbd.load_urdf(path, mimic=True)
     assert model.mimic
-    q, v, a, tau, fext = random_state(model, np.random.default_rng(6), batch=(5,))
-    for name, args, kwargs in calls(q, v, a, tau, fext):
-        batched = getattr(rbd_c, name)(model, *args, **kwargs)
-        single = one_by_one(rbd_c, name, model, args, kwargs, (5,))
-        ref = getattr(reference, name)(model, *args, **kwargs)
-        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), name
+    assert_batches_match(model, random_state(model, np.random.default_rng(6), batch=(5,)), (5,))
 
 
 def test_simd_switch():
@@ -174,14 +170,9 @@ def test_simd_switch():
 
 def test_threads_split_whole_blocks(model, simd):
     """A batch big enough for OpenMP: its threads share out blocks, the last one partial."""
-    q, v, a, tau, fext = random_state(model, np.random.default_rng(8), batch=(203,))
     previous = rbd_c.get_num_threads()
     rbd_c.set_num_threads(2)
     try:
-        for name, args, kwargs in calls(q, v, a, tau, fext):
-            batched = getattr(rbd_c, name)(model, *args, **kwargs)
-            single = one_by_one(rbd_c, name, model, args, kwargs, (203,))
-            ref = getattr(reference, name)(model, *args, **kwargs)
-            assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), name
+        assert_batches_match(model, random_state(model, np.random.default_rng(8), batch=(203,)), (203,))
     finally:
         rbd_c.set_num_threads(previous)

@@ -45,3 +45,42 @@ class BatchedDynamics(_DynamicsOperations):
 
     def setup_cache(self):
         return States(self.params, robot_state)
+
+
+SIMD_BATCH = 1000
+
+
+class SimdBatches:
+    """rbd_c's batches of SIMD_BATCH samples on ONE thread, per instruction-set choice
+    (``rbd_c.set_simd``): "auto" (AVX2 + FMA where the machine has it), "baseline" and
+    "off" (one sample at a time).  Time per sample = the time / SIMD_BATCH; the peer
+    comparison (compare.py, "batched ... N=") sets it beside Pinocchio's."""
+
+    params = [["auto", "baseline", "off"], ROBOTS]
+    param_names = ["simd", "robot"]
+
+    def setup_cache(self):
+        return States([BACKENDS[1:], ROBOTS], lambda backend, robot: robot_state(backend, robot, SIMD_BATCH))
+
+    def setup(self, states, simd, robot):
+        impl = states[("cython", robot)].impl  # raises SkipNotImplemented when absent
+        self.threads = impl.get_num_threads()
+        impl.set_num_threads(1)
+        impl.set_simd(simd)
+
+    def teardown(self, states, simd, robot):
+        impl = states[("cython", robot)].impl
+        impl.set_num_threads(self.threads)
+        impl.set_simd("auto")
+
+    def time_rnea(self, states, simd, robot):
+        s = states[("cython", robot)]
+        s.impl.rnea(s.model, s.q, s.v, s.a)
+
+    def time_crba(self, states, simd, robot):
+        s = states[("cython", robot)]
+        s.impl.crba(s.model, s.q)
+
+    def time_aba(self, states, simd, robot):
+        s = states[("cython", robot)]
+        s.impl.aba(s.model, s.q, s.v, s.tau)
