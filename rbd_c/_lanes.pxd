@@ -19,20 +19,9 @@ cdef extern from "_lanes.h":
     int rbd_lanes_cols[96]
     int rbd_lanes_basis[16]
     ctypedef struct rbd_lanes_model:
-        int nb, nv
-        const int* parents
-        const int* kinds
-        const int* q_idx
-        const int* v_idx
-        const int* nvj
-        const int* d2_idx
-        const int* cols
-        const int* basis
-        const double* axes
-        const double* placements
-        const double* inertias
-        const double* armature
-        int has_armature
+        int nb, nv, has_armature
+        const int *parents, *kinds, *q_idx, *v_idx, *nvj, *d2_idx, *cols, *basis
+        const double *axes, *placements, *inertias, *armature
         double singular_tol
     int rbd_lanes_have_avx2() noexcept nogil
     int RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR
