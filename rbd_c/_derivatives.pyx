@@ -410,20 +410,32 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
 cdef extern from *:
     """
     /* The inner loop of _minus_products: o1 -= sum_j x1[j] rows[j], o2 -= sum_j x2[j] rows[j]
-       for k <= 4 rows of n numbers (stride apart), each o read and written once per
-       four rows.  Compiled like the sweeps of k_inverse_mass_matrix above. */
+       for k rows of n numbers (stride apart), each o read and written once per eight
+       (or four) rows.  Compiled like the sweeps of k_inverse_mass_matrix above. */
     RBD_FAST
     static void rbd_sub_rows(int n, int k, const double* x1, const double* x2, const double* restrict rows, int stride,
                              double* restrict o1, double* restrict o2) {
-        if (k == 4) {
-            const double *r0 = rows, *r1 = rows + stride, *r2 = rows + 2 * stride, *r3 = rows + 3 * stride;
+        int j = 0;
+        for (; j + 8 <= k; j += 8) {  /* eight rows per pass: o read and written once per eight */
+            const double *r0 = rows + j * stride, *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride,
+                         *r4 = r3 + stride, *r5 = r4 + stride, *r6 = r5 + stride, *r7 = r6 + stride;
+            const double *a = x1 + j, *b = x2 + j;
             for (int i = 0; i < n; i++) {
-                o1[i] -= x1[0] * r0[i] + x1[1] * r1[i] + x1[2] * r2[i] + x1[3] * r3[i];
-                o2[i] -= x2[0] * r0[i] + x2[1] * r1[i] + x2[2] * r2[i] + x2[3] * r3[i];
+                o1[i] -= (a[0] * r0[i] + a[1] * r1[i] + a[2] * r2[i] + a[3] * r3[i])
+                         + (a[4] * r4[i] + a[5] * r5[i] + a[6] * r6[i] + a[7] * r7[i]);
+                o2[i] -= (b[0] * r0[i] + b[1] * r1[i] + b[2] * r2[i] + b[3] * r3[i])
+                         + (b[4] * r4[i] + b[5] * r5[i] + b[6] * r6[i] + b[7] * r7[i]);
             }
-            return;
         }
-        for (int j = 0; j < k; j++) {
+        for (; j + 4 <= k; j += 4) {
+            const double *r0 = rows + j * stride, *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
+            const double *a = x1 + j, *b = x2 + j;
+            for (int i = 0; i < n; i++) {
+                o1[i] -= a[0] * r0[i] + a[1] * r1[i] + a[2] * r2[i] + a[3] * r3[i];
+                o2[i] -= b[0] * r0[i] + b[1] * r1[i] + b[2] * r2[i] + b[3] * r3[i];
+            }
+        }
+        for (; j < k; j++) {
             const double* r = rows + j * stride;
             for (int i = 0; i < n; i++) {
                 o1[i] -= x1[j] * r[i];
@@ -442,15 +454,15 @@ cdef inline void _minus_products(const CModel* m, const double* Minv, const doub
     (a dof of body b) is zero outside the rows of b's subtree and of its ancestors, a
     few ranges of contiguous rows (``starts``/``stops``: room for depth + 1 each).
     Column c of O is then a sum of rows of the symmetric M^-1, each an axpy over nv
-    contiguous numbers; the columns are built as rows of O^T (``scratch``: 2 nv^2)
+    contiguous numbers; the columns are built as rows of O^T (``scratch``: 2 nv^2 + 2 nv)
     and transposed at the end."""
     cdef int nv = m.nv, b, j, n, g, r, i, l, col
-    cdef double x1[4]
-    cdef double x2[4]
     cdef double* o1
     cdef double* o2
     cdef double* OT1 = scratch
     cdef double* OT2 = scratch + nv * nv
+    cdef double* x1 = OT2 + nv * nv  # one column of T1 and T2 over a range of rows
+    cdef double* x2 = x1 + nv
     memset(scratch, 0, 2 * nv * nv * sizeof(double))
     for b in range(m.nb):
         starts[0] = m.v_idx[b]
@@ -470,13 +482,11 @@ cdef inline void _minus_products(const CModel* m, const double* Minv, const doub
             o2 = OT2 + col * nv
             for g in range(n):
                 r = starts[g]
-                while r < stops[g]:  # four rows of M^-1 at a time
-                    j = min(4, stops[g] - r)
-                    for l in range(j):
-                        x1[l] = T1[(r + l) * nv + col]
-                        x2[l] = T2[(r + l) * nv + col]
-                    rbd_sub_rows(nv, j, x1, x2, Minv + r * nv, nv, o1, o2)
-                    r += j
+                j = stops[g] - r
+                for l in range(j):
+                    x1[l] = T1[(r + l) * nv + col]
+                    x2[l] = T2[(r + l) * nv + col]
+                rbd_sub_rows(nv, j, x1, x2, Minv + r * nv, nv, o1, o2)
     for i in range(nv):
         for col in range(nv):
             O1[i * nv + col] = OT1[col * nv + i]
@@ -526,7 +536,7 @@ cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
     size(nb=MI_PER_BODY, nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
 # scratch: qdd, the bias torques, two nv x nv matrices, the ranges of _minus_products,
-# then the largest of the three kernels' own (or the 2 nv^2 of _minus_products)
+# then the largest of the three kernels' own (or the 2 nv^2 + 2 nv of _minus_products)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
     size(constant=1, depth=1, nb=max(RD_PER_BODY, MI_PER_BODY, RNEA_PER_BODY),
