@@ -16,13 +16,16 @@ is skipped with a note.
   different computations.  The run fails (exit 1) when an answer differs.
 """
 import argparse
+import functools
 import gc
 import importlib
 import importlib.metadata
 import os
 import platform
+import re
 import statistics
 import sys
+import tempfile
 import textwrap
 import time
 import warnings
@@ -74,12 +77,31 @@ class Robot:
     model: rbd.Model
 
 
+#: generated robots (``rbd.generated_urdf``): "chain<n>" or "tree<n>", e.g. chain100
+GENERATED = re.compile(r"^(chain|tree)([1-9][0-9]*)$")
+
+
 def robot_names():
     return sorted(set(rbd.sample_model_names()) | set(EXAMPLE_ROBOTS))
 
 
+def is_robot_name(name):
+    return name in robot_names() or GENERATED.match(name) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def _generated_directory():
+    return Path(tempfile.mkdtemp(prefix="rbd-compare-"))
+
+
 def load_robot(name):
-    """A sample robot or an example-robot-data robot; None when its URDF is not installed."""
+    """A sample robot, a generated one or an example-robot-data robot; None when
+    its URDF is not installed."""
+    generated = GENERATED.match(name)
+    if generated:  # written to a file: every library loads the same text
+        path = _generated_directory() / (name + ".urdf")
+        path.write_text(rbd.generated_urdf(int(generated.group(2)), generated.group(1)))
+        return Robot(name, str(path), False, rbd.load_urdf(str(path)))
     if name in rbd.sample_model_names():
         model = rbd.sample_model(name)
         floating_base = int(model.joint_kinds[0]) == JointKind.FREE
@@ -601,6 +623,52 @@ def build_rows(robot_names_, batch, notes, seed=0):
 
 
 # ------------------------------------------------------------------------------------------
+# Growth with the robot
+# ------------------------------------------------------------------------------------------
+#: the generated robots compared with Pinocchio (its Data grows as n^3 on a chain: 1.8 GB at 300)
+GROWTH_ROBOTS = tuple("%s%d" % (shape, n) for shape in ("chain", "tree") for n in (10, 100, 300))
+#: the sizes rbd runs alone, and the one the time per body is compared with
+SCALING_SIZES = (100, 1000, 10000)
+
+
+def growth_rows(robot_names_, notes, seed=0):
+    """rbd_c's RNEA, CRBA and ABA against Pinocchio's on the generated robots."""
+    pin = _optional_import("pinocchio")
+    if pin is None or rbd_c is None:
+        notes.append("the growth comparison needs Pinocchio and rbd_c: skipped")
+        return []
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name in robot_names_:
+        rows += [row for row in pinocchio_rows(pin, load_robot(name), rng) if row.ours.label == "rbd cython"]
+    return rows
+
+
+def scaling_table(sizes=SCALING_SIZES, rounds=5, seed=0):
+    """rbd_c alone on chains and binary trees of ``sizes`` bodies: µs per body of
+    RNEA, ABA and forward kinematics, and that time relative to the smallest size's
+    (1.0: linear in the number of bodies)."""
+    rng = np.random.default_rng(seed)
+    lines = ["robot        bodies  " + "  ".join("%-22s" % ("%s µs/body (x %d)" % (case, sizes[0]))
+                                              for case in ("rnea", "aba", "forward_kinematics"))]
+    for shape in ("chain", "tree"):
+        first = {}
+        for n in sizes:
+            model = rbd.load_urdf(rbd.generated_urdf(n, shape))
+            q, v, a = random_state(model, rng)
+            calls = {"rnea": lambda: rbd_c.rnea(model, q, v, a), "aba": lambda: rbd_c.aba(model, q, v, a),
+                     "forward_kinematics": lambda: rbd_c.forward_kinematics(model, q)}
+            cells = []
+            for case, call in calls.items():
+                number = _calls_per_sample(call, 0.02)
+                per_body = min(_seconds_per_call(call, number) for _ in range(rounds)) * 1e6 / n
+                first.setdefault(case, per_body)
+                cells.append("%-22s" % ("%.4f (x %.2f)" % (per_body, per_body / first[case])))
+            lines.append("%-12s %6d  %s" % (shape, n, "  ".join(cells)))
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------
 # Output
 # ------------------------------------------------------------------------------------------
 def machine_description():
@@ -687,17 +755,20 @@ def parse_args(argv):
     parser.add_argument("--quick", action="store_true",
                         help="few rounds and a small batch (a smoke run for CI and tests)")
     parser.add_argument("--robots", nargs="+", metavar="NAME",
-                        help="robots to compare on (space or comma separated; default: %s; known: %s)"
-                        % (" ".join(DEFAULT_ROBOTS), ", ".join(robot_names())))
+                        help="robots to compare on (space or comma separated; default: %s; known: %s, and "
+                        "generated ones: chain<n>, tree<n>, e.g. chain100)" % (" ".join(DEFAULT_ROBOTS), ", ".join(robot_names())))
+    parser.add_argument("--growth", action="store_true",
+                        help="how the cost grows with the robot: RNEA, CRBA and ABA against Pinocchio on generated "
+                        "chains and binary trees of 10, 100 and 300 bodies, then rbd alone up to 10,000 bodies")
     parser.add_argument("--batch", type=int, help="samples of the batched rows (default 20000; --quick: 200)")
     parser.add_argument("--rounds", type=int, help="interleaved timing rounds (default 21; --quick: 3)")
     parser.add_argument("--plot", metavar="PATH", help="save a bar chart of the ratios (needs matplotlib)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     args = parser.parse_args(argv)
     names = [n for item in (args.robots or DEFAULT_ROBOTS) for n in item.split(",") if n]
-    unknown = sorted(set(names) - set(robot_names()))
+    unknown = sorted(n for n in names if not is_robot_name(n))
     if unknown:
-        parser.error("unknown robot(s) %s; known: %s" % (", ".join(unknown), ", ".join(robot_names())))
+        parser.error("unknown robot(s) %s; known: %s, chain<n>, tree<n>" % (", ".join(unknown), ", ".join(robot_names())))
     args.robots = names
     if args.plot and _optional_import("matplotlib") is None:
         parser.error("--plot needs matplotlib: pip install matplotlib (or pip install 'rbd[bench]')")
@@ -715,7 +786,7 @@ def main(argv=None):
         print(message, file=sys.stderr, flush=True)
 
     notes = []
-    rows = build_rows(args.robots, args.batch, notes)
+    rows = growth_rows(GROWTH_ROBOTS, notes) if args.growth else build_rows(args.robots, args.batch, notes)
     for row in rows:
         cross_check(row)
     measure(rows, args.rounds, min_seconds=0.002 if args.quick else 0.02, progress=progress)
@@ -725,6 +796,9 @@ def main(argv=None):
     print("Median of %d interleaved rounds, µs per call (per sample for batches); rbd/peer < 1: rbd is faster.\n"
           % args.rounds)
     print(format_table(rows, markdown=args.markdown))
+    if args.growth and rbd_c is not None:
+        print("\nrbd_c alone, best of 5, µs per body (and relative to %d bodies):\n" % SCALING_SIZES[0])
+        print(scaling_table(SCALING_SIZES[:2] if args.quick else SCALING_SIZES))
     for note in notes:
         print("note: %s" % note)
     if args.plot:
