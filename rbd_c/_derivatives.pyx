@@ -15,7 +15,7 @@ from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column
 from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
-from rbd_c._dynamics cimport k_rnea, RNEA_PER_BODY
+from rbd_c._dynamics cimport k_rnea, k_crba, RNEA_PER_BODY, CRBA_PER_BODY
 
 
 # ==========================================================================================
@@ -171,6 +171,87 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
 # ==========================================================================================
 # Inverse mass matrix
 # ==========================================================================================
+cdef extern from *:
+    """
+    /* The dense loops of M^-1 and of the ABA derivatives are compiled for x86-64-v3 (AVX2
+       with FMA) and for the baseline, chosen at load time (FMA may change the last bits). */
+    #define RBD_FAST __attribute__((target_clones("arch=x86-64-v3", "default")))
+
+    /* M = L^T D L in place (row-major nv x nv; only the lower triangle is read): D^-1 on
+       the diagonal, L below it.  Dofs are eliminated from the last (a leaf) to the first;
+       eliminating dof k changes only its ancestors' rows at their ancestors' columns,
+       which are a few runs of consecutive dofs (run_start).  Returns 1 + the first dof
+       whose pivot is at or below tol (NaN included), else 0. */
+    RBD_FAST
+    static int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, double tol) {
+        for (int k = nv - 1; k >= 0; k--) {
+            double* zk = Z + (long)k * nv;
+            if (!(zk[k] > tol)) return 1 + k;
+            const double inverse = 1.0 / zk[k];
+            for (int i = parent[k]; i >= 0; i = parent[i]) {
+                const double a = zk[i] * inverse;
+                double* zi = Z + (long)i * nv;
+                for (int end = i; end >= 0; ) {
+                    const int start = run_start[end];
+                    #pragma GCC ivdep
+                    for (int j = start; j <= end; j++) zi[j] -= a * zk[j];
+                    end = parent[start];
+                }
+                zk[i] = a;
+            }
+            zk[k] = inverse;
+        }
+        return 0;
+    }
+
+    /* Z = M^-1 from the factor of rbd_ltdl, in place, row by row from the top: Z L^T =
+       L^-1 D^-1 is lower triangular with diagonal D^-1, so for i < k, Z[k, i] = -sum
+       over the ancestors j of k of L[k, j] Z[j, i] (rows already known, read whole),
+       and Z[k, k] = D_k^-1 - sum_j L[k, j] Z[k, j].  Each row is mirrored into its
+       column when finished: later rows read it there.  lrow, anc: nv each. */
+    RBD_FAST
+    static void rbd_ltdl_inverse(double* Z, int nv, const int* parent, double* lrow, int* anc) {
+        for (int k = 0; k < nv; k++) {
+            double* zk = Z + (long)k * nv;
+            int n = 0;
+            for (int j = parent[k]; j >= 0; j = parent[j]) {  /* L's row k, before Z's row k replaces it */
+                anc[n] = j;
+                lrow[n] = zk[j];
+                n++;
+            }
+            if (n == 0) {
+                for (int i = 0; i < k; i++) zk[i] = 0.0;  /* no ancestor: no coupling with the dofs before */
+            } else {
+                const double* z0 = Z + (long)anc[0] * nv;
+                const double l0 = lrow[0];
+                #pragma GCC ivdep
+                for (int i = 0; i < k; i++) zk[i] = -l0 * z0[i];
+                int j = 1;
+                for (; j + 1 < n; j += 2) {  /* two rows per pass: zk read and written half as often */
+                    const double* za = Z + (long)anc[j] * nv;
+                    const double* zb = Z + (long)anc[j + 1] * nv;
+                    const double la = lrow[j], lb = lrow[j + 1];
+                    #pragma GCC ivdep
+                    for (int i = 0; i < k; i++) zk[i] -= la * za[i] + lb * zb[i];
+                }
+                for (; j < n; j++) {
+                    const double* za = Z + (long)anc[j] * nv;
+                    const double la = lrow[j];
+                    #pragma GCC ivdep
+                    for (int i = 0; i < k; i++) zk[i] -= la * za[i];
+                }
+            }
+            double diagonal = zk[k];
+            for (int j = 0; j < n; j++) diagonal -= lrow[j] * zk[anc[j]];
+            zk[k] = diagonal;
+            for (int i = 0; i < k; i++) Z[(long)i * nv + k] = zk[i];
+        }
+    }
+    """
+    int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, double tol) noexcept nogil
+    void rbd_ltdl_inverse(double* Z, int nv, const int* parent, double* lrow, int* anc) noexcept nogil
+
+
 cdef enum:
     # Per body: the world placement and the articulated inertia in world axes (21).
     MI_OM = 0
@@ -183,8 +264,7 @@ cdef extern from *:
     /* The column sweeps of k_inverse_mass_matrix over rows of nv numbers (P, P_parent,
        A, A_parent: 6 rows each), compiled for x86-64-v3 (AVX2 with FMA) and for the
        baseline, chosen at load time.  FMA may change the last bits between the two. */
-    #define RBD_FAST __attribute__((target_clones("arch=x86-64-v3", "default")))
-
+    
     /* Backward, for a joint of k dofs over the columns of its subtree [v0, end): the
        joint's rows of M^-1 are D^-1 (E - S^T P), P_parent += P + U (those rows) when
        there is a parent, and P is cleared for the next body at this depth.  x: k rows
@@ -329,7 +409,7 @@ cdef extern from *:
 @cython.cdivision(True)
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """M^-1 by the articulated-body algorithm on every unit joint force at once, in world
     axes (see the reference's _inverse_mass_matrix_passes).  The forces passed up (P)
     and the accelerations passed down (A) of a body are only needed while its
@@ -402,6 +482,30 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
                          m.subtree_end[i] > i + 1)
     rbd_mirror_upper(Minv, nv)
     return 0
+
+
+
+cdef int k_minv_factored(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """M^-1 from CRBA's M factored along the tree as L^T D L (in place in the output;
+    see rbd_ltdl and rbd_ltdl_inverse).  The pivots are the articulated-body
+    algorithm's D, so a singular model is found at the same joint as by ABA."""
+    cdef const CModel* m = c.m
+    cdef double* lrow = work + CRBA_PER_BODY * m.nb + 6 * m.nv   # after CRBA's scratch
+    cdef int status
+    k_crba(c, ins, outs, work)
+    status = rbd_ltdl(outs[0], m.nv, m.dof_parents, m.dof_run_start, m.singular_tol)
+    if status:
+        return 1 + m.dof_bodies[status - 1]
+    rbd_ltdl_inverse(outs[0], m.nv, m.dof_parents, lrow, <int*>(lrow + m.nv))
+    return 0
+
+
+cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """M^-1 in the form that costs this model less (CModel.minv_factored): factored
+    along the tree for shallow trees, the articulated-body sweeps for deep chains."""
+    if c.m.minv_factored:
+        return k_minv_factored(c, ins, outs, work)
+    return k_minv_articulated(c, ins, outs, work)
 
 
 # ==========================================================================================
@@ -532,14 +636,16 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
 cdef Algorithm RNEA_DERIVATIVES = algorithm(
     b"qvaf", ("q", "v", "a", "fext"), (b"vv", b"vv", b"vv"), k_rnea_derivatives,
     size(nb=RD_PER_BODY, nv=RD_PER_DOF), size(nb=150, nv_depth=40))
+# scratch: the larger of the two forms' (the factored one: CRBA's, then a row of L and
+# its ancestors, nv doubles and nv ints)
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
-    size(nb=MI_PER_BODY, nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
+    size(nb=max(MI_PER_BODY, CRBA_PER_BODY), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
 # scratch: qdd, the bias torques, two nv x nv matrices, the ranges of _minus_products,
 # then the largest of the three kernels' own (or the 2 nv^2 + 2 nv of _minus_products)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
-    size(constant=1, depth=1, nb=max(RD_PER_BODY, MI_PER_BODY, RNEA_PER_BODY),
+    size(constant=1, depth=1, nb=max(RD_PER_BODY, MI_PER_BODY, CRBA_PER_BODY, RNEA_PER_BODY),
          nv=2 + max(RD_PER_DOF, 18), nd2=1, nv_depth=6, nv2=4),
     size(nb=400, nv_depth=40, nv2=15))
 
@@ -556,6 +662,14 @@ def aba_derivatives(model, q, v, tau, fext=None):
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     return run(model, cm, &call, ABA_DERIVATIVES, (q, v, tau, fext))
+
+
+def _inverse_mass_matrix_form(model):
+    """Which form inverse_mass_matrix takes on this model: "factored" or "articulated"
+    (for the tests, which cover both)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    return "factored" if cm.m.minv_factored else "articulated"
 
 
 def inverse_mass_matrix(model, q):

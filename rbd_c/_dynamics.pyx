@@ -142,13 +142,7 @@ cdef int k_rnea_nle(const Call* c, const double** ins, double** outs, double* wo
 # ==========================================================================================
 # CRBA
 # ==========================================================================================
-# Scratch of CRBA: world placements (16) and composite inertias (10) per body, then
-# the world subspace columns (6 per dof).
-cdef enum:
-    CRBA_OM = 0
-    CRBA_YC = 16
-    CRBA_PER_BODY = 26
-
+# (the layout of its scratch: _dynamics.pxd)
 
 cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """Joint-space mass matrix by the composite-rigid-body algorithm in world axes: with

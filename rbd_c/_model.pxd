@@ -37,6 +37,13 @@ ctypedef struct CModel:
     int* d2_idx             # (nb,)  start of the joint's nv x nv block
     int* subtree_end        # (nb,)  bodies i..subtree_end[i]-1 are i's subtree
     int* depth              # (nb,)  number of ancestors including itself
+    int* dof_bodies         # (nv,)  the body of each dof
+    int* dof_parents        # (nv,)  the dof before each along the tree: the previous one of its
+                            #        joint, else its nearest moving ancestor's last (-1: none)
+    int* dof_run_start      # (nv,)  the first of the run of dofs d, d-1, ... that are each the one
+                            #        before the next (a dof's ancestors are a few such runs)
+    bint minv_factored      # M^-1 by factoring M along the tree (shallow trees) or by the
+                            #        articulated-body sweeps (deep chains): see _build
     double* axes            # (nb, 3)
     double* placements      # (nb, 16) parent_from_joint, row-major 4x4
     double* inertias        # (nb, 10)

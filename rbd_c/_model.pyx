@@ -174,6 +174,28 @@ cdef inline double* _doubles(list owner, values):
     return <double*>cnp.PyArray_DATA(arr)
 
 
+def _minv_factored_is_cheaper(dof_parents):
+    """Whether M^-1 costs less factored along the tree (CRBA, then L^T D L and its
+    inverse: about sum_k (A_k + (d_k - 1) k) multiply-adds, with d_k the depth of dof k
+    and A_k the sum of its ancestors' depths) than by the articulated-body sweeps
+    (about sum_k (s_k + nv - k), s_k the size of dof k's subtree).  The first grows
+    with the depth of the tree, the second does not: measured on chains and binary
+    trees of 5 to 160 bodies and on real robots, the factored form is faster while the
+    ratio stays under about 12 (chains of up to about 25 dofs, any tree of moderate
+    depth), and the two are within 10% of each other around it."""
+    nv = len(dof_parents)
+    depth = [0] * nv          # d_k
+    above = [0] * nv          # A_k
+    factored = articulated = 0
+    for k in range(nv):
+        p = dof_parents[k]
+        depth[k] = 1 + (depth[p] if p >= 0 else 0)
+        above[k] = (above[p] + depth[p]) if p >= 0 else 0
+        factored += above[k] + (depth[k] - 1) * k
+        articulated += depth[k] + nv - k  # (sum_k s_k = sum_k d_k)
+    return factored <= 12 * articulated
+
+
 cdef CompiledModel _build(object model):
     checks_module().check_model(model)
     try:
@@ -230,6 +252,23 @@ cdef CompiledModel _build(object model):
     cm.m.d2_idx = _ints(owner, d2_idx)
     cm.m.subtree_end = _ints(owner, subtree_end)
     cm.m.depth = _ints(owner, depth)
+    dof_bodies = np.repeat(np.arange(nb), nv_j)
+    dof_parents = np.arange(nv) - 1
+    last_dof = [-1] * nb  # each body's last dof, or its nearest moving ancestor's
+    for i in range(nb):
+        before = last_dof[par[i]] if par[i] >= 0 else -1
+        if nv_j[i]:
+            dof_parents[v_idx[i]] = before
+            before = v_idx[i] + nv_j[i] - 1
+        last_dof[i] = before
+    dof_run_start = np.arange(nv)
+    for d in range(1, nv):
+        if dof_parents[d] == d - 1:
+            dof_run_start[d] = dof_run_start[d - 1]
+    cm.m.dof_bodies = _ints(owner, dof_bodies)
+    cm.m.dof_parents = _ints(owner, dof_parents)
+    cm.m.dof_run_start = _ints(owner, dof_run_start)
+    cm.m.minv_factored = _minv_factored_is_cheaper(dof_parents)
     cm.m.axes = _doubles(owner, axes)
     cm.m.placements = _doubles(owner, placements)
     cm.m.inertias = _doubles(owner, inertias)

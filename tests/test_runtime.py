@@ -112,7 +112,11 @@ print(err)
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ctrl_c_interrupts_a_long_batch(threads):
     code = """
-import sys, time, numpy as np
+import signal, sys, time, numpy as np
+# Ctrl-C as in a fresh terminal, whatever this process inherited: a parent may spawn it
+# while SIGINT is ignored or blocked (seen under pytest, from another test's helpers)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 import rbd, rbd_c
 rbd_c.set_num_threads(%d)
 m = rbd.sample_model("quadruped")
