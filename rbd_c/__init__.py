@@ -26,9 +26,9 @@ from ._derivatives import (  # noqa: F401,E402
 )
 
 
-def random_configuration(model, rng=None, batch=None):
+def random_configuration(model, rng=None, batch=None, *, out=None):
     """The reference's sampler (sampling is NumPy's: nothing to compile)."""
     # Imported on use: rbd_c must not import rbd while it initialises (rbd would
     # then bind a half-built compiled backend).
     from rbd.reference import random_configuration as sample
-    return sample(model, rng, batch)
+    return sample(model, rng, batch, out=out)

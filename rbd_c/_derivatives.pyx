@@ -650,18 +650,18 @@ cdef Algorithm ABA_DERIVATIVES = algorithm(
     size(nb=400, nv_depth=40, nv2=15))
 
 
-def rnea_derivatives(model, q, v, a, fext=None):
+def rnea_derivatives(model, q, v, a, fext=None, *, out=None):
     """(dtau_dq, dtau_dv, dtau_da): the partial derivatives of rnea (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, RNEA_DERIVATIVES, (q, v, a, fext))
+    return run(model, cm, &call, RNEA_DERIVATIVES, (q, v, a, fext), out)
 
 
-def aba_derivatives(model, q, v, tau, fext=None):
+def aba_derivatives(model, q, v, tau, fext=None, *, out=None):
     """(dqdd_dq, dqdd_dv, dqdd_dtau): the partial derivatives of aba (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, ABA_DERIVATIVES, (q, v, tau, fext))
+    return run(model, cm, &call, ABA_DERIVATIVES, (q, v, tau, fext), out)
 
 
 def _inverse_mass_matrix_form(model):
@@ -672,11 +672,11 @@ def _inverse_mass_matrix_form(model):
     return "factored" if cm.m.minv_factored else "articulated"
 
 
-def inverse_mass_matrix(model, q):
+def inverse_mass_matrix(model, q, *, out=None):
     """M(q)^-1, directly in O(n^2) and exactly symmetric (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, INVERSE_MASS_MATRIX, (q,))
+    return run(model, cm, &call, INVERSE_MASS_MATRIX, (q,), out)
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
 RNEA_DERIVATIVES.name = "rnea_derivatives"

@@ -106,25 +106,25 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
 
 
 
-def rnea(model, q, v, a, fext=None):
+def rnea(model, q, v, a, fext=None, *, out=None):
     """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - sum J_i^T fext_i (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, RNEA, (q, v, a, fext))
+    return run(model, cm, &call, RNEA, (q, v, a, fext), out)
 
 
-def gravity(model, q):
+def gravity(model, q, *, out=None):
     """Generalized gravity g(q) (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, GRAVITY, (q,))
+    return run(model, cm, &call, GRAVITY, (q,), out)
 
 
-def nonlinear_effects(model, q, v):
+def nonlinear_effects(model, q, v, *, out=None):
     """C(q, v) v + g(q) (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, NONLINEAR_EFFECTS, (q, v))
+    return run(model, cm, &call, NONLINEAR_EFFECTS, (q, v), out)
 
 
 cdef int k_rnea_gravity(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -187,11 +187,11 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     return 0
 
 
-def crba(model, q):
+def crba(model, q, *, out=None):
     """Joint-space mass matrix M(q), full and symmetric (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, CRBA, (q,))
+    return run(model, cm, &call, CRBA, (q,), out)
 
 
 # ==========================================================================================
@@ -315,11 +315,11 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
     return 0
 
 
-def aba(model, q, v, tau, fext=None):
+def aba(model, q, v, tau, fext=None, *, out=None):
     """Forward dynamics: the joint accelerations produced by tau and fext (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, ABA, (q, v, tau, fext))
+    return run(model, cm, &call, ABA, (q, v, tau, fext), out)
 
 
 # ==========================================================================================
@@ -410,11 +410,11 @@ cdef int k_coriolis(const Call* c, const double** ins, double** outs, double* wo
     return 0
 
 
-def coriolis_matrix(model, q, v):
+def coriolis_matrix(model, q, v, *, out=None):
     """Coriolis matrix C(q, v): C v + g = nonlinear effects, Mdot - 2C skew (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, CORIOLIS, (q, v))
+    return run(model, cm, &call, CORIOLIS, (q, v), out)
 
 
 # ==========================================================================================
@@ -439,11 +439,11 @@ cdef int k_kinetic(const Call* c, const double** ins, double** outs, double* wor
     return 0
 
 
-def kinetic_energy(model, q, v):
+def kinetic_energy(model, q, v, *, out=None):
     """Kinetic energy 1/2 v^T M(q) v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, KINETIC_ENERGY, (q, v))
+    return run(model, cm, &call, KINETIC_ENERGY, (q, v), out)
 
 
 cdef int k_potential(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -455,11 +455,11 @@ cdef int k_potential(const Call* c, const double** ins, double** outs, double* w
     return 0
 
 
-def potential_energy(model, q):
+def potential_energy(model, q, *, out=None):
     """Gravitational potential energy -m g . com (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, POTENTIAL_ENERGY, (q,))
+    return run(model, cm, &call, POTENTIAL_ENERGY, (q,), out)
 
 
 cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -497,11 +497,11 @@ cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* 
     return 0
 
 
-def centroidal_momentum(model, q, v):
+def centroidal_momentum(model, q, v, *, out=None):
     """Linear and angular momentum about the center of mass, world axes (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTROIDAL_MOMENTUM, (q, v))
+    return run(model, cm, &call, CENTROIDAL_MOMENTUM, (q, v), out)
 
 
 cdef enum:
@@ -596,18 +596,18 @@ cdef int k_centroidal_matrix_rate(const Call* c, const double** ins, double** ou
     return _centroidal_matrix(c, ins[0], ins[1], outs[0], work)
 
 
-def centroidal_momentum_matrix(model, q):
+def centroidal_momentum_matrix(model, q, *, out=None):
     """The centroidal momentum matrix A_G, centroidal_momentum = A_G v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTROIDAL_MATRIX, (q,))
+    return run(model, cm, &call, CENTROIDAL_MATRIX, (q,), out)
 
 
-def centroidal_momentum_matrix_time_variation(model, q, v):
+def centroidal_momentum_matrix_time_variation(model, q, v, *, out=None):
     """dA_G/dt along the motion with velocity v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTROIDAL_MATRIX_RATE, (q, v))
+    return run(model, cm, &call, CENTROIDAL_MATRIX_RATE, (q, v), out)
 
 
 # ==========================================================================================

@@ -88,14 +88,14 @@ cdef inline int* _chain(const CModel* m, double* work) noexcept nogil:
     return <int*>(work + FRAME_CHAIN * m.max_depth + 64)
 
 
-cdef object _run_frame(object model, object frame, object reference, Algorithm alg, tuple values):
+cdef object _run_frame(object model, object frame, object reference, Algorithm alg, tuple values, object out):
     """The driver call shared by the frame quantities in a reference (they walk one
     chain, so their scratch and work scale with its length)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     resolve_frame(&call, cm, model, frame)
     resolve_reference(&call, reference)
-    return run(model, cm, &call, alg, values)
+    return run(model, cm, &call, alg, values, out)
 
 
 # ---- placements ----------------------------------------------------------------------------
@@ -105,11 +105,11 @@ cdef int k_fk(const Call* c, const double** ins, double** outs, double* work) no
     return 0
 
 
-def forward_kinematics(model, q):
+def forward_kinematics(model, q, *, out=None):
     """World placement (4x4) of every body frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, FORWARD_KINEMATICS, (q,))
+    return run(model, cm, &call, FORWARD_KINEMATICS, (q,), out)
 
 
 cdef int k_frame_placements(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -122,11 +122,11 @@ cdef int k_frame_placements(const Call* c, const double** ins, double** outs, do
     return 0
 
 
-def frame_placements(model, q):
+def frame_placements(model, q, *, out=None):
     """World placement (4x4) of every frame, link and joint frames (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, FRAME_PLACEMENTS, (q,))
+    return run(model, cm, &call, FRAME_PLACEMENTS, (q,), out)
 
 
 cdef int k_frame_placement(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -138,12 +138,12 @@ cdef int k_frame_placement(const Call* c, const double** ins, double** outs, dou
     return 0
 
 
-def frame_placement(model, q, frame):
+def frame_placement(model, q, frame, *, out=None):
     """World placement (4x4) of a frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     resolve_frame(&call, cm, model, frame)
-    return run(model, cm, &call, FRAME_PLACEMENT, (q,))
+    return run(model, cm, &call, FRAME_PLACEMENT, (q,), out)
 
 
 # ---- frame velocity / acceleration -----------------------------------------------------------
@@ -177,9 +177,9 @@ cdef int k_frame_velocity(const Call* c, const double** ins, double** outs, doub
     return 0
 
 
-def frame_velocity(model, q, v, frame, reference="local"):
+def frame_velocity(model, q, v, frame, reference="local", *, out=None):
     """Twist of a frame in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_VELOCITY, (q, v))
+    return _run_frame(model, frame, reference, FRAME_VELOCITY, (q, v), out)
 
 
 cdef int k_frame_acceleration(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -211,9 +211,9 @@ cdef int k_frame_acceleration(const Call* c, const double** ins, double** outs, 
     return 0
 
 
-def frame_acceleration(model, q, v, a, frame, reference="local"):
+def frame_acceleration(model, q, v, a, frame, reference="local", *, out=None):
     """Spatial acceleration of a frame: the derivative of its twist in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_ACCELERATION, (q, v, a))
+    return _run_frame(model, frame, reference, FRAME_ACCELERATION, (q, v, a), out)
 
 
 # ---- frame Jacobian and its time derivative ----------------------------------------------------
@@ -239,9 +239,9 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double** outs, doub
     return 0
 
 
-def frame_jacobian(model, q, frame, reference="local"):
+def frame_jacobian(model, q, frame, reference="local", *, out=None):
     """Geometric Jacobian (6, nv) of a frame in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_JACOBIAN, (q,))
+    return _run_frame(model, frame, reference, FRAME_JACOBIAN, (q,), out)
 
 
 cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -295,9 +295,9 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, 
     return 0
 
 
-def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
+def frame_jacobian_time_derivative(model, q, v, frame, reference="local", *, out=None):
     """Time derivative (6, nv) of the frame Jacobian in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_JACOBIAN_DOT, (q, v))
+    return _run_frame(model, frame, reference, FRAME_JACOBIAN_DOT, (q, v), out)
 
 
 # ---- partial derivatives of the frame velocity and acceleration ----------------------------------
@@ -409,15 +409,15 @@ cdef int k_frame_acceleration_derivatives(const Call* c, const double** ins, dou
     return 0
 
 
-def frame_velocity_derivatives(model, q, v, frame, reference="local"):
+def frame_velocity_derivatives(model, q, v, frame, reference="local", *, out=None):
     """(dv_dq, dv_dv), each (6, nv): partial derivatives of frame_velocity, q along q (+) dq (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_VELOCITY_DERIVATIVES, (q, v))
+    return _run_frame(model, frame, reference, FRAME_VELOCITY_DERIVATIVES, (q, v), out)
 
 
-def frame_acceleration_derivatives(model, q, v, a, frame, reference="local"):
+def frame_acceleration_derivatives(model, q, v, a, frame, reference="local", *, out=None):
     """(dv_dq, da_dq, da_dv, da_da), each (6, nv): partial derivatives of frame_velocity and
     frame_acceleration, q along q (+) dq (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_ACCELERATION_DERIVATIVES, (q, v, a))
+    return _run_frame(model, frame, reference, FRAME_ACCELERATION_DERIVATIVES, (q, v, a), out)
 
 
 # ---- center of mass ---------------------------------------------------------------------------
@@ -431,11 +431,11 @@ cdef int k_com(const Call* c, const double** ins, double** outs, double* work) n
     return 0
 
 
-def center_of_mass(model, q):
+def center_of_mass(model, q, *, out=None):
     """Center of mass of the robot, world frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTER_OF_MASS, (q,))
+    return run(model, cm, &call, CENTER_OF_MASS, (q,), out)
 
 
 # Scratch of the centre-of-mass kernels: world placements (16), then subtree mass and
@@ -476,11 +476,11 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double** outs, double
     return 0
 
 
-def com_jacobian(model, q):
+def com_jacobian(model, q, *, out=None):
     """Jacobian (3, nv) of the center of mass, world frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, COM_JACOBIAN, (q,))
+    return run(model, cm, &call, COM_JACOBIAN, (q,), out)
 
 
 # ==========================================================================================

@@ -52,6 +52,7 @@ ctypedef struct CModel:
     int* frame_parents      # (nframes,)
     double* frame_offsets  # (nframes, 16) body_from_frame
     double total_mass
+    double gravity[3]       # the model's gravity (a model is immutable: read once, here)
     int coupled             # a model with mimic joints (this is its full model: run() goes through rbd._coupled)
     double singular_tol     # articulated-inertia pivots at or below this are singular
 
@@ -99,7 +100,7 @@ cdef class Algorithm:
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost)
-cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values)
+cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out=*)
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1
 cdef int resolve_reference(Call* call, object reference) except -1
 cdef int current_threads() noexcept nogil

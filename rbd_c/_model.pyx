@@ -278,6 +278,9 @@ cdef CompiledModel _build(object model):
     cm.m.frame_parents = _ints(owner, frame_parents)
     cm.m.frame_offsets = _doubles(owner, frame_offsets)
     cm.m.total_mass = float(inertias[:, 0].sum()) if nb else 0.0
+    gravity = np.asarray(model.gravity, dtype=np.float64).reshape(3)
+    for d in range(3):
+        cm.m.gravity[d] = gravity[d]
     cm.m.coupled = 0
     cm.m.singular_tol = checks_module().singular_tolerance(model)
     cm.owner = tuple(owner)
@@ -314,18 +317,9 @@ cdef CompiledModel prepare_call(Call* call, object model):
     call.body = -1
     call.ref = REF_LOCAL
     call.flag = 0
-    g = model.gravity
-    cdef cnp.ndarray ga
-    cdef const double* gp
-    if (cnp.PyArray_CheckExact(g) and cnp.PyArray_TYPE(<cnp.ndarray>g) == cnp.NPY_DOUBLE
-            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>g) and cnp.PyArray_SIZE(<cnp.ndarray>g) == 3):
-        ga = <cnp.ndarray>g
-    else:
-        ga = np.ascontiguousarray(model.gravity, dtype=np.float64).reshape(3)
-    gp = <const double*>cnp.PyArray_DATA(ga)
-    call.g[0] = gp[0]
-    call.g[1] = gp[1]
-    call.g[2] = gp[2]
+    call.g[0] = cm.m.gravity[0]
+    call.g[1] = cm.m.gravity[1]
+    call.g[2] = cm.m.gravity[2]
     return cm
 
 
@@ -474,7 +468,7 @@ cdef inline int _output_shape(const CModel* m, const char* codes, int ndim, cnp.
     return ndim
 
 
-cdef object _run_coupled(object model, Call* call, Algorithm alg, tuple values):
+cdef object _run_coupled(object model, Call* call, Algorithm alg, tuple values, object out):
     """An algorithm on a model with mimic joints, through rbd._coupled (which runs it on
     the full model with the coordinates expanded, and brings its results back)."""
     import rbd_c
@@ -482,12 +476,26 @@ cdef object _run_coupled(object model, Call* call, Algorithm alg, tuple values):
     kwargs = {}
     if call.frame >= 0:  # a frame algorithm: its frame (and reference), as the public call takes them
         kwargs = {"frame": call.frame, "reference": ("local", "world", "local_world_aligned")[call.ref]}
-    return _coupled.call(rbd_c, alg.name, model, values, kwargs)
+    result = _coupled.call(rbd_c, alg.name, model, values, kwargs)
+    return result if out is None else checks_module().write_out(result, out, list(zip(alg.names, values)))
 
 
-cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values):
+cdef object _refuse_out(object out, Algorithm alg, tuple values, int nbatch, const cnp.npy_intp* batch,
+                        const int* ond, cnp.npy_intp odims[][4]):
+    """Raise the shared error (rbd._checks.check_out) for an ``out=`` the driver cannot take."""
+    shapes = [tuple([batch[j] for j in range(nbatch)] + [odims[o][j] for j in range(ond[o])])
+              for o in range(alg.nout)]
+    checks_module().check_out(out, shapes, list(zip(alg.names, values)))
+    raise ValueError("out cannot be used for this call")  # (check_out accepts what the driver does)
+
+
+cdef inline bint _overlap(const double* a, Py_ssize_t na, const double* b, Py_ssize_t nb) noexcept nogil:
+    return a < b + nb and b < a + na
+
+
+cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out=None):
     if cm.m.coupled:
-        return _run_coupled(model, call, alg, values)
+        return _run_coupled(model, call, alg, values, out)
     cdef const CModel* m = &cm.m
     cdef const char* spec = alg.inputs
     cdef tuple names = alg.names
@@ -592,17 +600,46 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
 
     for j in range(nbatch):
         N *= dims[j]
-    cdef list several = [] if nout > 1 else None
+    cdef bint user_out = out is not None
+    cdef list several = [] if nout > 1 and not user_out else None
+    cdef object given
     for o in range(nout):
         osize[o] = 1
         for j in range(ond[o]):
             dims[nbatch + j] = odims[o][j]
             osize[o] *= odims[o][j]
-        arr = cnp.PyArray_EMPTY(nbatch + ond[o], dims, cnp.NPY_DOUBLE, 0)
+        if not user_out:
+            arr = cnp.PyArray_EMPTY(nbatch + ond[o], dims, cnp.NPY_DOUBLE, 0)
+        else:  # the caller's array: exactly the result's shape, float64, C-contiguous, writeable
+            if nout == 1:
+                given = out
+            elif (type(out) is tuple or type(out) is list) and len(out) == nout:
+                given = out[o]
+            else:
+                given = None
+            if not (cnp.PyArray_Check(given) and cnp.PyArray_TYPE(<cnp.ndarray>given) == cnp.NPY_DOUBLE
+                    and cnp.PyArray_ISCARRAY(<cnp.ndarray>given) and cnp.PyArray_NDIM(<cnp.ndarray>given) == nbatch + ond[o]):
+                _refuse_out(out, alg, values, nbatch, dims, ond, odims)
+            for j in range(nbatch + ond[o]):
+                if cnp.PyArray_DIMS(<cnp.ndarray>given)[j] != dims[j]:
+                    _refuse_out(out, alg, values, nbatch, dims, ond, odims)
+            arr = <cnp.ndarray>given
         outp[o] = <double*>cnp.PyArray_DATA(arr)
         if several is not None:
             several.append(arr)
-    cdef object out = arr if several is None else tuple(several)  # what the call returns
+    if user_out:
+        if not fast:  # the inputs were converted: the originals' memory is checked as the reference does
+            checks_module().check_out(out, [(out if nout == 1 else out[o]).shape for o in range(nout)],
+                                      list(zip(names, values)))
+        for o in range(nout):  # no output may overlap an input or another output
+            for k in range(nin):
+                if fast and base[k] != NULL and _overlap(outp[o], N * osize[o], base[k], N * size[k]):
+                    _refuse_out(out, alg, values, nbatch, dims, ond, odims)
+            for j in range(o):
+                if _overlap(outp[o], N * osize[o], outp[j], N * osize[j]):
+                    _refuse_out(out, alg, values, nbatch, dims, ond, odims)
+    else:
+        out = arr if several is None else tuple(several)  # what the call returns
     if N == 0:
         return out
 
@@ -684,8 +721,8 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     for o in range(nout):
         if any_nonfinite(outp[o], N * osize[o]):
             raise checks_module().overflow_error()
-    if nout == 1 and nbatch == 0 and out_nd == 0:
-        return outp[0][0]
+    if nout == 1 and nbatch == 0 and out_nd == 0 and not user_out:
+        return outp[0][0]  # a scalar result as a float (into a 0-d out=, the array)
     return out
 
 
