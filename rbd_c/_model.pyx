@@ -523,7 +523,7 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     cdef cnp.ndarray arr
     cdef object x
     cdef object keep = None
-    cdef Py_ssize_t N = 1, s, wpad, chunk, start, stop
+    cdef Py_ssize_t N = 1, s, wpad, chunk = 1, start, stop
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = NULL
     cdef int* flags
@@ -650,9 +650,10 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
         nt = <int>N
     # Long batches run in chunks of about CHUNK_WORK, with a look at the signals
     # between chunks, so Ctrl-C interrupts within a fraction of a second.
-    chunk = CHUNK_WORK // (cost if cost > 0 else 1)
-    if chunk < 1:
-        chunk = 1
+    if N > 1:
+        chunk = CHUNK_WORK // (cost if cost > 0 else 1)
+        if chunk < 1:
+            chunk = 1
     if N == 1 or nt <= 1 or N * cost < PARALLEL_WORK:
         # ---- one thread: scratch on the stack when it fits --------------------------
         if work_doubles <= STACK_DOUBLES:
