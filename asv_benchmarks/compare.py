@@ -425,6 +425,65 @@ def pinocchio_rows(pin, robot, rng):
             for case in ("rnea", "crba", "aba") for label, impl in rbd_backends()]
 
 
+def kinematics_rows(pin, robot, rng):
+    """rbd_c's kinematics, gravity and nonlinear effects against Pinocchio's
+    (forwardKinematics; forwardKinematics + updateFramePlacement of one frame;
+    computeFrameJacobian; centerOfMass; jacobianCenterOfMass;
+    computeGeneralizedGravity; nonLinearEffects), and the same calls writing into
+    an ``out=`` array (Pinocchio writes into its Data: no allocation either)."""
+    if rbd_c is None:
+        return []
+    from oracles.pinocchio_adapter import ModelPair
+    model = robot.model
+    frame = model.link_frame_names[-1]  # the end effector, or a foot
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pair = ModelPair(robot.name, robot.urdf, robot.floating_base, frames=(frame,))
+    pm, pd = pair.pin_model, pair.pin_data
+    q, v, _ = random_state(model, rng)
+    Q, V = pair.q_to_pin(q), pair.v_to_pin(v)
+    joints = [pair.pin_joint_id(b) for b in range(model.nbodies)]
+    fid = pair.pin_frame_id(frame)
+    nv = model.nv
+
+    def pin_fk():
+        pin.forwardKinematics(pm, pd, Q)
+        return pd
+
+    def pin_frame():
+        pin.forwardKinematics(pm, pd, Q)
+        return pin.updateFramePlacement(pm, pd, fid)
+
+    placements, placement, jacobian = np.empty((model.nbodies, 4, 4)), np.empty((4, 4)), np.empty((6, nv))
+    torques = np.empty(nv)
+    cases = [
+        ("forward_kinematics", lambda: rbd_c.forward_kinematics(model, q),
+         lambda: rbd_c.forward_kinematics(model, q, out=placements),
+         Contender("pin.forwardKinematics", pin_fk, lambda d: np.array([d.oMi[j].homogeneous for j in joints]))),
+        ("frame_placement", lambda: rbd_c.frame_placement(model, q, frame),
+         lambda: rbd_c.frame_placement(model, q, frame, out=placement),
+         Contender("pin.forwardKinematics + updateFramePlacement", pin_frame, lambda m: m.homogeneous)),
+        ("frame_jacobian", lambda: rbd_c.frame_jacobian(model, q, frame),
+         lambda: rbd_c.frame_jacobian(model, q, frame, out=jacobian),
+         Contender("pin.computeFrameJacobian", lambda: pin.computeFrameJacobian(pm, pd, Q, fid),
+                   pair.columns_from_pin)),
+        ("center_of_mass", lambda: rbd_c.center_of_mass(model, q), None,
+         Contender("pin.centerOfMass", lambda: pin.centerOfMass(pm, pd, Q))),
+        ("com_jacobian", lambda: rbd_c.com_jacobian(model, q), None,
+         Contender("pin.jacobianCenterOfMass", lambda: pin.jacobianCenterOfMass(pm, pd, Q), pair.columns_from_pin)),
+        ("gravity", lambda: rbd_c.gravity(model, q), lambda: rbd_c.gravity(model, q, out=torques),
+         Contender("pin.computeGeneralizedGravity", lambda: pin.computeGeneralizedGravity(pm, pd, Q), pair.v_from_pin)),
+        ("nonlinear_effects", lambda: rbd_c.nonlinear_effects(model, q, v), None,
+         Contender("pin.nonLinearEffects", lambda: pin.nonLinearEffects(pm, pd, Q, V), pair.v_from_pin)),
+    ]
+    rows = []
+    for case, ours, ours_out, peer in cases:
+        rows.append(Row(case, robot.name, Contender("rbd cython", ours), peer))
+        if ours_out is not None:
+            rows.append(Row(case, robot.name, Contender("rbd cython, out=", ours_out), peer))
+    return rows
+
+
 def derivative_rows(pin, robot, rng, batch):
     """The derivatives of the dynamics and M^-1: single calls of each rbd backend
     against Pinocchio's (computeRNEADerivatives, computeABADerivatives,
@@ -606,6 +665,7 @@ def build_rows(robot_names_, batch, notes, seed=0):
     if pin is not None:
         for robot in robots:
             rows += pinocchio_rows(pin, robot, rng)
+            rows += kinematics_rows(pin, robot, rng)
     if pybullet is not None:
         for robot in _fixed_base(robots, "pybullet", notes):
             rows += pybullet_rows(pybullet, robot, rng)

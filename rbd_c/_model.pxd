@@ -74,6 +74,7 @@ ctypedef int (*kernel_t)(const Call* c, const double** ins, double** outs, doubl
 cdef class CompiledModel:
     cdef CModel m
     cdef object owner       # the arrays the pointers of m point into
+    cdef dict frame_index   # the model's frame names -> indices
 
 
 cdef CompiledModel compiled(object model)

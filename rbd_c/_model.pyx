@@ -284,6 +284,7 @@ cdef CompiledModel _build(object model):
     cm.m.coupled = 0
     cm.m.singular_tol = checks_module().singular_tolerance(model)
     cm.owner = tuple(owner)
+    cm.frame_index = dict(model._frame_index)
     return cm
 
 
@@ -335,8 +336,10 @@ cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame)
     cdef Py_ssize_t fid
     if type(frame) is int and 0 <= frame < cm.m.nframes:
         fid = frame
+    elif type(frame) is str and frame in cm.frame_index:
+        fid = cm.frame_index[frame]
     else:
-        fid = model.frame_id(frame)
+        fid = model.frame_id(frame)  # (its errors, and integer-like indices)
     call.frame = <int>fid
     call.body = cm.m.frame_parents[fid]
     return 0
