@@ -60,7 +60,7 @@ def _optional_import(name):
 # Robots: rbd's samples, and example-robot-data's URDFs when it is installed
 # ------------------------------------------------------------------------------------------
 #: name -> (URDF path under example-robot-data's robots/ directory, floating base?)
-EXAMPLE_ROBOTS = {
+EXAMPLE_ROBOTS = {  # (Solo12, UR5: the contact rows' quadruped and arm)
     "panda": ("panda_description/urdf/panda.urdf", False),
     "talos": ("talos_data/robots/talos_full_v2.urdf", True),  # the full Talos: 44 joints + free flyer
     "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
@@ -528,6 +528,114 @@ def derivative_rows(pin, robot, rng, batch):
     return rows
 
 
+#: The contacts of the contact rows, per robot: (frame, dim); point contacts in
+#: local_world_aligned axes, flat ones in local axes (as Pinocchio's rows are set up).
+CONTACT_FEET = {
+    "solo12": [(foot, 3) for foot in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")],
+    "talos": [("left_sole_link", 6), ("right_sole_link", 6)],
+    "panda": [("panda_hand_tcp", 3)],
+    "ur5": [("tool0", 3)],
+}
+
+
+def _pin_vector(pin, kind, items):
+    out = getattr(pin, kind)()
+    for item in items:
+        out.append(item)
+    return out
+
+
+def contact_rows(pin, robot, rng, batch):
+    """constrained_dynamics and impulse_dynamics (the robot on its feet, or an arm
+    holding its tool) against Pinocchio's constraintDynamics and impulseDynamics after
+    initConstraintDynamics: single calls, and rbd_c's batch on one thread per sample
+    against a loop; the joint torque regressor and the kinematic Hessian of a frame
+    against computeJointTorqueRegressor and computeJointKinematicHessians +
+    getJointKinematicHessian."""
+    if robot.name not in CONTACT_FEET:
+        return []
+    twin = PinocchioTwin(pin, robot)
+    model, pm, pd = robot.model, twin.model, twin.data
+    contacts = [rbd.Contact(frame, dim, "local_world_aligned" if dim == 3 else "local")
+                for frame, dim in CONTACT_FEET[robot.name]]
+    models = []
+    for contact in contacts:
+        frame = pm.frames[pm.getFrameId(contact.frame)]
+        models.append(pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D if contact.dim == 3 else pin.ContactType.CONTACT_6D, pm, frame.parentJoint,
+            frame.placement, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED if contact.dim == 3 else pin.ReferenceFrame.LOCAL))
+    datas = _pin_vector(pin, "StdVec_RigidConstraintData", [c.createData() for c in models])
+    models = _pin_vector(pin, "StdVec_RigidConstraintModel", models)
+    pin.initConstraintDynamics(pm, pd, models, datas)
+    exact = pin.ProximalSettings(1e-14, 0.0, 1)
+    q, v, a = random_state(model, rng)
+    tau = rng.standard_normal(model.nv)
+    q_pin, v_pin, a_pin, tau_pin = twin.q(q), twin.v(v), twin.v(a), twin.v(tau)
+    both = lambda answer: np.concatenate([np.ravel(x) for x in answer])  # noqa: E731
+    joint = model.joint_names[-1]
+    joint_id = pm.getJointId(joint)
+    columns = [c for name in model.joint_names for c in range(10 * (pm.getJointId(name) - 1), 10 * pm.getJointId(name))]
+    perm = twin.pair.v_perm
+
+    def constrained_pin():
+        return twin.v_back(pin.constraintDynamics(pm, pd, q_pin, v_pin, tau_pin, models, datas, exact)), pd.lambda_c
+
+    def impulse_pin():
+        return twin.v_back(pin.impulseDynamics(pm, pd, q_pin, v_pin, models, datas, 0.0, exact)), pd.impulse_c
+
+    def hessian_pin():
+        pin.computeJointJacobians(pm, pd, q_pin)
+        pin.computeJointKinematicHessians(pm, pd, q_pin)
+        return pin.getJointKinematicHessian(pm, pd, joint_id, pin.LOCAL)
+
+    def hessian_back(raw):  # (the binding shows Eigen's column-major tensor with row-major strides)
+        raw = np.asarray(raw)
+        return raw.ravel(order="K").reshape(raw.shape, order="F")[:, perm][:, :, perm]
+
+    peers = {
+        "constrained_dynamics": Contender("pin.constraintDynamics", constrained_pin, both),
+        "impulse_dynamics": Contender("pin.impulseDynamics", impulse_pin, both),
+        "kinematic_hessian": Contender("pin.computeJointKinematicHessians", hessian_pin, hessian_back),
+        "joint_torque_regressor": Contender(
+            "pin.computeJointTorqueRegressor", lambda: pin.computeJointTorqueRegressor(pm, pd, q_pin, v_pin, a_pin),
+            lambda Y: twin.v_back(np.asarray(Y).T).T[:, columns]),
+    }
+    ours = {
+        "constrained_dynamics": lambda: rbd.constrained_dynamics(model, q, v, tau, contacts),
+        "impulse_dynamics": lambda: rbd.impulse_dynamics(model, q, v, contacts),
+        "kinematic_hessian": lambda: rbd.kinematic_hessian(model, q, model.joint_frame(joint), "local"),
+        "joint_torque_regressor": lambda: rbd.joint_torque_regressor(model, q, v, a),
+    }
+    label = "rbd %s" % rbd.backend
+    rows = [Row(case, robot.name, Contender(label, ours[case], both if case.endswith("dynamics") else (lambda x: x)),
+                peers[case]) for case in ours]
+    if rbd_c is None or rbd.backend != "cython":
+        return rows
+    qb, vb, _ = random_state(model, rng, batch=batch)
+    taub = rng.standard_normal((batch, model.nv))
+    qb_pin, vb_pin, taub_pin = twin.q(qb), twin.v(vb), twin.v(taub)
+
+    def constrained_loop():
+        return [(twin.v_back(pin.constraintDynamics(pm, pd, qb_pin[k], vb_pin[k], taub_pin[k], models, datas, exact)),
+                 pd.lambda_c.copy()) for k in range(batch)]
+
+    def impulse_loop():
+        return [(twin.v_back(pin.impulseDynamics(pm, pd, qb_pin[k], vb_pin[k], models, datas, 0.0, exact)),
+                 pd.impulse_c.copy()) for k in range(batch)]
+
+    batched = {"constrained_dynamics": (lambda: rbd.constrained_dynamics(model, qb, vb, taub, contacts),
+                                        constrained_loop),
+               "impulse_dynamics": (lambda: rbd.impulse_dynamics(model, qb, vb, contacts), impulse_loop)}
+    for case, (ours_batch, loop) in batched.items():
+        rows.append(Row("batched %s N=%d" % (case, batch), robot.name,
+                        Contender("rbd cython, 1 thr", _with_threads(1, ours_batch),
+                                  lambda out: np.concatenate([x.reshape(batch, -1) for x in out], axis=1)),
+                        Contender("%s loop" % peers[case].label, loop,
+                                  lambda answers: np.stack([both(answer) for answer in answers])),
+                        samples_per_call=batch))
+    return rows
+
+
 def _with_threads(n, function):
     """``function`` run with rbd_c's batches on ``n`` threads."""
     def run():
@@ -679,6 +787,8 @@ def build_rows(robot_names_, batch, notes, seed=0):
             rows += batched_rows(pin, robot, rng, batch)
         for robot in robots:
             rows += derivative_rows(pin, robot, rng, min(batch, 100))
+        for robot in robots:
+            rows += contact_rows(pin, robot, rng, min(batch, 100))
     return rows
 
 

@@ -180,6 +180,17 @@ def singular_tolerance(model):
     return 1e-13 * max(float(np.abs(model.inertias).max(initial=0.0)), 1e-300)
 
 
+#: a contact system J M^-1 J^T (+ r 1) whose Cholesky pivot falls to this fraction of its
+#: largest entry (at least 1) is rank-deficient (both backends use it)
+CONTACT_RANK_TOLERANCE = 1e-12
+
+
+def redundant_contacts_error(contacts):
+    """The ValueError of a rank-deficient contact set (both backends)."""
+    return ValueError("the contact set %s is rank-deficient (its constraints are redundant): give a "
+                      "regularization > 0" % short_names([str(c.frame) for c in contacts]))
+
+
 def overflow_error():
     """The error for a non-finite result of finite inputs."""
     return ValueError("the result is not finite (inf or NaN) although every input is: the inputs are "

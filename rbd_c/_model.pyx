@@ -318,6 +318,11 @@ cdef CompiledModel prepare_call(Call* call, object model):
     call.body = -1
     call.ref = REF_LOCAL
     call.flag = 0
+    call.contacts = NULL
+    call.ncontacts = 0
+    call.nrows = 0
+    call.regularization = 0.0
+    call.restitution = 0.0
     call.g[0] = cm.m.gravity[0]
     call.g[1] = cm.m.gravity[1]
     call.g[2] = cm.m.gravity[2]
@@ -423,14 +428,17 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0):
-    """The coefficients of a size that grows with the model (see ``Algorithm``)."""
-    return (constant, nb, nv, depth, nv_depth, nd2, nv2)
+def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0, rows=0, rows_nv=0, rows2=0):
+    """The coefficients of a size that grows with the model and the call's contact rows
+    (see ``Algorithm``)."""
+    return (constant, nb, nv, depth, nv_depth, nd2, nv2, rows, rows_nv, rows2)
 
 
-cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const CModel* m) noexcept:
+cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const Call* call) noexcept:
+    cdef const CModel* m = call.m
+    cdef Py_ssize_t r = call.nrows
     return (c[0] + c[1] * m.nb + c[2] * m.nv + c[3] * m.max_depth + c[4] * m.nv * m.max_depth
-            + c[5] * m.nd2 + c[6] * m.nv * m.nv)
+            + c[5] * m.nd2 + c[6] * m.nv * m.nv + c[7] * r + c[8] * r * m.nv + c[9] * r * r)
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost):
@@ -448,14 +456,17 @@ cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kern
         for j in range(alg.ndims[o]):
             alg.shapes[o][j] = outputs[o][j]
     alg.kernel = kernel
-    for j in range(7):
+    if len(scratch) != SIZE_TERMS or len(cost) != SIZE_TERMS:
+        raise ValueError("rbd_c: a size has %d terms" % SIZE_TERMS)
+    for j in range(SIZE_TERMS):
         alg.scratch[j] = scratch[j]
         alg.cost[j] = cost[j]
     return alg
 
 
-cdef inline int _output_shape(const CModel* m, const char* codes, int ndim, cnp.npy_intp* dims) noexcept:
+cdef inline int _output_shape(const Call* call, const char* codes, int ndim, cnp.npy_intp* dims) noexcept:
     """The per-sample shape of an output from its codes; returns its ndim."""
+    cdef const CModel* m = call.m
     cdef int j
     for j in range(ndim):
         if codes[j] == b'v':
@@ -466,6 +477,8 @@ cdef inline int _output_shape(const CModel* m, const char* codes, int ndim, cnp.
             dims[j] = m.nb
         elif codes[j] == b'n':
             dims[j] = m.nframes
+        elif codes[j] == b'c':
+            dims[j] = call.nrows
         else:
             dims[j] = codes[j] - 48  # a digit
     return ndim
@@ -496,22 +509,26 @@ cdef inline bint _overlap(const double* a, Py_ssize_t na, const double* b, Py_ss
     return a < b + nb and b < a + na
 
 
-cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out=None):
+cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out=None,
+               object contacts=None):
+    """Run ``alg`` on the arguments ``values`` (its inputs, in order) over their batch,
+    into ``out`` when given; ``contacts`` (the contact kernels) are named in the error
+    of a redundant set."""
     if cm.m.coupled:
         return _run_coupled(model, call, alg, values, out)
     cdef const CModel* m = &cm.m
     cdef const char* spec = alg.inputs
     cdef tuple names = alg.names
     cdef kernel_t kern = alg.kernel
-    cdef Py_ssize_t work_doubles = _evaluate_size(alg.scratch, m)
-    cdef Py_ssize_t cost = _evaluate_size(alg.cost, m)
+    cdef Py_ssize_t work_doubles = _evaluate_size(alg.scratch, call)
+    cdef Py_ssize_t cost = _evaluate_size(alg.cost, call)
     cdef int nout = alg.nout, out_nd = 0, o
     cdef cnp.npy_intp odims[MAX_OUTPUTS][4]
     cdef int ond[MAX_OUTPUTS]
     cdef Py_ssize_t osize[MAX_OUTPUTS]
     cdef double* outp[MAX_OUTPUTS]
     for o in range(nout):
-        ond[o] = _output_shape(m, alg.shapes[o], alg.ndims[o], odims[o])
+        ond[o] = _output_shape(call, alg.shapes[o], alg.ndims[o], odims[o])
         if ond[o] > out_nd:
             out_nd = ond[o]
     cdef int nin = len(values)
@@ -720,6 +737,8 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
         for k in range(nin):
             if bad & (1 << k):
                 raise ValueError("%s must contain only finite numbers (found NaN or inf)" % names[k])
+    if status < 0:
+        raise checks_module().redundant_contacts_error(contacts)
     if status:
         raise checks_module().singular_joint_error(model, status - 1)
     for o in range(nout):
