@@ -200,6 +200,9 @@ def kinematic_hessian(model, q, frame, reference="local"):
     """H (..., 6, nv, nv) with H[:, i, k] = d J[:, i] / d q_k along q (+) dq, J =
     frame_jacobian(model, q, frame, reference); so H @ v is frame_jacobian_time_derivative."""
     import rbd
+    if rbd.backend == "cython" and getattr(model, "_full", None) is None:
+        import rbd_c
+        return rbd_c.kinematic_hessian(model, q, frame, reference)
     check_model(model)
     batch, (q,) = model_arrays(model, q=q)
     n = model.nv
@@ -254,6 +257,9 @@ def joint_torque_regressor(model, q, v, a):
     """Y (..., nv, 10 nbodies) with Y @ inertial_parameters(model) = rnea(model, q, v, a)
     (gravity included; armature, which is not an inertial parameter, left out)."""
     import rbd
+    kernels = _compiled(model)
+    if kernels is not None:
+        return kernels.joint_torque_regressor(model, q, v, a)
     check_model(model)
     batch, (q, v, a) = model_arrays(model, q=q, v=v, a=a)
     Y = np.zeros(batch + (model.nv, 10 * model.nbodies))

@@ -14,7 +14,7 @@ from ._configuration import (  # noqa: F401,E402
 from ._kinematics import (  # noqa: F401,E402
     forward_kinematics, frame_placement, frame_placements, frame_velocity, frame_acceleration, frame_jacobian,
     frame_jacobian_time_derivative, center_of_mass, com_jacobian, frame_velocity_derivatives,
-    frame_acceleration_derivatives,
+    frame_acceleration_derivatives, kinematic_hessian,
 )
 from ._dynamics import (  # noqa: F401,E402
     rnea, gravity, nonlinear_effects, crba, aba, coriolis_matrix, kinetic_energy,

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """Compiled dynamics with rigid contacts: the contact Jacobian, constrained dynamics
-and impulses (the equations, and the reference, are in ``rbd.contacts``).
+and impulses, and the joint torque regressor (the equations, and the reference, are
+in ``rbd.contacts``).
 
 The contacts are resolved in Python (``rbd.contacts``: the checks and their errors)
 into a table of frame, body, dim, axes and first row (``Call.contacts``), the same for
@@ -24,11 +25,12 @@ import numpy as np
 
 cnp.import_array()
 
-from rbd_c._kernels cimport inv_act_motion, rotate3
+from rbd_c._kernels cimport inv_act_motion, rotate3, act_force, motion_cross
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, REF_LWA, REF_LOCAL,
                            CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS)
 from rbd_c._model import size
-from rbd_c._passes cimport world_placements, child_placement, world_column
+from rbd_c._passes cimport world_placements, child_placement, child_twist, world_column, add6, dot6
+from rbd_c._joints cimport joint_placement, joint_motion_add
 from rbd_c._dynamics cimport k_rnea, k_crba, RNEA_PER_BODY, RNEA_V, RNEA_A, CRBA_PER_BODY, CRBA_OM
 from rbd_c._factor cimport rbd_ltdl
 
@@ -294,6 +296,127 @@ cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, do
 
 
 # ==========================================================================================
+# Joint torque regressor
+# ==========================================================================================
+# The symmetric unit matrices of the public inertia parameters Ixx, Ixy, Iyy, Ixz, Iyz, Izz
+# (rbd.contacts' parameter order: Y @ inertial_parameters = rnea, tested): row, column.
+cdef int INERTIA_ENTRIES[6][2]
+INERTIA_ENTRIES[:] = [[0, 0], [0, 1], [1, 1], [0, 2], [1, 2], [2, 2]]
+
+# Scratch of the regressor per body: world placement, twist, acceleration (body frame).
+cdef enum:
+    REG_OM = 0
+    REG_V = 16
+    REG_A = 22
+    REG_PER_BODY = 28
+
+
+cdef inline void _cross3(const double* a, const double* b, double* out) noexcept nogil:
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+cdef void _parameter_forces(const double* V, const double* A, double* block) noexcept nogil:
+    """The force Y a + v x* (Y v) of a body with twist V = [v; w] and acceleration
+    A = [a; alpha] (body frame) for the unit inertia of each parameter, 10 x 6: with
+    beta = a + w x v (the origin's classical acceleration),
+    m: [beta; 0],  h = e_k: [alpha x e_k + w x (w x e_k); e_k x beta],
+    the inertia entry E: [0; E alpha + w x (E w)]."""
+    cdef const double* w = V + 3
+    cdef const double* alpha = A + 3
+    cdef double beta[3]
+    cdef double e[3]
+    cdef double t[3]
+    cdef double Ea[3]
+    cdef double Ew[3]
+    cdef double* f
+    cdef int k, r, i, j
+    _cross3(w, V, beta)
+    for r in range(3):
+        beta[r] += A[r]
+        block[r] = beta[r]
+        block[3 + r] = 0.0
+    for k in range(3):
+        f = block + 6 * (1 + k)
+        e[0] = 0.0; e[1] = 0.0; e[2] = 0.0
+        e[k] = 1.0
+        _cross3(alpha, e, f)
+        _cross3(w, e, t)
+        _cross3(w, t, e)
+        for r in range(3):
+            f[r] += e[r]
+        e[0] = 0.0; e[1] = 0.0; e[2] = 0.0
+        e[k] = 1.0
+        _cross3(e, beta, f + 3)
+    for k in range(6):
+        f = block + 6 * (4 + k)
+        i = INERTIA_ENTRIES[k][0]
+        j = INERTIA_ENTRIES[k][1]
+        for r in range(3):
+            Ea[r] = 0.0
+            Ew[r] = 0.0
+            f[r] = 0.0
+        Ea[i] = alpha[j]
+        Ew[i] = w[j]
+        if i != j:
+            Ea[j] = alpha[i]
+            Ew[j] = w[i]
+        _cross3(w, Ew, f + 3)
+        for r in range(3):
+            f[3 + r] += Ea[r]
+
+
+cdef int k_regressor(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """Y (nv x 10 nb) with Y pi = rnea.  RNEA's forward pass (gravity as the world's
+    acceleration) gives each body's twist and acceleration, and ``_parameter_forces``
+    its force per unit parameter; that block is taken to world axes once, and each
+    ancestor i's rows are dot products with its world columns (S_i^T X*_ij f =
+    (Ad S_i)^T (Ad* f)), with no transform per ancestor."""
+    cdef double* Y = outs[0]
+    cdef const CModel* m = c.m
+    cdef const double* q = ins[0]
+    cdef const double* v = ins[1]
+    cdef const double* a = ins[2]
+    cdef int nb = m.nb, nv = m.nv, ncols = 10 * m.nb, i, j, p, col, r
+    cdef double* S = work + REG_PER_BODY * nb       # world columns, 6 per dof
+    cdef double* block = S + 6 * nv                  # 10 forces of 6
+    cdef double* B
+    cdef double* P
+    cdef double Xl[16]
+    cdef double a0[6]
+    cdef double vJ[6]
+    cdef double t[6]
+    a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]  # gravity: the world accelerates by -g
+    a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
+    memset(Y, 0, nv * ncols * sizeof(double))
+    for j in range(nb):
+        B = work + REG_PER_BODY * j
+        p = m.parents[j]
+        P = work + REG_PER_BODY * p if p >= 0 else NULL
+        joint_placement(m, j, q + m.q_idx[j], Xl)
+        child_placement(P + REG_OM if p >= 0 else NULL, Xl, B + REG_OM)
+        child_twist(m, j, Xl, v, P + REG_V if p >= 0 else NULL, vJ, B + REG_V)
+        inv_act_motion(Xl, P + REG_A if p >= 0 else a0, B + REG_A)
+        motion_cross(B + REG_V, vJ, t)
+        add6(B + REG_A, t)
+        joint_motion_add(m, j, a + m.v_idx[j], B + REG_A)
+        for col in range(m.nvj[j]):
+            world_column(m, j, col, B + REG_OM, S + 6 * (m.v_idx[j] + col))
+        _parameter_forces(B + REG_V, B + REG_A, block)
+        for col in range(10):
+            act_force(B + REG_OM, block + 6 * col, t)
+            memcpy(block + 6 * col, t, 6 * sizeof(double))
+        i = j
+        while i >= 0:
+            for r in range(m.v_idx[i], m.v_idx[i] + m.nvj[i]):
+                for col in range(10):
+                    Y[r * ncols + 10 * j + col] = dot6(S + 6 * r, block + 6 * col)
+            i = m.parents[i]
+    return 0
+
+
+# ==========================================================================================
 # The algorithms as the driver reads them, and the entry points rbd.contacts calls
 # ==========================================================================================
 cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_jacobian, size(nb=16),
@@ -306,6 +429,9 @@ cdef Algorithm IMPULSE_DYNAMICS = algorithm(
     b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics, size(nv2=1, rows_nv=1, rows2=1, nb=CRBA_PER_BODY, nv=6),
     size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
 
+
+cdef Algorithm JOINT_TORQUE_REGRESSOR = algorithm(b"qvv", ("q", "v", "a"), (b"vp",), k_regressor,
+                                                  size(nb=REG_PER_BODY, nv=6, constant=60), size(nb=40, nv_depth=30))
 
 cdef object _contacts_module = None
 
@@ -381,6 +507,13 @@ def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0)
     else:
         call.restitution = _python_side()._restitution(restitution)
     return run(model, cm, &call, IMPULSE_DYNAMICS, (q, v), None, last[0])
+
+
+def joint_torque_regressor(model, q, v, a):
+    """Y (nv, 10 nbodies) with Y @ inertial_parameters(model) = rnea (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    return run(model, cm, &call, JOINT_TORQUE_REGRESSOR, (q, v, a))
 
 
 def _rank_tolerance():

@@ -105,7 +105,8 @@ cdef class Algorithm:
     scratch the kernel uses (doubles) and its work per sample (about nanoseconds, for
     the decision to use threads), each a ``size``: coefficients of 1, nbodies, nv,
     the depth of the tree, nv x depth, the sum of nv_i^2, nv^2, and of the call's
-    contact rows r: r, r x nv and r^2.  Output code c -> r."""
+    contact rows r: r, r x nv and r^2.  Output codes c -> r, p -> 10 nbodies (inertial
+    parameters)."""
     cdef bytes inputs
     cdef tuple names
     cdef tuple outputs

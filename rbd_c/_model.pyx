@@ -479,6 +479,8 @@ cdef inline int _output_shape(const Call* call, const char* codes, int ndim, cnp
             dims[j] = m.nframes
         elif codes[j] == b'c':
             dims[j] = call.nrows
+        elif codes[j] == b'p':
+            dims[j] = 10 * m.nb
         else:
             dims[j] = codes[j] - 48  # a digit
     return ndim
@@ -492,6 +494,8 @@ cdef object _run_coupled(object model, Call* call, Algorithm alg, tuple values, 
     kwargs = {}
     if call.frame >= 0:  # a frame algorithm: its frame (and reference), as the public call takes them
         kwargs = {"frame": call.frame, "reference": ("local", "world", "local_world_aligned")[call.ref]}
+    if alg.name is None:  # (the contact kernels: rbd.contacts runs mimic models through its composition)
+        raise ValueError("this rbd_c kernel does not take a model with mimic joints: call it through rbd")
     result = _coupled.call(rbd_c, alg.name, model, values, kwargs)
     return result if out is None else checks_module().write_out(result, out, list(zip(alg.names, values)))
 

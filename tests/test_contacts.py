@@ -223,10 +223,10 @@ def test_regressor_and_hessian_against_pinocchio(robot, backend):
 
 @pytest.mark.parametrize("seed, floating", [(2, False), (3, True)])
 def test_compiled_contact_kernels_agree_with_the_numpy_composition(seed, floating):
-    """rbd_c runs the contact dynamics as kernels (M factored along the tree); the NumPy
-    backend composes them from the other algorithms: the two agree on trees with every
-    joint kind, every contact kind and axes, link frames with offsets, regularization,
-    armature and batches."""
+    """rbd_c runs the contact dynamics and the regressor as kernels (M factored along the
+    tree); the NumPy backend composes them from the other algorithms: the two agree on
+    trees with every joint kind, every contact kind and axes, link frames with offsets,
+    regularization, armature and batches."""
     pytest.importorskip("rbd_c")
     model, q, v, _, tau = tree_and_state(seed, floating)
     model = model.replace(armature=np.linspace(0.0, 0.2, model.nv))
@@ -244,6 +244,7 @@ def test_compiled_contact_kernels_agree_with_the_numpy_composition(seed, floatin
                 rbd.contact_jacobian(model, Q, contacts),
                 *rbd.constrained_dynamics(model, Q, V, T, contacts, fext, regularization=1e-3),
                 *rbd.impulse_dynamics(model, Q, V, contacts[:2], restitution=0.3),
+                rbd.joint_torque_regressor(model, Q, V, T),
             )
     finally:
         rbd.set_backend(previous)
