@@ -84,8 +84,13 @@ cdef void _contact_rows(const Call* c, const double* oM, const double* V, const 
         while i >= 0:
             for col in range(m.nvj[i]):
                 world_column(m, i, col, oM + 16 * i, w)
-                inv_act_motion(oMf, w, t)
-                _contact_axes(contact[CONTACT_REF], oMf, t, x)
+                if contact[CONTACT_REF] == REF_LWA:  # world axes: the world column seen at the origin p
+                    x[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
+                    x[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
+                    x[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
+                    x[3] = w[3]; x[4] = w[4]; x[5] = w[5]
+                else:
+                    inv_act_motion(oMf, w, x)
                 for r in range(dim):
                     J[(row + r) * nv + m.v_idx[i] + col] = x[r]
             i = m.parents[i]
@@ -108,7 +113,20 @@ cdef void _contact_rows(const Call* c, const double* oM, const double* V, const 
 # ==========================================================================================
 # Solves with M = L^T D L (D^-1 on the factor's diagonal, L below it)
 # ==========================================================================================
-cdef void _up(const CModel* m, const double* L, double* x) noexcept nogil:
+cdef void _up(const CModel* m, const double* L, double* x, int last) noexcept nogil:
+    """x <- L^-T x for x zero off the chain ending at dof ``last``: from there up, each
+    entry passes to its ancestors (themselves on the chain)."""
+    cdef int nv = m.nv, k = last, i
+    while k >= 0:
+        if x[k] != 0.0:
+            i = m.dof_parents[k]
+            while i >= 0:
+                x[i] -= L[k * nv + i] * x[k]
+                i = m.dof_parents[i]
+        k = m.dof_parents[k]
+
+
+cdef void _up_all(const CModel* m, const double* L, double* x) noexcept nogil:
     """x <- L^-T x: from the leaves up, each entry passes to its ancestors."""
     cdef int nv = m.nv, k, i
     for k in range(nv - 1, -1, -1):
@@ -129,38 +147,38 @@ cdef void _down(const CModel* m, const double* L, double* x) noexcept nogil:
             i = m.dof_parents[i]
 
 
-cdef inline int _row_last_dof(const Call* c, int r) noexcept nogil:
-    """The last dof of the chain that moves constraint row r (its contact's body's last
-    dof; -1 for a frame on the world): the row of J, and of Y = (L^-T J^T)^T, is zero
-    off that chain, which ``dof_parents`` walks from there."""
-    cdef int k, body
+cdef void _row_chains(const Call* c, int* last) noexcept nogil:
+    """last[r]: the last dof of the chain that moves constraint row r (its contact's
+    body's last dof; -1 for a frame on the world).  The row of J, and of Y = (L^-T
+    J^T)^T, is zero off that chain, which ``dof_parents`` walks from there."""
+    cdef int k, r, body, dof
     for k in range(c.ncontacts):
-        if r < c.contacts[CONTACT_FIELDS * k + CONTACT_ROW] + c.contacts[CONTACT_FIELDS * k + CONTACT_DIM]:
-            body = c.contacts[CONTACT_FIELDS * k + CONTACT_BODY]
-            return c.m.v_idx[body] + c.m.nvj[body] - 1 if body >= 0 else -1
-    return -1
+        body = c.contacts[CONTACT_FIELDS * k + CONTACT_BODY]
+        dof = c.m.v_idx[body] + c.m.nvj[body] - 1 if body >= 0 else -1
+        for r in range(c.contacts[CONTACT_FIELDS * k + CONTACT_DIM]):
+            last[c.contacts[CONTACT_FIELDS * k + CONTACT_ROW] + r] = dof
 
 
-cdef inline double _row_dot(const Call* c, int r, const double* Y, const double* LD, const double* x) noexcept nogil:
-    """Y_r D^-1 x (D^-1 from LD's diagonal; LD NULL: Y_r x), over row r's chain."""
-    cdef const CModel* m = c.m
-    cdef int k = _row_last_dof(c, r), nv = m.nv
+cdef inline double _row_dot(const CModel* m, int last, const double* y, const double* LD,
+                            const double* x) noexcept nogil:
+    """y D^-1 x (D^-1 from LD's diagonal; LD NULL: y x), over the chain ending at last."""
+    cdef int k = last, nv = m.nv
     cdef double acc = 0.0
     while k >= 0:
-        acc += Y[r * nv + k] * (LD[k * nv + k] * x[k] if LD != NULL else x[k])
+        acc += y[k] * (LD[k * nv + k] * x[k] if LD != NULL else x[k])
         k = m.dof_parents[k]
     return acc
 
 
-cdef void _contact_inertia(const Call* c, const double* LD, double* Y, double* K) noexcept nogil:
+cdef void _contact_inertia(const Call* c, const double* LD, double* Y, double* K, const int* last) noexcept nogil:
     """With the rows of J in Y (nrows x nv): Y <- (L^-T J^T)^T and K = Y D^-1 Y^T (lower
     triangle), J M^-1 J^T."""
     cdef int nv = c.m.nv, n = c.nrows, r, s
     for r in range(n):
-        _up(c.m, LD, Y + r * nv)
+        _up(c.m, LD, Y + r * nv, last[r])
     for r in range(n):
         for s in range(r + 1):
-            K[r * n + s] = _row_dot(c, r, Y, LD, Y + s * nv)
+            K[r * n + s] = _row_dot(c.m, last[r], Y + r * nv, LD, Y + s * nv)
 
 
 @cython.cdivision(True)
@@ -200,13 +218,13 @@ cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
 
 
 cdef void _apply_inverse_mass(const Call* c, const double* LD, const double* Y, const double* forces,
-                              double* x) noexcept nogil:
+                              double* x, const int* last) noexcept nogil:
     """x <- M^-1 (L^T x + J^T forces) = L^-1 D^-1 (x + Y forces): x holds L^-T of a
     generalized force, Y = L^-T J^T (rows)."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, r, k
     for r in range(c.nrows):
-        k = _row_last_dof(c, r)
+        k = last[r]
         while k >= 0:
             x[k] += Y[r * nv + k] * forces[r]
             k = m.dof_parents[k]
@@ -243,7 +261,8 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
     cdef double* Y = LD + nv * nv
     cdef double* K = Y + n * nv
     cdef double* gamma = K + n * n
-    cdef double* crba_work = gamma + n
+    cdef int* last = <int*>(gamma + n)              # the rows' chains (n ints in n doubles)
+    cdef double* crba_work = gamma + 2 * n
     cdef double* rnea_work = crba_work + CRBA_PER_BODY * nb + 6 * nv
     cdef const double* args[4]
     args[0] = ins[0]; args[1] = ins[1]; args[2] = NULL; args[3] = ins[3]
@@ -255,14 +274,15 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
     for k in range(nv):
         qdd[k] = ins[2][k] - qdd[k]
     _contact_rows(c, crba_work + CRBA_OM * nb, rnea_work + RNEA_V * nb, rnea_work + RNEA_A * nb, Y, gamma)
-    _up(m, LD, qdd)
-    _contact_inertia(c, LD, Y, K)
+    _row_chains(c, last)
+    _up_all(m, LD, qdd)
+    _contact_inertia(c, LD, Y, K, last)
     for r in range(n):
-        forces[r] = -gamma[r] - _row_dot(c, r, Y, LD, qdd)
+        forces[r] = -gamma[r] - _row_dot(m, last[r], Y + r * nv, LD, qdd)
     status = _contact_solve(c, K, forces)
     if status:
         return status
-    _apply_inverse_mass(c, LD, Y, forces, qdd)
+    _apply_inverse_mass(c, LD, Y, forces, qdd, last)
     return 0
 
 
@@ -276,20 +296,22 @@ cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, do
     cdef double* LD = work
     cdef double* Y = LD + nv * nv
     cdef double* K = Y + n * nv
-    cdef double* rest = K + n * n
+    cdef int* last = <int*>(K + n * n)              # the rows' chains (n ints in n doubles)
+    cdef double* rest = K + n * n + n
     k_crba(c, ins, &LD, rest)
     status = _factor(m, LD)
     if status:
         return status
     _contact_rows(c, rest + CRBA_OM * m.nb, NULL, NULL, Y, NULL)
+    _row_chains(c, last)
     for r in range(n):
-        impulses[r] = -(1.0 + c.restitution) * _row_dot(c, r, Y, NULL, ins[1])
-    _contact_inertia(c, LD, Y, K)
+        impulses[r] = -(1.0 + c.restitution) * _row_dot(m, last[r], Y + r * nv, NULL, ins[1])
+    _contact_inertia(c, LD, Y, K, last)
     status = _contact_solve(c, K, impulses)
     if status:
         return status
     memset(v_after, 0, nv * sizeof(double))
-    _apply_inverse_mass(c, LD, Y, impulses, v_after)
+    _apply_inverse_mass(c, LD, Y, impulses, v_after, last)
     for k in range(nv):
         v_after[k] += ins[1][k]
     return 0
@@ -423,10 +445,11 @@ cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_ja
                                             size(rows_nv=1, nb=25))
 cdef Algorithm CONSTRAINED_DYNAMICS = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"v", b"c"), k_constrained_dynamics,
-    size(nv2=1, rows_nv=1, rows2=1, rows=1, nb=CRBA_PER_BODY + RNEA_PER_BODY, nv=6),
+    size(nv2=1, rows_nv=1, rows2=1, rows=2, nb=CRBA_PER_BODY + RNEA_PER_BODY, nv=6),
     size(nb=80, nv_depth=40, rows_nv=20, rows2=10))
 cdef Algorithm IMPULSE_DYNAMICS = algorithm(
-    b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics, size(nv2=1, rows_nv=1, rows2=1, nb=CRBA_PER_BODY, nv=6),
+    b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,
+    size(nv2=1, rows_nv=1, rows2=1, rows=1, nb=CRBA_PER_BODY, nv=6),
     size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
 
 
