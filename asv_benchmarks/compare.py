@@ -520,11 +520,10 @@ def derivative_rows(pin, robot, rng, batch):
     for case, (ours, theirs) in batched.items():
         def pin_loop(theirs=theirs):
             return [[np.array(m) for m in theirs(k)] for k in range(batch)]
+        peer = Contender("%s loop" % peers[case].label, pin_loop,
+                         lambda loop: np.stack([matrices_back(ms) for ms in loop], axis=1))
         rows.append(Row("batched %s N=%d" % (case, batch), robot.name,
-                        Contender("rbd cython, 1 thr", _with_threads(1, ours), np.stack),
-                        Contender("%s loop" % peers[case].label, pin_loop,
-                                  lambda loop: np.stack([matrices_back(ms) for ms in loop], axis=1)),
-                        samples_per_call=batch))
+                        Contender("rbd cython, 1 thr", _with_threads(1, ours), np.stack), peer, samples_per_call=batch))
     return rows
 
 
@@ -839,6 +838,57 @@ def scaling_table(sizes=SCALING_SIZES, rounds=5, seed=0):
 
 
 # ------------------------------------------------------------------------------------------
+# Where a compiled call's time goes
+# ------------------------------------------------------------------------------------------
+#: the calls the split measures: name -> (arguments after the model, by state name)
+SPLIT_CALLS = {
+    "rnea": ("q", "v", "a"), "gravity": ("q",), "nonlinear_effects": ("q", "v"), "crba": ("q",),
+    "aba": ("q", "v", "a"), "forward_kinematics": ("q",), "frame_placement": ("q", "frame"),
+    "frame_jacobian": ("q", "frame"), "center_of_mass": ("q",), "com_jacobian": ("q",),
+    "inverse_mass_matrix": ("q",), "rnea_derivatives": ("q", "v", "a"), "aba_derivatives": ("q", "v", "a"),
+}
+
+
+def split_table(robot_names_, batch=1000, rounds=7, seed=0):
+    """For each compiled call: its time as a call (µs), with ``out=`` (no output
+    allocated), and per sample in a batch of ``batch`` on one thread, the plain-C
+    floor of its arithmetic (the batch pays the call once); the differences are what
+    allocating the output costs and what the call itself costs (arguments, checks,
+    the cached model, the return), beside rbd_c's own floor (``_driver_probe``, a call
+    that checks its arguments, allocates and returns)."""
+    from rbd_c._model import _driver_probe
+    rng = np.random.default_rng(seed)
+    lines = ["%-12s %-22s %9s %9s %11s %9s %9s %9s" % ("robot", "call", "call µs", "out= µs", "batch/smp µs",
+                                                     "alloc", "call cost", "C floor")]
+
+    def best(function):
+        number = _calls_per_sample(function, 0.01)
+        return min(_seconds_per_call(function, number) for _ in range(rounds)) * 1e6
+
+    for name in robot_names_:
+        robot = load_robot(name)
+        if robot is None:
+            continue
+        model = robot.model
+        q, v, a = random_state(model, rng)
+        Q, V, A = random_state(model, rng, batch=batch)
+        states = {"q": q, "v": v, "a": a, "frame": model.link_frame_names[-1]}
+        batched = {"q": Q, "v": V, "a": A, "frame": model.link_frame_names[-1]}
+        lines.append("%-12s %-22s %9.2f" % (name, "(driver probe)", best(lambda: _driver_probe(model, q))))
+        for call, names in SPLIT_CALLS.items():
+            function = getattr(rbd_c, call)
+            args = [states[n] for n in names]
+            result = function(model, *args)
+            out = tuple(np.empty_like(r) for r in result) if isinstance(result, tuple) else np.empty_like(result)
+            single = best(lambda: function(model, *args))
+            into = best(lambda: function(model, *args, out=out))
+            many = best(_with_threads(1, lambda: function(model, *[batched[n] for n in names]))) / batch
+            lines.append("%-12s %-22s %9.2f %9.2f %11.2f %9.2f %9.2f %9.2f"
+                         % (name, call, single, into, many, single - into, into - many, many))
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------
 # Output
 # ------------------------------------------------------------------------------------------
 def machine_description():
@@ -927,6 +977,9 @@ def parse_args(argv):
     parser.add_argument("--robots", nargs="+", metavar="NAME",
                         help="robots to compare on (space or comma separated; default: %s; known: %s, and "
                         "generated ones: chain<n>, tree<n>, e.g. chain100)" % (" ".join(DEFAULT_ROBOTS), ", ".join(robot_names())))
+    parser.add_argument("--split", action="store_true",
+                        help="where each compiled call's time goes: the call, with out=, and per sample in a "
+                        "batch (the plain-C floor)")
     parser.add_argument("--growth", action="store_true",
                         help="how the cost grows with the robot: RNEA, CRBA and ABA against Pinocchio on generated "
                         "chains and binary trees of 10, 100 and 300 bodies, then rbd alone up to 10,000 bodies")
@@ -951,6 +1004,15 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.split:
+        if rbd_c is None:
+            print("error: --split needs rbd_c (the compiled backend)", file=sys.stderr)
+            return 1
+        print("Machine: %s" % machine_description())
+        print("Best of %d, µs; alloc = call - out=, call cost = out= - batch per sample, C floor = batch per "
+              "sample (1 thread)\n" % (3 if args.quick else 7))
+        print(split_table(args.robots, batch=100 if args.quick else 1000, rounds=3 if args.quick else 7))
+        return 0
 
     def progress(message):
         print(message, file=sys.stderr, flush=True)

@@ -195,3 +195,16 @@ def test_growth_comparison_on_generated_robots():
     table = scaling_table(sizes=(10, 20), rounds=1)
     assert [line.split()[:2] for line in table.splitlines()[1:]] == [
         ["chain", "10"], ["chain", "20"], ["tree", "10"], ["tree", "20"]]
+
+
+def test_split_table_has_every_call():
+    """``compare.py --split``: a line per compiled call, each split adding up (call =
+    allocation + call cost + C floor, by construction of its columns)."""
+    pytest.importorskip("rbd_c")
+    from compare import SPLIT_CALLS, split_table
+    lines = split_table(["arm7"], batch=10, rounds=1).splitlines()
+    calls = [line.split()[1] for line in lines[2:]]
+    assert calls == list(SPLIT_CALLS)
+    for line in lines[2:]:
+        single, into, per_sample, alloc, cost, floor = map(float, line.split()[2:])
+        assert abs(alloc + cost + floor - single) < 0.02 and floor == per_sample
