@@ -389,6 +389,14 @@ cdef void _parameter_forces(const double* V, const double* A, double* block) noe
             f[3 + r] += Ea[r]
 
 
+cdef inline void _row_times(const double* s, const double* W, double* out) noexcept nogil:
+    """out[0:10] = s^T W for a 6-vector s and a 6 x 10 W (a row of the regressor)."""
+    cdef int col
+    for col in range(10):
+        out[col] = (s[0] * W[col] + s[1] * W[10 + col] + s[2] * W[20 + col] + s[3] * W[30 + col]
+                    + s[4] * W[40 + col] + s[5] * W[50 + col])
+
+
 cdef int k_regressor(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """Y (nv x 10 nb) with Y pi = rnea.  RNEA's forward pass (gravity as the world's
     acceleration) gives each body's twist and acceleration, and ``_parameter_forces``
@@ -403,6 +411,7 @@ cdef int k_regressor(const Call* c, const double** ins, double** outs, double* w
     cdef int nb = m.nb, nv = m.nv, ncols = 10 * m.nb, i, j, p, col, r
     cdef double* S = work + REG_PER_BODY * nb       # world columns, 6 per dof
     cdef double* block = S + 6 * nv                  # 10 forces of 6
+    cdef double* world = block + 60                  # the same in world axes, 6 x 10
     cdef double* B
     cdef double* P
     cdef double Xl[16]
@@ -426,14 +435,14 @@ cdef int k_regressor(const Call* c, const double** ins, double** outs, double* w
         for col in range(m.nvj[j]):
             world_column(m, j, col, B + REG_OM, S + 6 * (m.v_idx[j] + col))
         _parameter_forces(B + REG_V, B + REG_A, block)
-        for col in range(10):
+        for col in range(10):  # in world axes, transposed: 6 rows of the 10 parameters
             act_force(B + REG_OM, block + 6 * col, t)
-            memcpy(block + 6 * col, t, 6 * sizeof(double))
+            for r in range(6):
+                world[10 * r + col] = t[r]
         i = j
         while i >= 0:
             for r in range(m.v_idx[i], m.v_idx[i] + m.nvj[i]):
-                for col in range(10):
-                    Y[r * ncols + 10 * j + col] = dot6(S + 6 * r, block + 6 * col)
+                _row_times(S + 6 * r, world, Y + r * ncols + 10 * j)
             i = m.parents[i]
     return 0
 
@@ -454,7 +463,7 @@ cdef Algorithm IMPULSE_DYNAMICS = algorithm(
 
 
 cdef Algorithm JOINT_TORQUE_REGRESSOR = algorithm(b"qvv", ("q", "v", "a"), (b"vp",), k_regressor,
-                                                  size(nb=REG_PER_BODY, nv=6, constant=60), size(nb=40, nv_depth=30))
+                                                  size(nb=REG_PER_BODY, nv=6, constant=120), size(nb=40, nv_depth=30))
 
 cdef object _contacts_module = None
 
