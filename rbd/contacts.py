@@ -25,6 +25,7 @@
 Everything takes leading batch dimensions on its state arguments and runs on whichever
 backend ``rbd`` has active (the compiled one calls its batched kernels).
 """
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,15 +103,25 @@ def _rows(model, q, v, contacts):
     return J, (np.concatenate(gammas, axis=-1) if gammas else np.zeros(np.shape(q)[:-1] + (0,)))
 
 
+_kernels = {}  # the compiled contact kernels, imported on first use
+
+
 def _compiled(model):
     """rbd_c's contact kernels when the compiled backend is active and the model has no
     mimic joints (those run through the composition below), else None.  The kernels
     check their arguments with this module's checks (the same errors)."""
-    import rbd
-    if rbd.backend != "cython" or getattr(model, "_full", None) is not None:
+    if _backend() != "cython" or getattr(model, "_full", None) is not None:
         return None
-    from rbd_c import _contacts as kernels
+    kernels = _kernels.get("rbd_c")
+    if kernels is None:
+        from rbd_c import _contacts as kernels
+        _kernels["rbd_c"] = kernels
     return kernels
+
+
+def _backend():
+    rbd = sys.modules["rbd"]
+    return rbd.backend
 
 
 def _restitution(value):
@@ -201,8 +212,7 @@ def kinematic_hessian(model, q, frame, reference="local"):
     frame_jacobian(model, q, frame, reference); so H @ v is frame_jacobian_time_derivative."""
     import rbd
     if rbd.backend == "cython" and getattr(model, "_full", None) is None:
-        import rbd_c
-        return rbd_c.kinematic_hessian(model, q, frame, reference)
+        return sys.modules["rbd_c"].kinematic_hessian(model, q, frame, reference)
     check_model(model)
     batch, (q,) = model_arrays(model, q=q)
     n = model.nv
