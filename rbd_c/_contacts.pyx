@@ -29,7 +29,7 @@ from rbd_c._kernels cimport inv_act_motion, rotate3, act_force, motion_cross
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, REF_LWA, REF_LOCAL,
                            CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS)
 from rbd_c._model import size
-from rbd_c._passes cimport world_placements, child_placement, child_twist, world_column, add6, dot6
+from rbd_c._passes cimport world_placements, child_placement, child_twist, world_column, add6, gravity_acceleration
 from rbd_c._joints cimport joint_placement, joint_motion_add
 from rbd_c._dynamics cimport k_rnea, k_crba, RNEA_PER_BODY, RNEA_V, RNEA_A, CRBA_PER_BODY, CRBA_OM
 from rbd_c._factor cimport rbd_ltdl
@@ -418,8 +418,7 @@ cdef int k_regressor(const Call* c, const double** ins, double** outs, double* w
     cdef double a0[6]
     cdef double vJ[6]
     cdef double t[6]
-    a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]  # gravity: the world accelerates by -g
-    a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
+    gravity_acceleration(c, a0)
     memset(Y, 0, nv * ncols * sizeof(double))
     for j in range(nb):
         B = work + REG_PER_BODY * j

@@ -13,7 +13,7 @@ from rbd_c._kernels cimport act_force, motion_cross, force_cross, inertia_apply,
 from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, add_armature
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
-from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column
+from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
 from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
 from rbd_c._dynamics cimport k_rnea, k_crba, RNEA_PER_BODY, CRBA_PER_BODY
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse
@@ -72,7 +72,7 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
     cdef double a0[6]
     cdef double vp[6]
     memset(zero, 0, 6 * sizeof(double))
-    a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]; a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
+    gravity_acceleration(c, a0)
     memset(dq, 0, nv * nv * sizeof(double))
     memset(dv, 0, nv * nv * sizeof(double))
     if M != NULL:  # (NULL: the caller needs no mass matrix)
@@ -199,7 +199,8 @@ cdef extern from *:
             double *P0 = P, *P1 = P + nv, *P2 = P + 2 * nv, *P3 = P + 3 * nv, *P4 = P + 4 * nv, *P5 = P + 5 * nv;
             double *Q0 = Pp, *Q1 = Pp + nv, *Q2 = Pp + 2 * nv, *Q3 = Pp + 3 * nv, *Q4 = Pp + 4 * nv, *Q5 = Pp + 5 * nv;
             for (int col = v0; col < end; col++) {
-                double x = -d * (s0 * P0[col] + s1 * P1[col] + s2 * P2[col] + s3 * P3[col] + s4 * P4[col] + s5 * P5[col]);
+                double x = -d * (s0 * P0[col] + s1 * P1[col] + s2 * P2[col] + s3 * P3[col] + s4 * P4[col]
+                                 + s5 * P5[col]);
                 rows[col] = x;
                 Q0[col] += P0[col] + u0 * x; Q1[col] += P1[col] + u1 * x; Q2[col] += P2[col] + u2 * x;
                 Q3[col] += P3[col] + u3 * x; Q4[col] += P4[col] + u4 * x; Q5[col] += P5[col] + u5 * x;

@@ -20,7 +20,7 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepa
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
-from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
+from rbd_c._passes cimport (gravity_acceleration, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, total_first_moment)
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_act_add,
                                  joint_articulated, articulated_reduce)
@@ -30,12 +30,6 @@ cdef enum:
     RNEA_FULL = 0       # q, v, a (fext)
     RNEA_GRAVITY = 1    # q only: v = a = 0
     RNEA_NLE = 2        # q, v: a = 0
-
-
-cdef inline void _gravity_accel(const Call* c, double* a0) noexcept nogil:
-    """The world's spatial acceleration that stands for gravity: [-g; 0]."""
-    a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]
-    a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
 
 
 # ==========================================================================================
@@ -67,7 +61,7 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
     cdef double* ai
     cdef double* fi
     cdef const double* Y
-    _gravity_accel(c, a0)
+    gravity_acceleration(c, a0)
     for i in range(nb):
         xi = X + 16 * i
         vi = V + 6 * i
@@ -291,7 +285,7 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         add6(B + ABA_PA, t)
 
     # ---- forward: accelerations and joint accelerations --------------------------------
-    _gravity_accel(c, a0)
+    gravity_acceleration(c, a0)
     for i in range(nb):
         B = work + ABA_PER_BODY * i
         xi = B + ABA_X

@@ -642,7 +642,8 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
             else:
                 given = None
             if not (cnp.PyArray_Check(given) and cnp.PyArray_TYPE(<cnp.ndarray>given) == cnp.NPY_DOUBLE
-                    and cnp.PyArray_ISCARRAY(<cnp.ndarray>given) and cnp.PyArray_NDIM(<cnp.ndarray>given) == nbatch + ond[o]):
+                    and cnp.PyArray_ISCARRAY(<cnp.ndarray>given)
+                    and cnp.PyArray_NDIM(<cnp.ndarray>given) == nbatch + ond[o]):
                 _refuse_out(out, alg, values, nbatch, dims, ond, odims)
             for j in range(nbatch + ond[o]):
                 if cnp.PyArray_DIMS(<cnp.ndarray>given)[j] != dims[j]:
