@@ -16,13 +16,16 @@ is skipped with a note.
   different computations.  The run fails (exit 1) when an answer differs.
 """
 import argparse
+import functools
 import gc
 import importlib
 import importlib.metadata
 import os
 import platform
+import re
 import statistics
 import sys
+import tempfile
 import textwrap
 import time
 import warnings
@@ -57,7 +60,7 @@ def _optional_import(name):
 # Robots: rbd's samples, and example-robot-data's URDFs when it is installed
 # ------------------------------------------------------------------------------------------
 #: name -> (URDF path under example-robot-data's robots/ directory, floating base?)
-EXAMPLE_ROBOTS = {
+EXAMPLE_ROBOTS = {  # (Solo12, UR5: the contact rows' quadruped and arm)
     "panda": ("panda_description/urdf/panda.urdf", False),
     "talos": ("talos_data/robots/talos_full_v2.urdf", True),  # the full Talos: 44 joints + free flyer
     "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
@@ -74,12 +77,31 @@ class Robot:
     model: rbd.Model
 
 
+#: generated robots (``rbd.generated_urdf``): "chain<n>" or "tree<n>", e.g. chain100
+GENERATED = re.compile(r"^(chain|tree)([1-9][0-9]*)$")
+
+
 def robot_names():
     return sorted(set(rbd.sample_model_names()) | set(EXAMPLE_ROBOTS))
 
 
+def is_robot_name(name):
+    return name in robot_names() or GENERATED.match(name) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def _generated_directory():
+    return Path(tempfile.mkdtemp(prefix="rbd-compare-"))
+
+
 def load_robot(name):
-    """A sample robot or an example-robot-data robot; None when its URDF is not installed."""
+    """A sample robot, a generated one or an example-robot-data robot; None when
+    its URDF is not installed."""
+    generated = GENERATED.match(name)
+    if generated:  # written to a file: every library loads the same text
+        path = _generated_directory() / (name + ".urdf")
+        path.write_text(rbd.generated_urdf(int(generated.group(2)), generated.group(1)))
+        return Robot(name, str(path), False, rbd.load_urdf(str(path)))
     if name in rbd.sample_model_names():
         model = rbd.sample_model(name)
         floating_base = int(model.joint_kinds[0]) == JointKind.FREE
@@ -403,6 +425,65 @@ def pinocchio_rows(pin, robot, rng):
             for case in ("rnea", "crba", "aba") for label, impl in rbd_backends()]
 
 
+def kinematics_rows(pin, robot, rng):
+    """rbd_c's kinematics, gravity and nonlinear effects against Pinocchio's
+    (forwardKinematics; forwardKinematics + updateFramePlacement of one frame;
+    computeFrameJacobian; centerOfMass; jacobianCenterOfMass;
+    computeGeneralizedGravity; nonLinearEffects), and the same calls writing into
+    an ``out=`` array (Pinocchio writes into its Data: no allocation either)."""
+    if rbd_c is None:
+        return []
+    from oracles.pinocchio_adapter import ModelPair
+    model = robot.model
+    frame = model.link_frame_names[-1]  # the end effector, or a foot
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pair = ModelPair(robot.name, robot.urdf, robot.floating_base, frames=(frame,))
+    pm, pd = pair.pin_model, pair.pin_data
+    q, v, _ = random_state(model, rng)
+    Q, V = pair.q_to_pin(q), pair.v_to_pin(v)
+    joints = [pair.pin_joint_id(b) for b in range(model.nbodies)]
+    fid = pair.pin_frame_id(frame)
+    nv = model.nv
+
+    def pin_fk():
+        pin.forwardKinematics(pm, pd, Q)
+        return pd
+
+    def pin_frame():
+        pin.forwardKinematics(pm, pd, Q)
+        return pin.updateFramePlacement(pm, pd, fid)
+
+    placements, placement, jacobian = np.empty((model.nbodies, 4, 4)), np.empty((4, 4)), np.empty((6, nv))
+    torques = np.empty(nv)
+    cases = [
+        ("forward_kinematics", lambda: rbd_c.forward_kinematics(model, q),
+         lambda: rbd_c.forward_kinematics(model, q, out=placements),
+         Contender("pin.forwardKinematics", pin_fk, lambda d: np.array([d.oMi[j].homogeneous for j in joints]))),
+        ("frame_placement", lambda: rbd_c.frame_placement(model, q, frame),
+         lambda: rbd_c.frame_placement(model, q, frame, out=placement),
+         Contender("pin.forwardKinematics + updateFramePlacement", pin_frame, lambda m: m.homogeneous)),
+        ("frame_jacobian", lambda: rbd_c.frame_jacobian(model, q, frame),
+         lambda: rbd_c.frame_jacobian(model, q, frame, out=jacobian),
+         Contender("pin.computeFrameJacobian", lambda: pin.computeFrameJacobian(pm, pd, Q, fid),
+                   pair.columns_from_pin)),
+        ("center_of_mass", lambda: rbd_c.center_of_mass(model, q), None,
+         Contender("pin.centerOfMass", lambda: pin.centerOfMass(pm, pd, Q))),
+        ("com_jacobian", lambda: rbd_c.com_jacobian(model, q), None,
+         Contender("pin.jacobianCenterOfMass", lambda: pin.jacobianCenterOfMass(pm, pd, Q), pair.columns_from_pin)),
+        ("gravity", lambda: rbd_c.gravity(model, q), lambda: rbd_c.gravity(model, q, out=torques),
+         Contender("pin.computeGeneralizedGravity", lambda: pin.computeGeneralizedGravity(pm, pd, Q), pair.v_from_pin)),
+        ("nonlinear_effects", lambda: rbd_c.nonlinear_effects(model, q, v), None,
+         Contender("pin.nonLinearEffects", lambda: pin.nonLinearEffects(pm, pd, Q, V), pair.v_from_pin)),
+    ]
+    rows = []
+    for case, ours, ours_out, peer in cases:
+        rows.append(Row(case, robot.name, Contender("rbd cython", ours), peer))
+        if ours_out is not None:
+            rows.append(Row(case, robot.name, Contender("rbd cython, out=", ours_out), peer))
+    return rows
+
+
 def derivative_rows(pin, robot, rng, batch):
     """The derivatives of the dynamics and M^-1: single calls of each rbd backend
     against Pinocchio's (computeRNEADerivatives, computeABADerivatives,
@@ -439,10 +520,117 @@ def derivative_rows(pin, robot, rng, batch):
     for case, (ours, theirs) in batched.items():
         def pin_loop(theirs=theirs):
             return [[np.array(m) for m in theirs(k)] for k in range(batch)]
+        peer = Contender("%s loop" % peers[case].label, pin_loop,
+                         lambda loop: np.stack([matrices_back(ms) for ms in loop], axis=1))
         rows.append(Row("batched %s N=%d" % (case, batch), robot.name,
-                        Contender("rbd cython, 1 thr", _with_threads(1, ours), np.stack),
-                        Contender("%s loop" % peers[case].label, pin_loop,
-                                  lambda loop: np.stack([matrices_back(ms) for ms in loop], axis=1)),
+                        Contender("rbd cython, 1 thr", _with_threads(1, ours), np.stack), peer, samples_per_call=batch))
+    return rows
+
+
+#: The contacts of the contact rows, per robot: (frame, dim); point contacts in
+#: local_world_aligned axes, flat ones in local axes (as Pinocchio's rows are set up).
+CONTACT_FEET = {
+    "solo12": [(foot, 3) for foot in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")],
+    "talos": [("left_sole_link", 6), ("right_sole_link", 6)],
+    "panda": [("panda_hand_tcp", 3)],
+    "ur5": [("tool0", 3)],
+}
+
+
+def _pin_vector(pin, kind, items):
+    out = getattr(pin, kind)()
+    for item in items:
+        out.append(item)
+    return out
+
+
+def contact_rows(pin, robot, rng, batch):
+    """constrained_dynamics and impulse_dynamics (the robot on its feet, or an arm
+    holding its tool) against Pinocchio's constraintDynamics and impulseDynamics after
+    initConstraintDynamics: single calls, and rbd_c's batch on one thread per sample
+    against a loop; the joint torque regressor and the kinematic Hessian of a frame
+    against computeJointTorqueRegressor and computeJointKinematicHessians +
+    getJointKinematicHessian."""
+    if robot.name not in CONTACT_FEET:
+        return []
+    twin = PinocchioTwin(pin, robot)
+    model, pm, pd = robot.model, twin.model, twin.data
+    contacts = [rbd.Contact(frame, dim, "local_world_aligned" if dim == 3 else "local")
+                for frame, dim in CONTACT_FEET[robot.name]]
+    models = []
+    for contact in contacts:
+        frame = pm.frames[pm.getFrameId(contact.frame)]
+        models.append(pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D if contact.dim == 3 else pin.ContactType.CONTACT_6D, pm, frame.parentJoint,
+            frame.placement, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED if contact.dim == 3 else pin.ReferenceFrame.LOCAL))
+    datas = _pin_vector(pin, "StdVec_RigidConstraintData", [c.createData() for c in models])
+    models = _pin_vector(pin, "StdVec_RigidConstraintModel", models)
+    pin.initConstraintDynamics(pm, pd, models, datas)
+    exact = pin.ProximalSettings(1e-14, 0.0, 1)
+    q, v, a = random_state(model, rng)
+    tau = rng.standard_normal(model.nv)
+    q_pin, v_pin, a_pin, tau_pin = twin.q(q), twin.v(v), twin.v(a), twin.v(tau)
+    both = lambda answer: np.concatenate([np.ravel(x) for x in answer])  # noqa: E731
+    joint = model.joint_names[-1]
+    joint_id = pm.getJointId(joint)
+    columns = [c for name in model.joint_names for c in range(10 * (pm.getJointId(name) - 1), 10 * pm.getJointId(name))]
+    perm = twin.pair.v_perm
+
+    def constrained_pin():
+        return twin.v_back(pin.constraintDynamics(pm, pd, q_pin, v_pin, tau_pin, models, datas, exact)), pd.lambda_c
+
+    def impulse_pin():
+        return twin.v_back(pin.impulseDynamics(pm, pd, q_pin, v_pin, models, datas, 0.0, exact)), pd.impulse_c
+
+    def hessian_pin():
+        pin.computeJointJacobians(pm, pd, q_pin)
+        pin.computeJointKinematicHessians(pm, pd, q_pin)
+        return pin.getJointKinematicHessian(pm, pd, joint_id, pin.LOCAL)
+
+    def hessian_back(raw):  # (the binding shows Eigen's column-major tensor with row-major strides)
+        raw = np.asarray(raw)
+        return raw.ravel(order="K").reshape(raw.shape, order="F")[:, perm][:, :, perm]
+
+    peers = {
+        "constrained_dynamics": Contender("pin.constraintDynamics", constrained_pin, both),
+        "impulse_dynamics": Contender("pin.impulseDynamics", impulse_pin, both),
+        "kinematic_hessian": Contender("pin.computeJointKinematicHessians", hessian_pin, hessian_back),
+        "joint_torque_regressor": Contender(
+            "pin.computeJointTorqueRegressor", lambda: pin.computeJointTorqueRegressor(pm, pd, q_pin, v_pin, a_pin),
+            lambda Y: twin.v_back(np.asarray(Y).T).T[:, columns]),
+    }
+    ours = {
+        "constrained_dynamics": lambda: rbd.constrained_dynamics(model, q, v, tau, contacts),
+        "impulse_dynamics": lambda: rbd.impulse_dynamics(model, q, v, contacts),
+        "kinematic_hessian": lambda: rbd.kinematic_hessian(model, q, model.joint_frame(joint), "local"),
+        "joint_torque_regressor": lambda: rbd.joint_torque_regressor(model, q, v, a),
+    }
+    label = "rbd %s" % rbd.backend
+    rows = [Row(case, robot.name, Contender(label, ours[case], both if case.endswith("dynamics") else (lambda x: x)),
+                peers[case]) for case in ours]
+    if rbd_c is None or rbd.backend != "cython":
+        return rows
+    qb, vb, _ = random_state(model, rng, batch=batch)
+    taub = rng.standard_normal((batch, model.nv))
+    qb_pin, vb_pin, taub_pin = twin.q(qb), twin.v(vb), twin.v(taub)
+
+    def constrained_loop():
+        return [(twin.v_back(pin.constraintDynamics(pm, pd, qb_pin[k], vb_pin[k], taub_pin[k], models, datas, exact)),
+                 pd.lambda_c.copy()) for k in range(batch)]
+
+    def impulse_loop():
+        return [(twin.v_back(pin.impulseDynamics(pm, pd, qb_pin[k], vb_pin[k], models, datas, 0.0, exact)),
+                 pd.impulse_c.copy()) for k in range(batch)]
+
+    batched = {"constrained_dynamics": (lambda: rbd.constrained_dynamics(model, qb, vb, taub, contacts),
+                                        constrained_loop),
+               "impulse_dynamics": (lambda: rbd.impulse_dynamics(model, qb, vb, contacts), impulse_loop)}
+    for case, (ours_batch, loop) in batched.items():
+        rows.append(Row("batched %s N=%d" % (case, batch), robot.name,
+                        Contender("rbd cython, 1 thr", _with_threads(1, ours_batch),
+                                  lambda out: np.concatenate([x.reshape(batch, -1) for x in out], axis=1)),
+                        Contender("%s loop" % peers[case].label, loop,
+                                  lambda answers: np.stack([both(answer) for answer in answers])),
                         samples_per_call=batch))
     return rows
 
@@ -597,6 +785,7 @@ def build_rows(robot_names_, batch, notes, seed=0):
     if pin is not None:
         for robot in robots:
             rows += pinocchio_rows(pin, robot, rng)
+            rows += kinematics_rows(pin, robot, rng)
     if pybullet is not None:
         for robot in _fixed_base(robots, "pybullet", notes):
             rows += pybullet_rows(pybullet, robot, rng)
@@ -610,7 +799,106 @@ def build_rows(robot_names_, batch, notes, seed=0):
             rows += batched_rows(pin, robot, rng, batch)
         for robot in robots:
             rows += derivative_rows(pin, robot, rng, min(batch, 100))
+        for robot in robots:
+            rows += contact_rows(pin, robot, rng, min(batch, 100))
     return rows
+
+
+# ------------------------------------------------------------------------------------------
+# Growth with the robot
+# ------------------------------------------------------------------------------------------
+#: the generated robots compared with Pinocchio (its Data grows as n^3 on a chain: 1.8 GB at 300)
+GROWTH_ROBOTS = tuple("%s%d" % (shape, n) for shape in ("chain", "tree") for n in (10, 100, 300))
+#: the sizes rbd runs alone, and the one the time per body is compared with
+SCALING_SIZES = (100, 1000, 10000)
+
+
+def growth_rows(robot_names_, notes, seed=0):
+    """rbd_c's RNEA, CRBA and ABA against Pinocchio's on the generated robots."""
+    pin = _optional_import("pinocchio")
+    if pin is None or rbd_c is None:
+        notes.append("the growth comparison needs Pinocchio and rbd_c: skipped")
+        return []
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name in robot_names_:
+        rows += [row for row in pinocchio_rows(pin, load_robot(name), rng) if row.ours.label == "rbd cython"]
+    return rows
+
+
+def scaling_table(sizes=SCALING_SIZES, rounds=5, seed=0):
+    """rbd_c alone on chains and binary trees of ``sizes`` bodies: µs per body of
+    RNEA, ABA and forward kinematics, and that time relative to the smallest size's
+    (1.0: linear in the number of bodies)."""
+    rng = np.random.default_rng(seed)
+    lines = ["robot        bodies  " + "  ".join("%-22s" % ("%s µs/body (x %d)" % (case, sizes[0]))
+                                              for case in ("rnea", "aba", "forward_kinematics"))]
+    for shape in ("chain", "tree"):
+        first = {}
+        for n in sizes:
+            model = rbd.load_urdf(rbd.generated_urdf(n, shape))
+            q, v, a = random_state(model, rng)
+            calls = {"rnea": lambda: rbd_c.rnea(model, q, v, a), "aba": lambda: rbd_c.aba(model, q, v, a),
+                     "forward_kinematics": lambda: rbd_c.forward_kinematics(model, q)}
+            cells = []
+            for case, call in calls.items():
+                number = _calls_per_sample(call, 0.02)
+                per_body = min(_seconds_per_call(call, number) for _ in range(rounds)) * 1e6 / n
+                first.setdefault(case, per_body)
+                cells.append("%-22s" % ("%.4f (x %.2f)" % (per_body, per_body / first[case])))
+            lines.append("%-12s %6d  %s" % (shape, n, "  ".join(cells)))
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------
+# Where a compiled call's time goes
+# ------------------------------------------------------------------------------------------
+#: the calls the split measures: name -> (arguments after the model, by state name)
+SPLIT_CALLS = {
+    "rnea": ("q", "v", "a"), "gravity": ("q",), "nonlinear_effects": ("q", "v"), "crba": ("q",),
+    "aba": ("q", "v", "a"), "forward_kinematics": ("q",), "frame_placement": ("q", "frame"),
+    "frame_jacobian": ("q", "frame"), "center_of_mass": ("q",), "com_jacobian": ("q",),
+    "inverse_mass_matrix": ("q",), "rnea_derivatives": ("q", "v", "a"), "aba_derivatives": ("q", "v", "a"),
+}
+
+
+def split_table(robot_names_, batch=1000, rounds=7, seed=0):
+    """For each compiled call: its time as a call (µs), with ``out=`` (no output
+    allocated), and per sample in a batch of ``batch`` on one thread, the plain-C
+    floor of its arithmetic (the batch pays the call once); the differences are what
+    allocating the output costs and what the call itself costs (arguments, checks,
+    the cached model, the return), beside rbd_c's own floor (``_driver_probe``, a call
+    that checks its arguments, allocates and returns)."""
+    from rbd_c._model import _driver_probe
+    rng = np.random.default_rng(seed)
+    lines = ["%-12s %-22s %9s %9s %11s %9s %9s %9s" % ("robot", "call", "call µs", "out= µs", "batch/smp µs",
+                                                     "alloc", "call cost", "C floor")]
+
+    def best(function):
+        number = _calls_per_sample(function, 0.01)
+        return min(_seconds_per_call(function, number) for _ in range(rounds)) * 1e6
+
+    for name in robot_names_:
+        robot = load_robot(name)
+        if robot is None:
+            continue
+        model = robot.model
+        q, v, a = random_state(model, rng)
+        Q, V, A = random_state(model, rng, batch=batch)
+        states = {"q": q, "v": v, "a": a, "frame": model.link_frame_names[-1]}
+        batched = {"q": Q, "v": V, "a": A, "frame": model.link_frame_names[-1]}
+        lines.append("%-12s %-22s %9.2f" % (name, "(driver probe)", best(lambda: _driver_probe(model, q))))
+        for call, names in SPLIT_CALLS.items():
+            function = getattr(rbd_c, call)
+            args = [states[n] for n in names]
+            result = function(model, *args)
+            out = tuple(np.empty_like(r) for r in result) if isinstance(result, tuple) else np.empty_like(result)
+            single = best(lambda: function(model, *args))
+            into = best(lambda: function(model, *args, out=out))
+            many = best(_with_threads(1, lambda: function(model, *[batched[n] for n in names]))) / batch
+            lines.append("%-12s %-22s %9.2f %9.2f %11.2f %9.2f %9.2f %9.2f"
+                         % (name, call, single, into, many, single - into, into - many, many))
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------------------
@@ -700,17 +988,23 @@ def parse_args(argv):
     parser.add_argument("--quick", action="store_true",
                         help="few rounds and a small batch (a smoke run for CI and tests)")
     parser.add_argument("--robots", nargs="+", metavar="NAME",
-                        help="robots to compare on (space or comma separated; default: %s; known: %s)"
-                        % (" ".join(DEFAULT_ROBOTS), ", ".join(robot_names())))
+                        help="robots to compare on (space or comma separated; default: %s; known: %s, and "
+                        "generated ones: chain<n>, tree<n>, e.g. chain100)" % (" ".join(DEFAULT_ROBOTS), ", ".join(robot_names())))
+    parser.add_argument("--split", action="store_true",
+                        help="where each compiled call's time goes: the call, with out=, and per sample in a "
+                        "batch (the plain-C floor)")
+    parser.add_argument("--growth", action="store_true",
+                        help="how the cost grows with the robot: RNEA, CRBA and ABA against Pinocchio on generated "
+                        "chains and binary trees of 10, 100 and 300 bodies, then rbd alone up to 10,000 bodies")
     parser.add_argument("--batch", type=int, help="samples of the batched rows (default 20000; --quick: 200)")
     parser.add_argument("--rounds", type=int, help="interleaved timing rounds (default 21; --quick: 3)")
     parser.add_argument("--plot", metavar="PATH", help="save a bar chart of the ratios (needs matplotlib)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     args = parser.parse_args(argv)
     names = [n for item in (args.robots or DEFAULT_ROBOTS) for n in item.split(",") if n]
-    unknown = sorted(set(names) - set(robot_names()))
+    unknown = sorted(n for n in names if not is_robot_name(n))
     if unknown:
-        parser.error("unknown robot(s) %s; known: %s" % (", ".join(unknown), ", ".join(robot_names())))
+        parser.error("unknown robot(s) %s; known: %s, chain<n>, tree<n>" % (", ".join(unknown), ", ".join(robot_names())))
     args.robots = names
     if args.plot and _optional_import("matplotlib") is None:
         parser.error("--plot needs matplotlib: pip install matplotlib (or pip install 'rbd[bench]')")
@@ -723,12 +1017,21 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.split:
+        if rbd_c is None:
+            print("error: --split needs rbd_c (the compiled backend)", file=sys.stderr)
+            return 1
+        print("Machine: %s" % machine_description())
+        print("Best of %d, µs; alloc = call - out=, call cost = out= - batch per sample, C floor = batch per "
+              "sample (1 thread)\n" % (3 if args.quick else 7))
+        print(split_table(args.robots, batch=100 if args.quick else 1000, rounds=3 if args.quick else 7))
+        return 0
 
     def progress(message):
         print(message, file=sys.stderr, flush=True)
 
     notes = []
-    rows = build_rows(args.robots, args.batch, notes)
+    rows = growth_rows(GROWTH_ROBOTS, notes) if args.growth else build_rows(args.robots, args.batch, notes)
     for row in rows:
         cross_check(row)
     measure(rows, args.rounds, min_seconds=0.002 if args.quick else 0.02, progress=progress)
@@ -738,6 +1041,9 @@ def main(argv=None):
     print("Median of %d interleaved rounds, µs per call (per sample for batches); rbd/peer < 1: rbd is faster.\n"
           % args.rounds)
     print(format_table(rows, markdown=args.markdown))
+    if args.growth and rbd_c is not None:
+        print("\nrbd_c alone, best of 5, µs per body (and relative to %d bodies):\n" % SCALING_SIZES[0])
+        print(scaling_table(SCALING_SIZES[:2] if args.quick else SCALING_SIZES))
     for note in notes:
         print("note: %s" % note)
     if args.plot:

@@ -17,7 +17,7 @@ from .contacts import (Contact, constrained_dynamics, contact_jacobian, impulse_
 from .urdf import load_urdf
 from . import interop
 from .interop import load_mjcf
-from .robots import sample_model, sample_model_names, sample_model_path
+from .robots import generated_urdf, sample_model, sample_model_names, sample_model_path
 
 __version__ = "0.1.0"
 

@@ -180,6 +180,17 @@ def singular_tolerance(model):
     return 1e-13 * max(float(np.abs(model.inertias).max(initial=0.0)), 1e-300)
 
 
+#: a contact system J M^-1 J^T (+ r 1) whose Cholesky pivot falls to this fraction of its
+#: largest entry (at least 1) is rank-deficient (both backends use it)
+CONTACT_RANK_TOLERANCE = 1e-12
+
+
+def redundant_contacts_error(contacts):
+    """The ValueError of a rank-deficient contact set (both backends)."""
+    return ValueError("the contact set %s is rank-deficient (its constraints are redundant): give a "
+                      "regularization > 0" % short_names([str(c.frame) for c in contacts]))
+
+
 def overflow_error():
     """The error for a non-finite result of finite inputs."""
     return ValueError("the result is not finite (inf or NaN) although every input is: the inputs are "
@@ -242,3 +253,53 @@ def model_arrays(model, optional=("fext",), **named):
             arr = np.ascontiguousarray(np.broadcast_to(arr, batch + arr.shape[arr.ndim - k:]))
         out.append(arr)
     return batch, out
+
+
+def _describe(x):
+    if isinstance(x, np.ndarray):
+        return "an array of %s of shape %s" % (x.dtype, x.shape)
+    if isinstance(x, (tuple, list)):
+        return "a %s of %d" % (type(x).__name__, len(x))
+    return short_repr(x)
+
+
+def check_out(out, shapes, inputs=()):
+    """The arrays of an ``out=`` argument, checked against the result's shapes (one
+    shape per result; ``out`` is one array for one result, a tuple or list of arrays
+    for several): float64 numpy arrays of exactly those shapes, C-contiguous,
+    writeable, and sharing no memory with the ``inputs`` ((name, array) pairs).
+    Both backends raise these errors for the same ``out``."""
+    if len(shapes) == 1:
+        arrays = [out]
+        labels = ["out"]
+    else:
+        if not isinstance(out, (tuple, list)) or len(out) != len(shapes):
+            raise TypeError("out must be a tuple of %d arrays (one per result), got %s"
+                            % (len(shapes), _describe(out)))
+        arrays = list(out)
+        labels = ["out[%d]" % k for k in range(len(shapes))]
+    for label, array, shape in zip(labels, arrays, shapes):
+        if not isinstance(array, np.ndarray) or array.dtype != np.float64:
+            raise TypeError("%s must be a numpy array of float64, got %s" % (label, _describe(array)))
+        if array.shape != tuple(shape):
+            raise ValueError("%s must have the result's shape %s, got %s" % (label, tuple(shape), array.shape))
+        if not (array.flags.c_contiguous and array.flags.writeable):
+            raise ValueError("%s must be C-contiguous and writeable" % label)
+        for name, x in inputs:
+            if isinstance(x, np.ndarray) and np.may_share_memory(array, x):
+                raise ValueError("%s must not share memory with the input %s" % (label, name))
+    for k in range(len(arrays)):
+        for j in range(k):
+            if np.may_share_memory(arrays[k], arrays[j]):
+                raise ValueError("%s must not share memory with %s" % (labels[k], labels[j]))
+    return arrays
+
+
+def write_out(result, out, inputs=()):
+    """``result`` (an array, a float or a tuple of them) copied into ``out`` after
+    check_out; returns ``out``."""
+    results = result if isinstance(result, tuple) else (result,)
+    arrays = check_out(out, [np.shape(r) for r in results], inputs)
+    for array, r in zip(arrays, results):
+        array[...] = r
+    return out

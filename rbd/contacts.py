@@ -8,10 +8,12 @@
   frame's origin.  ``reference`` ("local" or "local_world_aligned") gives only the axes
   of the forces and of the Jacobian rows.
 * ``contact_jacobian``, ``constrained_dynamics`` (M qdd + h = tau + J^T lambda, J qdd +
-  gamma = 0), ``impulse_dynamics`` (M (v+ - v) = J^T Lambda, J v+ = -e J v): M^-1 from
-  ``inverse_mass_matrix`` (O(n^2)) serves J M^-1 J^T and the solves; ``regularization`` > 0 damps the contact
-  system (redundant contacts); a rank-deficient set without it is an error naming the
-  contacts.
+  gamma = 0), ``impulse_dynamics`` (M (v+ - v) = J^T Lambda, J v+ = -e J v): here (the
+  NumPy backend, and models with mimic joints) M^-1 from ``inverse_mass_matrix`` serves
+  J M^-1 J^T and the solves; the compiled backend runs them as kernels
+  (``rbd_c/_contacts.pyx``: M factored along the tree, the rows only on the contacts'
+  chains).  ``regularization`` > 0 damps the contact system (redundant contacts); a
+  rank-deficient set without it is an error naming the contacts.
 * ``kinematic_hessian``: H[:, i, k] = d J[:, i] / d q_k along q (+) dq, so H @ v (over k)
   is ``frame_jacobian_time_derivative``: the rows of ``frame_velocity_derivatives`` for
   the unit velocities, in one batched call.
@@ -23,11 +25,12 @@
 Everything takes leading batch dimensions on its state arguments and runs on whichever
 backend ``rbd`` has active (the compiled one calls its batched kernels).
 """
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_model, model_arrays, short_names, short_repr
+from ._checks import CONTACT_RANK_TOLERANCE, check_model, model_arrays, redundant_contacts_error, short_repr
 
 __all__ = ["Contact", "contact_jacobian", "constrained_dynamics", "impulse_dynamics", "kinematic_hessian",
            "joint_torque_regressor", "inertial_parameters", "model_from_parameters"]
@@ -100,9 +103,40 @@ def _rows(model, q, v, contacts):
     return J, (np.concatenate(gammas, axis=-1) if gammas else np.zeros(np.shape(q)[:-1] + (0,)))
 
 
+_kernels = {}  # the compiled contact kernels, imported on first use
+
+
+def _compiled(model):
+    """rbd_c's contact kernels when the compiled backend is active and the model has no
+    mimic joints (those run through the composition below), else None.  The kernels
+    check their arguments with this module's checks (the same errors)."""
+    if _backend() != "cython" or getattr(model, "_full", None) is not None:
+        return None
+    kernels = _kernels.get("rbd_c")
+    if kernels is None:
+        from rbd_c import _contacts as kernels
+        _kernels["rbd_c"] = kernels
+    return kernels
+
+
+def _backend():
+    rbd = sys.modules["rbd"]
+    return rbd.backend
+
+
+def _restitution(value):
+    e = float(value)
+    if not 0.0 <= e <= 1.0:
+        raise ValueError("restitution must be in [0, 1], got %s" % short_repr(value))
+    return e
+
+
 def contact_jacobian(model, q, contacts):
     """The stacked contact Jacobians (..., m, nv), m the sum of the contacts' dims, in the
     order of ``contacts``."""
+    kernels = _compiled(model)
+    if kernels is not None:
+        return kernels.contact_jacobian(model, q, contacts)
     check_model(model)
     contacts = _contacts(model, contacts)
     _, (q,) = model_arrays(model, q=q)
@@ -130,11 +164,11 @@ def _solve_contacts(model, q, J, rhs_q, rhs_c, contacts, regularization):
     b = rhs_c - (JMinv @ rhs_q[..., None])[..., 0]
     try:
         C = np.linalg.cholesky(K)
-        if m and np.min(np.abs(np.diagonal(C, axis1=-2, axis2=-1))) ** 2 <= 1e-12 * max(1.0, np.abs(K).max()):
+        if m and np.min(np.abs(np.diagonal(C, axis1=-2, axis2=-1))) ** 2 <= (
+                CONTACT_RANK_TOLERANCE * max(1.0, np.abs(K).max())):
             raise np.linalg.LinAlgError
     except np.linalg.LinAlgError:
-        raise ValueError("the contact set %s is rank-deficient (its constraints are redundant): give a "
-                         "regularization > 0" % short_names([str(c.frame) for c in contacts])) from None
+        raise redundant_contacts_error(contacts) from None
     lam = np.linalg.solve(K, b[..., None])[..., 0]
     x = (Minv @ (rhs_q + (lam[..., None, :] @ J)[..., 0, :])[..., None])[..., 0]
     return x, lam
@@ -144,6 +178,9 @@ def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0
     """(qdd (..., nv), forces (..., m)) of M qdd + h = tau + J^T forces with every contact
     held (J qdd + gamma = 0); ``regularization`` damps the contact system."""
     import rbd
+    kernels = _compiled(model)
+    if kernels is not None:
+        return kernels.constrained_dynamics(model, q, v, tau, contacts, fext, regularization)
     check_model(model)
     contacts = _contacts(model, contacts)
     regularization = _regularization(regularization)
@@ -156,12 +193,13 @@ def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0
 def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0):
     """(v_after (..., nv), impulses (..., m)) of an impact: M (v_after - v) = J^T impulses
     and J v_after = -restitution J v."""
+    kernels = _compiled(model)
+    if kernels is not None:
+        return kernels.impulse_dynamics(model, q, v, contacts, restitution, regularization)
     check_model(model)
     contacts = _contacts(model, contacts)
     regularization = _regularization(regularization)
-    e = float(restitution)
-    if not 0.0 <= e <= 1.0:
-        raise ValueError("restitution must be in [0, 1], got %s" % short_repr(restitution))
+    e = _restitution(restitution)
     batch, (q, v) = model_arrays(model, q=q, v=v)
     J, _ = _rows(model, q, None, contacts)
     Jv = (J @ v[..., None])[..., 0]
@@ -173,6 +211,8 @@ def kinematic_hessian(model, q, frame, reference="local"):
     """H (..., 6, nv, nv) with H[:, i, k] = d J[:, i] / d q_k along q (+) dq, J =
     frame_jacobian(model, q, frame, reference); so H @ v is frame_jacobian_time_derivative."""
     import rbd
+    if rbd.backend == "cython" and getattr(model, "_full", None) is None:
+        return sys.modules["rbd_c"].kinematic_hessian(model, q, frame, reference)
     check_model(model)
     batch, (q,) = model_arrays(model, q=q)
     n = model.nv
@@ -227,6 +267,9 @@ def joint_torque_regressor(model, q, v, a):
     """Y (..., nv, 10 nbodies) with Y @ inertial_parameters(model) = rnea(model, q, v, a)
     (gravity included; armature, which is not an inertial parameter, left out)."""
     import rbd
+    kernels = _compiled(model)
+    if kernels is not None:
+        return kernels.joint_torque_regressor(model, q, v, a)
     check_model(model)
     batch, (q, v, a) = model_arrays(model, q=q, v=v, a=a)
     Y = np.zeros(batch + (model.nv, 10 * model.nbodies))

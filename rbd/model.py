@@ -124,10 +124,10 @@ class _Cache:
     compiled view (rbd_c) and the reference's per-body and per-frame tables.  One
     per model, private, and never part of its value (not pickled, not compared)."""
 
-    __slots__ = ("compiled", "bodies", "frames", "joint_table")
+    __slots__ = ("compiled", "bodies", "frames", "joint_table", "contacts")
 
     def __init__(self):
-        self.compiled = self.bodies = self.frames = self.joint_table = None
+        self.compiled = self.bodies = self.frames = self.joint_table = self.contacts = None
 
 
 class Model:

@@ -14,7 +14,7 @@ from ._configuration import (  # noqa: F401,E402
 from ._kinematics import (  # noqa: F401,E402
     forward_kinematics, frame_placement, frame_placements, frame_velocity, frame_acceleration, frame_jacobian,
     frame_jacobian_time_derivative, center_of_mass, com_jacobian, frame_velocity_derivatives,
-    frame_acceleration_derivatives,
+    frame_acceleration_derivatives, kinematic_hessian,
 )
 from ._dynamics import (  # noqa: F401,E402
     rnea, gravity, nonlinear_effects, crba, aba, coriolis_matrix, kinetic_energy,
@@ -26,9 +26,9 @@ from ._derivatives import (  # noqa: F401,E402
 )
 
 
-def random_configuration(model, rng=None, batch=None):
+def random_configuration(model, rng=None, batch=None, *, out=None):
     """The reference's sampler (sampling is NumPy's: nothing to compile)."""
     # Imported on use: rbd_c must not import rbd while it initialises (rbd would
     # then bind a half-built compiled backend).
     from rbd.reference import random_configuration as sample
-    return sample(model, rng, batch)
+    return sample(model, rng, batch, out=out)

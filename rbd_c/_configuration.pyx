@@ -90,46 +90,46 @@ cdef Algorithm DIFFERENCE_JACOBIANS = algorithm(b"qq", ("q0", "q1"), (b"vv", b"v
 
 
 # ---- wrappers ---------------------------------------------------------------------------------
-def neutral(model):
+def neutral(model, *, out=None):
     """The neutral configuration: zeros and identity quaternions (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, NEUTRAL, ())
+    return run(model, cm, &call, NEUTRAL, (), out)
 
 
-def integrate(model, q, v):
+def integrate(model, q, v, *, out=None):
     """q (+) v: integrate the velocity v for unit time from q on the joint manifolds (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, INTEGRATE, (q, v))
+    return run(model, cm, &call, INTEGRATE, (q, v), out)
 
 
-def difference(model, q0, q1):
+def difference(model, q0, q1, *, out=None):
     """The velocity v with q0 (+) v = q1 (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, DIFFERENCE, (q0, q1))
+    return run(model, cm, &call, DIFFERENCE, (q0, q1), out)
 
 
-def normalize(model, q):
+def normalize(model, q, *, out=None):
     """q with its quaternions scaled to unit norm (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, NORMALIZE, (q,))
+    return run(model, cm, &call, NORMALIZE, (q,), out)
 
 
-def integrate_jacobians(model, q, v):
+def integrate_jacobians(model, q, v, *, out=None):
     """(d_dq, d_dv): the tangent-space Jacobians of q (+) v, block diagonal (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, INTEGRATE_JACOBIANS, (q, v))
+    return run(model, cm, &call, INTEGRATE_JACOBIANS, (q, v), out)
 
 
-def difference_jacobians(model, q0, q1):
+def difference_jacobians(model, q0, q1, *, out=None):
     """(d_dq0, d_dq1): the tangent-space Jacobians of difference(q0, q1), block diagonal (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, DIFFERENCE_JACOBIANS, (q0, q1))
+    return run(model, cm, &call, DIFFERENCE_JACOBIANS, (q0, q1), out)
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
 NEUTRAL.name = "neutral"

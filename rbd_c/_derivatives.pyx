@@ -13,9 +13,10 @@ from rbd_c._kernels cimport act_force, motion_cross, force_cross, inertia_apply,
 from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, add_armature
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
-from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column
+from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
 from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
-from rbd_c._dynamics cimport k_rnea, RNEA_PER_BODY
+from rbd_c._dynamics cimport k_rnea, k_crba, RNEA_PER_BODY, CRBA_PER_BODY
+from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse
 
 
 # ==========================================================================================
@@ -71,7 +72,7 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
     cdef double a0[6]
     cdef double vp[6]
     memset(zero, 0, 6 * sizeof(double))
-    a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]; a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
+    gravity_acceleration(c, a0)
     memset(dq, 0, nv * nv * sizeof(double))
     memset(dv, 0, nv * nv * sizeof(double))
     if M != NULL:  # (NULL: the caller needs no mass matrix)
@@ -180,65 +181,156 @@ cdef enum:
 
 cdef extern from *:
     """
-    /* The sweeps of a 1-DoF joint over contiguous columns in k_inverse_mass_matrix
-       (6 rows of nv: P, P_parent, A, A_parent), compiled for AVX2 and for the baseline,
-       chosen at load time (the same arithmetic in the same order on both). */
-
-    /* Backward, over the columns of the joint's subtree [v0, end): its row of M^-1 is
-       d (e - S^T P), P_parent += P + U row, and P is cleared. */
-    __attribute__((target_clones("avx2", "default")))
-    static void rbd_minv_backward(double* restrict P, double* restrict Pp, int nv, int v0, int end,
-                                  const double* S, const double* U, double d, double* restrict row) {
-        const double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5];
-        const double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5];
-        double *P0 = P, *P1 = P + nv, *P2 = P + 2 * nv, *P3 = P + 3 * nv, *P4 = P + 4 * nv, *P5 = P + 5 * nv;
-        double *Q0 = Pp, *Q1 = Pp + nv, *Q2 = Pp + 2 * nv, *Q3 = Pp + 3 * nv, *Q4 = Pp + 4 * nv, *Q5 = Pp + 5 * nv;
-        for (int col = v0; col < end; col++) {
-            double x = -d * (s0 * P0[col] + s1 * P1[col] + s2 * P2[col] + s3 * P3[col] + s4 * P4[col] + s5 * P5[col]);
-            row[col] = x;
-            Q0[col] += P0[col] + u0 * x; Q1[col] += P1[col] + u1 * x; Q2[col] += P2[col] + u2 * x;
-            Q3[col] += P3[col] + u3 * x; Q4[col] += P4[col] + u4 * x; Q5[col] += P5[col] + u5 * x;
-            P0[col] = 0.0; P1[col] = 0.0; P2[col] = 0.0; P3[col] = 0.0; P4[col] = 0.0; P5[col] = 0.0;
-        }
-        /* the joint's own column: e_v0 (P is zero there: no child sees the joint's own force) */
-        row[v0] += d;
-        for (int i = 0; i < 6; i++) Pp[i * nv + v0] += U[i] * d;
-        for (int col = end; col < nv; col++) row[col] = 0.0;  /* right of the subtree: the forward pass adds */
-    }
-
-    /* Forward, over the columns [v0, nv): the row of M^-1 -= d U^T A_parent and, for a
-       joint with children, A = A_parent + S row. */
-    __attribute__((target_clones("avx2", "default")))
-    static void rbd_minv_forward(double* restrict A, const double* restrict Ap, int nv, int v0, const double* S,
-                                 const double* U, double d, double* restrict row, int has_children) {
-        const double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5];
-        const double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5];
-        const double *B0 = Ap, *B1 = Ap + nv, *B2 = Ap + 2 * nv, *B3 = Ap + 3 * nv, *B4 = Ap + 4 * nv, *B5 = Ap + 5 * nv;
-        double *A0 = A, *A1 = A + nv, *A2 = A + 2 * nv, *A3 = A + 3 * nv, *A4 = A + 4 * nv, *A5 = A + 5 * nv;
-        if (!has_children) {
-            for (int col = v0; col < nv; col++)
-                row[col] -= d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col] + u5 * B5[col]);
+    /* The column sweeps of k_inverse_mass_matrix over rows of nv numbers (P, P_parent,
+       A, A_parent: 6 rows each), compiled for x86-64-v3 (AVX2 with FMA) and for the
+       baseline, chosen at load time.  FMA may change the last bits between the two. */
+    
+    /* Backward, for a joint of k dofs over the columns of its subtree [v0, end): the
+       joint's rows of M^-1 are D^-1 (E - S^T P), P_parent += P + U (those rows) when
+       there is a parent, and P is cleared for the next body at this depth.  x: k rows
+       of scratch. */
+    RBD_FAST
+    static void rbd_minv_backward(double* restrict P, double* restrict Pp, int nv, int v0, int end, int k,
+                                  const double* S, const double* U, const double* Dinv, double* restrict x,
+                                  double* restrict rows) {
+        if (k == 1 && Pp) {  /* the common case in one sweep */
+            const double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5], d = Dinv[0];
+            const double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5];
+            double *P0 = P, *P1 = P + nv, *P2 = P + 2 * nv, *P3 = P + 3 * nv, *P4 = P + 4 * nv, *P5 = P + 5 * nv;
+            double *Q0 = Pp, *Q1 = Pp + nv, *Q2 = Pp + 2 * nv, *Q3 = Pp + 3 * nv, *Q4 = Pp + 4 * nv, *Q5 = Pp + 5 * nv;
+            for (int col = v0; col < end; col++) {
+                double x = -d * (s0 * P0[col] + s1 * P1[col] + s2 * P2[col] + s3 * P3[col] + s4 * P4[col]
+                                 + s5 * P5[col]);
+                rows[col] = x;
+                Q0[col] += P0[col] + u0 * x; Q1[col] += P1[col] + u1 * x; Q2[col] += P2[col] + u2 * x;
+                Q3[col] += P3[col] + u3 * x; Q4[col] += P4[col] + u4 * x; Q5[col] += P5[col] + u5 * x;
+                P0[col] = 0.0; P1[col] = 0.0; P2[col] = 0.0; P3[col] = 0.0; P4[col] = 0.0; P5[col] = 0.0;
+            }
+            /* the joint's own column: e_v0 (P is zero there: no child sees the joint's own force) */
+            rows[v0] += d;
+            for (int i = 0; i < 6; i++) Pp[i * nv + v0] += U[i] * d;
+            for (int col = end; col < nv; col++) rows[col] = 0.0;  /* right of the subtree: the forward pass adds */
             return;
         }
-        for (int col = v0; col < nv; col++) {
-            double x = row[col] - d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col]
-                                       + u5 * B5[col]);
-            row[col] = x;
-            A0[col] = B0[col] + s0 * x; A1[col] = B1[col] + s1 * x; A2[col] = B2[col] + s2 * x;
-            A3[col] = B3[col] + s3 * x; A4[col] = B4[col] + s4 * x; A5[col] = B5[col] + s5 * x;
+        for (int r = 0; r < k; r++) {
+            const double* o = S + 6 * r;
+            double* xr = x + r * nv;
+            for (int col = v0; col < end; col++)
+                xr[col] = -(o[0] * P[col] + o[1] * P[nv + col] + o[2] * P[2 * nv + col] + o[3] * P[3 * nv + col]
+                            + o[4] * P[4 * nv + col] + o[5] * P[5 * nv + col]);
+            xr[v0 + r] += 1.0;
+        }
+        for (int r = 0; r < k; r++) {
+            double* o = rows + r * nv;
+            const double* d = Dinv + k * r;
+            for (int col = v0; col < end; col++) o[col] = d[0] * x[col];
+            for (int l = 1; l < k; l++) {
+                const double* xl = x + l * nv;
+                for (int col = v0; col < end; col++) o[col] += d[l] * xl[col];
+            }
+            for (int col = end; col < nv; col++) o[col] = 0.0;  /* right of the subtree: the forward pass adds */
+        }
+        for (int i = 0; i < 6; i++) {
+            double* Pi = P + i * nv;
+            if (Pp) {
+                double* Qi = Pp + i * nv;
+                for (int col = v0; col < end; col++) Qi[col] += Pi[col];
+                for (int r = 0; r < k; r++) {
+                    const double u = U[6 * r + i];
+                    const double* o = rows + r * nv;
+                    for (int col = v0; col < end; col++) Qi[col] += u * o[col];
+                }
+            }
+            for (int col = v0; col < end; col++) Pi[col] = 0.0;
         }
     }
+
+    /* Forward, for a joint of k dofs over the columns [v0, nv): its rows of M^-1 -=
+       D^-1 U^T A_parent (when there is a parent) and, for a joint with children,
+       A = A_parent + S (those rows).  x: k rows of scratch. */
+    RBD_FAST
+    static void rbd_minv_forward(double* restrict A, const double* restrict Ap, int nv, int v0, int k,
+                                 const double* S, const double* U, const double* Dinv, double* restrict x,
+                                 double* restrict rows, int has_children) {
+        if (k == 1 && Ap) {  /* the common case in one sweep */
+            const double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5], d = Dinv[0];
+            const double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5];
+            const double *B0 = Ap, *B1 = Ap + nv, *B2 = Ap + 2 * nv, *B3 = Ap + 3 * nv, *B4 = Ap + 4 * nv,
+                         *B5 = Ap + 5 * nv;
+            double *A0 = A, *A1 = A + nv, *A2 = A + 2 * nv, *A3 = A + 3 * nv, *A4 = A + 4 * nv, *A5 = A + 5 * nv;
+            if (!has_children) {
+                for (int col = v0; col < nv; col++)
+                    rows[col] -= d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col]
+                                      + u5 * B5[col]);
+                return;
+            }
+            for (int col = v0; col < nv; col++) {
+                double y = rows[col] - d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col]
+                                            + u5 * B5[col]);
+                rows[col] = y;
+                A0[col] = B0[col] + s0 * y; A1[col] = B1[col] + s1 * y; A2[col] = B2[col] + s2 * y;
+                A3[col] = B3[col] + s3 * y; A4[col] = B4[col] + s4 * y; A5[col] = B5[col] + s5 * y;
+            }
+            return;
+        }
+        if (Ap) {
+            for (int r = 0; r < k; r++) {
+                const double* o = U + 6 * r;
+                double* xr = x + r * nv;
+                for (int col = v0; col < nv; col++)
+                    xr[col] = o[0] * Ap[col] + o[1] * Ap[nv + col] + o[2] * Ap[2 * nv + col] + o[3] * Ap[3 * nv + col]
+                              + o[4] * Ap[4 * nv + col] + o[5] * Ap[5 * nv + col];
+            }
+            for (int r = 0; r < k; r++) {
+                double* o = rows + r * nv;
+                for (int l = 0; l < k; l++) {
+                    const double d = Dinv[k * r + l];
+                    const double* xl = x + l * nv;
+                    for (int col = v0; col < nv; col++) o[col] -= d * xl[col];
+                }
+            }
+        }
+        if (!has_children) return;
+        for (int i = 0; i < 6; i++) {
+            double* Ai = A + i * nv;
+            if (Ap) {
+                const double* Bi = Ap + i * nv;
+                for (int col = v0; col < nv; col++) Ai[col] = Bi[col];
+            } else {
+                for (int col = v0; col < nv; col++) Ai[col] = 0.0;
+            }
+            for (int r = 0; r < k; r++) {
+                const double s = S[6 * r + i];
+                const double* o = rows + r * nv;
+                for (int col = v0; col < nv; col++) Ai[col] += s * o[col];
+            }
+        }
+    }
+
+    /* The lower triangle from the upper, in 8 x 8 tiles (a plain strided copy misses
+       the cache on every store). */
+    static void rbd_mirror_upper(double* M, int n) {
+        for (int i0 = 0; i0 < n; i0 += 8)
+            for (int j0 = 0; j0 <= i0; j0 += 8) {
+                int i1 = i0 + 8 < n ? i0 + 8 : n;
+                for (int i = i0; i < i1; i++) {
+                    int j1 = j0 + 8 < i ? j0 + 8 : i;
+                    for (int j = j0; j < j1; j++) M[i * n + j] = M[j * n + i];
+                }
+            }
+    }
     """
-    void rbd_minv_backward(double* P, double* Pp, int nv, int v0, int end, const double* S, const double* U,
-                           double d, double* row) noexcept nogil
-    void rbd_minv_forward(double* A, const double* Ap, int nv, int v0, const double* S, const double* U,
-                          double d, double* row, int has_children) noexcept nogil
+    void rbd_minv_backward(double* P, double* Pp, int nv, int v0, int end, int k, const double* S,
+                           const double* U, const double* Dinv, double* x, double* rows) noexcept nogil
+    void rbd_minv_forward(double* A, const double* Ap, int nv, int v0, int k, const double* S, const double* U,
+                          const double* Dinv, double* x, double* rows, int has_children) noexcept nogil
+    void rbd_mirror_upper(double* M, int n) noexcept nogil
 
 
 @cython.cdivision(True)
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """M^-1 by the articulated-body algorithm on every unit joint force at once, in world
     axes (see the reference's _inverse_mass_matrix_passes).  The forces passed up (P)
     and the accelerations passed down (A) of a body are only needed while its
@@ -247,25 +339,22 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef double* Minv = outs[0]
-    cdef int nb = m.nb, nv = m.nv, i, p, k, col, r, l, v0, end
+    cdef int nb = m.nb, nv = m.nv, i, p, k, col, r, v0, end
     cdef double* S = work + MI_PER_BODY * nb          # world motion columns, 6 per dof
     cdef double* U = S + 6 * nv                       # U = IA S in world axes, 6 per dof
     cdef double* Dinv = U + 6 * nv                    # nv_i x nv_i per body
-    cdef double* rows = Dinv + m.nd2                  # k rows of nv: the joint's rows before D^-1
+    cdef double* rows = Dinv + m.nd2                  # k rows of nv: the sweeps' scratch
     cdef double* levels = rows + 6 * nv               # 6 x nv per depth
     cdef double* B
     cdef double* Di
     cdef double* Pi
-    cdef double* Pp
     cdef double* o
-    cdef double* x
     cdef double Xl[16]
     cdef double Yw[10]
     cdef double Ia[21]
     cdef double W[36]
     cdef double D[36]
     cdef double L[36]
-    cdef double acc, d
     memset(levels, 0, 6 * nv * m.max_depth * sizeof(double))
     for i in range(nb):  # world placements, columns and inertias: the recursion needs no transforms
         B = work + MI_PER_BODY * i
@@ -297,38 +386,8 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
         elif spd_inverse(D, k, Di, L, m.singular_tol):
             return 1 + i
         Pi = levels + 6 * nv * (m.depth[i] - 1)
-        Pp = Pi - 6 * nv
-        if k == 1 and p >= 0:  # the common case in one sweep over the columns (below: any k)
-            rbd_minv_backward(Pi, Pp, nv, v0, end, S + 6 * v0, U + 6 * v0, Di[0], Minv + v0 * nv)
-        else:
-            # rows[r] = e_r - S_r^T P, then the joint's rows of M^-1 = D^-1 rows
-            for r in range(k):
-                x = rows + r * nv
-                o = S + 6 * (v0 + r)
-                for col in range(v0, end):
-                    x[col] = -(o[0] * Pi[col] + o[1] * Pi[nv + col] + o[2] * Pi[2 * nv + col]
-                               + o[3] * Pi[3 * nv + col] + o[4] * Pi[4 * nv + col] + o[5] * Pi[5 * nv + col])
-                x[v0 + r] += 1.0
-            for r in range(k):
-                o = Minv + (v0 + r) * nv
-                for col in range(v0, end):
-                    o[col] = 0.0
-                for l in range(k):
-                    d = Di[k * r + l]
-                    x = rows + l * nv
-                    for col in range(v0, end):
-                        o[col] += d * x[col]
-                for col in range(end, nv):  # right of the subtree: from zero (the forward pass adds)
-                    o[col] = 0.0
-            for l in range(6):  # P_parent += P_i + U (the joint's rows); P_i is cleared for the next body
-                if p >= 0:
-                    for col in range(v0, end):
-                        acc = Pi[l * nv + col]
-                        for r in range(k):
-                            acc = acc + U[6 * (v0 + r) + l] * Minv[(v0 + r) * nv + col]
-                        Pp[l * nv + col] += acc
-                for col in range(v0, end):
-                    Pi[l * nv + col] = 0.0
+        rbd_minv_backward(Pi, Pi - 6 * nv if p >= 0 else NULL, nv, v0, end, k, S + 6 * v0, U + 6 * v0, Di, rows,
+                          Minv + v0 * nv)
         if p >= 0:  # the parent's articulated inertia (world axes: a plain sum)
             articulated_reduce(B + MI_IA, U + 6 * v0, Di, k, Ia, W)
             o = work + MI_PER_BODY * p + MI_IA
@@ -338,48 +397,36 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
     # ---- forward: the accelerations, for the upper triangle -----------------------------
     for i in range(nb):
         p = m.parents[i]
-        k = m.nvj[i]
-        v0 = m.v_idx[i]
-        Di = Dinv + m.d2_idx[i]
-        Pi = levels + 6 * nv * (m.depth[i] - 1)   # A_i, 6 rows
-        Pp = Pi - 6 * nv                           # A_parent
-        if k == 1 and p >= 0:
-            rbd_minv_forward(Pi, Pp, nv, v0, S + 6 * v0, U + 6 * v0, Di[0], Minv + v0 * nv,
-                             m.subtree_end[i] > i + 1)
-            continue
-        if p >= 0:
-            # rows[r] = U_r^T A_parent; the joint's rows of M^-1 -= D^-1 rows
-            for r in range(k):
-                x = rows + r * nv
-                o = U + 6 * (v0 + r)
-                for col in range(v0, nv):
-                    x[col] = (o[0] * Pp[col] + o[1] * Pp[nv + col] + o[2] * Pp[2 * nv + col]
-                              + o[3] * Pp[3 * nv + col] + o[4] * Pp[4 * nv + col] + o[5] * Pp[5 * nv + col])
-            for r in range(k):
-                o = Minv + (v0 + r) * nv
-                for l in range(k):
-                    d = Di[k * r + l]
-                    x = rows + l * nv
-                    for col in range(v0, nv):
-                        o[col] -= d * x[col]
-        # A_i = A_parent + S (the joint's rows)
-        for l in range(6):
-            x = Pi + l * nv
-            if p >= 0:
-                for col in range(v0, nv):
-                    x[col] = Pp[l * nv + col]
-            else:
-                for col in range(v0, nv):
-                    x[col] = 0.0
-            for r in range(k):
-                d = S[6 * (v0 + r) + l]
-                o = Minv + (v0 + r) * nv
-                for col in range(v0, nv):
-                    x[col] += d * o[col]
-    for r in range(nv):  # the lower triangle mirrors the upper
-        for col in range(r):
-            Minv[r * nv + col] = Minv[col * nv + r]
+        Pi = levels + 6 * nv * (m.depth[i] - 1)   # A_i, 6 rows (A_parent the 6 before)
+        rbd_minv_forward(Pi, Pi - 6 * nv if p >= 0 else NULL, nv, m.v_idx[i], m.nvj[i], S + 6 * m.v_idx[i],
+                         U + 6 * m.v_idx[i], Dinv + m.d2_idx[i], rows, Minv + m.v_idx[i] * nv,
+                         m.subtree_end[i] > i + 1)
+    rbd_mirror_upper(Minv, nv)
     return 0
+
+
+
+cdef int k_minv_factored(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """M^-1 from CRBA's M factored along the tree as L^T D L (in place in the output;
+    see rbd_ltdl and rbd_ltdl_inverse).  The pivots are the articulated-body
+    algorithm's D, so a singular model is found at the same joint as by ABA."""
+    cdef const CModel* m = c.m
+    cdef double* lrow = work + CRBA_PER_BODY * m.nb + 6 * m.nv   # after CRBA's scratch
+    cdef int status
+    k_crba(c, ins, outs, work)
+    status = rbd_ltdl(outs[0], m.nv, m.dof_parents, m.dof_run_start, m.singular_tol)
+    if status:
+        return 1 + m.dof_bodies[status - 1]
+    rbd_ltdl_inverse(outs[0], m.nv, m.dof_parents, lrow, <int*>(lrow + m.nv))
+    return 0
+
+
+cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """M^-1 in the form that costs this model less (CModel.minv_factored): factored
+    along the tree for shallow trees, the articulated-body sweeps for deep chains."""
+    if c.m.minv_factored:
+        return k_minv_factored(c, ins, outs, work)
+    return k_minv_articulated(c, ins, outs, work)
 
 
 # ==========================================================================================
@@ -388,21 +435,32 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
 cdef extern from *:
     """
     /* The inner loop of _minus_products: o1 -= sum_j x1[j] rows[j], o2 -= sum_j x2[j] rows[j]
-       for k <= 4 rows of n numbers (stride apart), each o read and written once per
-       four rows.  Compiled for AVX2 and for the baseline, chosen at load time (the
-       same arithmetic in the same order on both). */
-    __attribute__((target_clones("avx2", "default")))
+       for k rows of n numbers (stride apart), each o read and written once per eight
+       (or four) rows.  Compiled like the sweeps of k_inverse_mass_matrix above. */
+    RBD_FAST
     static void rbd_sub_rows(int n, int k, const double* x1, const double* x2, const double* restrict rows, int stride,
                              double* restrict o1, double* restrict o2) {
-        if (k == 4) {
-            const double *r0 = rows, *r1 = rows + stride, *r2 = rows + 2 * stride, *r3 = rows + 3 * stride;
+        int j = 0;
+        for (; j + 8 <= k; j += 8) {  /* eight rows per pass: o read and written once per eight */
+            const double *r0 = rows + j * stride, *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride,
+                         *r4 = r3 + stride, *r5 = r4 + stride, *r6 = r5 + stride, *r7 = r6 + stride;
+            const double *a = x1 + j, *b = x2 + j;
             for (int i = 0; i < n; i++) {
-                o1[i] -= x1[0] * r0[i] + x1[1] * r1[i] + x1[2] * r2[i] + x1[3] * r3[i];
-                o2[i] -= x2[0] * r0[i] + x2[1] * r1[i] + x2[2] * r2[i] + x2[3] * r3[i];
+                o1[i] -= (a[0] * r0[i] + a[1] * r1[i] + a[2] * r2[i] + a[3] * r3[i])
+                         + (a[4] * r4[i] + a[5] * r5[i] + a[6] * r6[i] + a[7] * r7[i]);
+                o2[i] -= (b[0] * r0[i] + b[1] * r1[i] + b[2] * r2[i] + b[3] * r3[i])
+                         + (b[4] * r4[i] + b[5] * r5[i] + b[6] * r6[i] + b[7] * r7[i]);
             }
-            return;
         }
-        for (int j = 0; j < k; j++) {
+        for (; j + 4 <= k; j += 4) {
+            const double *r0 = rows + j * stride, *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
+            const double *a = x1 + j, *b = x2 + j;
+            for (int i = 0; i < n; i++) {
+                o1[i] -= a[0] * r0[i] + a[1] * r1[i] + a[2] * r2[i] + a[3] * r3[i];
+                o2[i] -= b[0] * r0[i] + b[1] * r1[i] + b[2] * r2[i] + b[3] * r3[i];
+            }
+        }
+        for (; j < k; j++) {
             const double* r = rows + j * stride;
             for (int i = 0; i < n; i++) {
                 o1[i] -= x1[j] * r[i];
@@ -421,15 +479,15 @@ cdef inline void _minus_products(const CModel* m, const double* Minv, const doub
     (a dof of body b) is zero outside the rows of b's subtree and of its ancestors, a
     few ranges of contiguous rows (``starts``/``stops``: room for depth + 1 each).
     Column c of O is then a sum of rows of the symmetric M^-1, each an axpy over nv
-    contiguous numbers; the columns are built as rows of O^T (``scratch``: 2 nv^2)
+    contiguous numbers; the columns are built as rows of O^T (``scratch``: 2 nv^2 + 2 nv)
     and transposed at the end."""
     cdef int nv = m.nv, b, j, n, g, r, i, l, col
-    cdef double x1[4]
-    cdef double x2[4]
     cdef double* o1
     cdef double* o2
     cdef double* OT1 = scratch
     cdef double* OT2 = scratch + nv * nv
+    cdef double* x1 = OT2 + nv * nv  # one column of T1 and T2 over a range of rows
+    cdef double* x2 = x1 + nv
     memset(scratch, 0, 2 * nv * nv * sizeof(double))
     for b in range(m.nb):
         starts[0] = m.v_idx[b]
@@ -449,13 +507,11 @@ cdef inline void _minus_products(const CModel* m, const double* Minv, const doub
             o2 = OT2 + col * nv
             for g in range(n):
                 r = starts[g]
-                while r < stops[g]:  # four rows of M^-1 at a time
-                    j = min(4, stops[g] - r)
-                    for l in range(j):
-                        x1[l] = T1[(r + l) * nv + col]
-                        x2[l] = T2[(r + l) * nv + col]
-                    rbd_sub_rows(nv, j, x1, x2, Minv + r * nv, nv, o1, o2)
-                    r += j
+                j = stops[g] - r
+                for l in range(j):
+                    x1[l] = T1[(r + l) * nv + col]
+                    x2[l] = T2[(r + l) * nv + col]
+                rbd_sub_rows(nv, j, x1, x2, Minv + r * nv, nv, o1, o2)
     for i in range(nv):
         for col in range(nv):
             O1[i * nv + col] = OT1[col * nv + i]
@@ -501,37 +557,47 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
 cdef Algorithm RNEA_DERIVATIVES = algorithm(
     b"qvaf", ("q", "v", "a", "fext"), (b"vv", b"vv", b"vv"), k_rnea_derivatives,
     size(nb=RD_PER_BODY, nv=RD_PER_DOF), size(nb=150, nv_depth=40))
+# scratch: the larger of the two forms' (the factored one: CRBA's, then a row of L and
+# its ancestors, nv doubles and nv ints)
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
-    size(nb=MI_PER_BODY, nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
+    size(nb=max(MI_PER_BODY, CRBA_PER_BODY), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
 # scratch: qdd, the bias torques, two nv x nv matrices, the ranges of _minus_products,
-# then the largest of the three kernels' own (or the 2 nv^2 of _minus_products)
+# then the largest of the three kernels' own (or the 2 nv^2 + 2 nv of _minus_products)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
-    size(constant=1, depth=1, nb=max(RD_PER_BODY, MI_PER_BODY, RNEA_PER_BODY),
+    size(constant=1, depth=1, nb=max(RD_PER_BODY, MI_PER_BODY, CRBA_PER_BODY, RNEA_PER_BODY),
          nv=2 + max(RD_PER_DOF, 18), nd2=1, nv_depth=6, nv2=4),
     size(nb=400, nv_depth=40, nv2=15))
 
 
-def rnea_derivatives(model, q, v, a, fext=None):
+def rnea_derivatives(model, q, v, a, fext=None, *, out=None):
     """(dtau_dq, dtau_dv, dtau_da): the partial derivatives of rnea (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, RNEA_DERIVATIVES, (q, v, a, fext))
+    return run(model, cm, &call, RNEA_DERIVATIVES, (q, v, a, fext), out)
 
 
-def aba_derivatives(model, q, v, tau, fext=None):
+def aba_derivatives(model, q, v, tau, fext=None, *, out=None):
     """(dqdd_dq, dqdd_dv, dqdd_dtau): the partial derivatives of aba (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, ABA_DERIVATIVES, (q, v, tau, fext))
+    return run(model, cm, &call, ABA_DERIVATIVES, (q, v, tau, fext), out)
 
 
-def inverse_mass_matrix(model, q):
+def _inverse_mass_matrix_form(model):
+    """Which form inverse_mass_matrix takes on this model: "factored" or "articulated"
+    (for the tests, which cover both)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    return "factored" if cm.m.minv_factored else "articulated"
+
+
+def inverse_mass_matrix(model, q, *, out=None):
     """M(q)^-1, directly in O(n^2) and exactly symmetric (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, INVERSE_MASS_MATRIX, (q,))
+    return run(model, cm, &call, INVERSE_MASS_MATRIX, (q,), out)
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
 RNEA_DERIVATIVES.name = "rnea_derivatives"

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """What other compiled modules use of _dynamics: the RNEA kernel (the ABA derivatives
-run it for the bias forces) and the layout of its scratch."""
+run it for the bias forces), the CRBA kernel (M^-1 factors its M) and the layouts of
+their scratch."""
 from rbd_c._model cimport Call
 
 # Scratch of RNEA (and of the energies and momentum, which use its first fields): per
@@ -15,4 +16,13 @@ cdef enum:
     MOMENTUM_PER_BODY = 38
 
 
+# Scratch of CRBA: world placements (16) and composite inertias (10) per body, then
+# the world subspace columns (6 per dof).
+cdef enum:
+    CRBA_OM = 0
+    CRBA_YC = 16
+    CRBA_PER_BODY = 26
+
+
+cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil
 cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) noexcept nogil

@@ -20,7 +20,7 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepa
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
-from rbd_c._passes cimport (add6, sub6, dot6, world_placements, body_velocities, child_placement,
+from rbd_c._passes cimport (gravity_acceleration, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, total_first_moment)
 from rbd_c._model cimport block_kernel_t, set_block, lanes_baseline, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, lanes_model, lanes_tables, lanes_placements, lanes_in, lanes_out,
@@ -34,12 +34,6 @@ cdef enum:
     RNEA_FULL = 0       # q, v, a (fext)
     RNEA_GRAVITY = 1    # q only: v = a = 0
     RNEA_NLE = 2        # q, v: a = 0
-
-
-cdef inline void _gravity_accel(const Call* c, double* a0) noexcept nogil:
-    """The world's spatial acceleration that stands for gravity: [-g; 0]."""
-    a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]
-    a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
 
 
 # ==========================================================================================
@@ -71,7 +65,7 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
     cdef double* ai
     cdef double* fi
     cdef const double* Y
-    _gravity_accel(c, a0)
+    gravity_acceleration(c, a0)
     for i in range(nb):
         xi = X + 16 * i
         vi = V + 6 * i
@@ -168,25 +162,25 @@ cdef int kb_nle(const Call* c, int n, const double** ins, const Py_ssize_t* size
     return _rnea_block(c, n, ins, size, 2, outs[0], osize[0], work)
 
 
-def rnea(model, q, v, a, fext=None):
+def rnea(model, q, v, a, fext=None, *, out=None):
     """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - sum J_i^T fext_i (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, RNEA, (q, v, a, fext))
+    return run(model, cm, &call, RNEA, (q, v, a, fext), out)
 
 
-def gravity(model, q):
+def gravity(model, q, *, out=None):
     """Generalized gravity g(q) (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, GRAVITY, (q,))
+    return run(model, cm, &call, GRAVITY, (q,), out)
 
 
-def nonlinear_effects(model, q, v):
+def nonlinear_effects(model, q, v, *, out=None):
     """C(q, v) v + g(q) (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, NONLINEAR_EFFECTS, (q, v))
+    return run(model, cm, &call, NONLINEAR_EFFECTS, (q, v), out)
 
 
 cdef int k_rnea_gravity(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -204,13 +198,7 @@ cdef int k_rnea_nle(const Call* c, const double** ins, double** outs, double* wo
 # ==========================================================================================
 # CRBA
 # ==========================================================================================
-# Scratch of CRBA: world placements (16) and composite inertias (10) per body, then
-# the world subspace columns (6 per dof).
-cdef enum:
-    CRBA_OM = 0
-    CRBA_YC = 16
-    CRBA_PER_BODY = 26
-
+# (the layout of its scratch: _dynamics.pxd)
 
 cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """Joint-space mass matrix by the composite-rigid-body algorithm in world axes: with
@@ -278,11 +266,11 @@ cdef int kb_crba(const Call* c, int n, const double** ins, const Py_ssize_t* siz
     return 0
 
 
-def crba(model, q):
+def crba(model, q, *, out=None):
     """Joint-space mass matrix M(q), full and symmetric (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, CRBA, (q,))
+    return run(model, cm, &call, CRBA, (q,), out)
 
 
 # ==========================================================================================
@@ -382,7 +370,7 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         add6(B + ABA_PA, t)
 
     # ---- forward: accelerations and joint accelerations --------------------------------
-    _gravity_accel(c, a0)
+    gravity_acceleration(c, a0)
     for i in range(nb):
         B = work + ABA_PER_BODY * i
         xi = B + ABA_X
@@ -435,11 +423,11 @@ cdef int kb_aba(const Call* c, int n, const double** ins, const Py_ssize_t* size
     return 0
 
 
-def aba(model, q, v, tau, fext=None):
+def aba(model, q, v, tau, fext=None, *, out=None):
     """Forward dynamics: the joint accelerations produced by tau and fext (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, ABA, (q, v, tau, fext))
+    return run(model, cm, &call, ABA, (q, v, tau, fext), out)
 
 
 # ==========================================================================================
@@ -530,11 +518,11 @@ cdef int k_coriolis(const Call* c, const double** ins, double** outs, double* wo
     return 0
 
 
-def coriolis_matrix(model, q, v):
+def coriolis_matrix(model, q, v, *, out=None):
     """Coriolis matrix C(q, v): C v + g = nonlinear effects, Mdot - 2C skew (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, CORIOLIS, (q, v))
+    return run(model, cm, &call, CORIOLIS, (q, v), out)
 
 
 # ==========================================================================================
@@ -559,11 +547,11 @@ cdef int k_kinetic(const Call* c, const double** ins, double** outs, double* wor
     return 0
 
 
-def kinetic_energy(model, q, v):
+def kinetic_energy(model, q, v, *, out=None):
     """Kinetic energy 1/2 v^T M(q) v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, KINETIC_ENERGY, (q, v))
+    return run(model, cm, &call, KINETIC_ENERGY, (q, v), out)
 
 
 cdef int k_potential(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -575,11 +563,11 @@ cdef int k_potential(const Call* c, const double** ins, double** outs, double* w
     return 0
 
 
-def potential_energy(model, q):
+def potential_energy(model, q, *, out=None):
     """Gravitational potential energy -m g . com (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, POTENTIAL_ENERGY, (q,))
+    return run(model, cm, &call, POTENTIAL_ENERGY, (q,), out)
 
 
 cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -617,11 +605,11 @@ cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* 
     return 0
 
 
-def centroidal_momentum(model, q, v):
+def centroidal_momentum(model, q, v, *, out=None):
     """Linear and angular momentum about the center of mass, world axes (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTROIDAL_MOMENTUM, (q, v))
+    return run(model, cm, &call, CENTROIDAL_MOMENTUM, (q, v), out)
 
 
 cdef enum:
@@ -716,18 +704,18 @@ cdef int k_centroidal_matrix_rate(const Call* c, const double** ins, double** ou
     return _centroidal_matrix(c, ins[0], ins[1], outs[0], work)
 
 
-def centroidal_momentum_matrix(model, q):
+def centroidal_momentum_matrix(model, q, *, out=None):
     """The centroidal momentum matrix A_G, centroidal_momentum = A_G v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTROIDAL_MATRIX, (q,))
+    return run(model, cm, &call, CENTROIDAL_MATRIX, (q,), out)
 
 
-def centroidal_momentum_matrix_time_variation(model, q, v):
+def centroidal_momentum_matrix_time_variation(model, q, v, *, out=None):
     """dA_G/dt along the motion with velocity v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTROIDAL_MATRIX_RATE, (q, v))
+    return run(model, cm, &call, CENTROIDAL_MATRIX_RATE, (q, v), out)
 
 
 # ==========================================================================================

@@ -88,14 +88,14 @@ cdef inline int* _chain(const CModel* m, double* work) noexcept nogil:
     return <int*>(work + FRAME_CHAIN * m.max_depth + 64)
 
 
-cdef object _run_frame(object model, object frame, object reference, Algorithm alg, tuple values):
+cdef object _run_frame(object model, object frame, object reference, Algorithm alg, tuple values, object out):
     """The driver call shared by the frame quantities in a reference (they walk one
     chain, so their scratch and work scale with its length)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     resolve_frame(&call, cm, model, frame)
     resolve_reference(&call, reference)
-    return run(model, cm, &call, alg, values)
+    return run(model, cm, &call, alg, values, out)
 
 
 # ---- placements ----------------------------------------------------------------------------
@@ -105,11 +105,11 @@ cdef int k_fk(const Call* c, const double** ins, double** outs, double* work) no
     return 0
 
 
-def forward_kinematics(model, q):
+def forward_kinematics(model, q, *, out=None):
     """World placement (4x4) of every body frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, FORWARD_KINEMATICS, (q,))
+    return run(model, cm, &call, FORWARD_KINEMATICS, (q,), out)
 
 
 cdef int k_frame_placements(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -122,11 +122,11 @@ cdef int k_frame_placements(const Call* c, const double** ins, double** outs, do
     return 0
 
 
-def frame_placements(model, q):
+def frame_placements(model, q, *, out=None):
     """World placement (4x4) of every frame, link and joint frames (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, FRAME_PLACEMENTS, (q,))
+    return run(model, cm, &call, FRAME_PLACEMENTS, (q,), out)
 
 
 cdef int k_frame_placement(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -138,12 +138,12 @@ cdef int k_frame_placement(const Call* c, const double** ins, double** outs, dou
     return 0
 
 
-def frame_placement(model, q, frame):
+def frame_placement(model, q, frame, *, out=None):
     """World placement (4x4) of a frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     resolve_frame(&call, cm, model, frame)
-    return run(model, cm, &call, FRAME_PLACEMENT, (q,))
+    return run(model, cm, &call, FRAME_PLACEMENT, (q,), out)
 
 
 # ---- frame velocity / acceleration -----------------------------------------------------------
@@ -177,9 +177,9 @@ cdef int k_frame_velocity(const Call* c, const double** ins, double** outs, doub
     return 0
 
 
-def frame_velocity(model, q, v, frame, reference="local"):
+def frame_velocity(model, q, v, frame, reference="local", *, out=None):
     """Twist of a frame in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_VELOCITY, (q, v))
+    return _run_frame(model, frame, reference, FRAME_VELOCITY, (q, v), out)
 
 
 cdef int k_frame_acceleration(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -211,9 +211,9 @@ cdef int k_frame_acceleration(const Call* c, const double** ins, double** outs, 
     return 0
 
 
-def frame_acceleration(model, q, v, a, frame, reference="local"):
+def frame_acceleration(model, q, v, a, frame, reference="local", *, out=None):
     """Spatial acceleration of a frame: the derivative of its twist in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_ACCELERATION, (q, v, a))
+    return _run_frame(model, frame, reference, FRAME_ACCELERATION, (q, v, a), out)
 
 
 # ---- frame Jacobian and its time derivative ----------------------------------------------------
@@ -239,9 +239,9 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double** outs, doub
     return 0
 
 
-def frame_jacobian(model, q, frame, reference="local"):
+def frame_jacobian(model, q, frame, reference="local", *, out=None):
     """Geometric Jacobian (6, nv) of a frame in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_JACOBIAN, (q,))
+    return _run_frame(model, frame, reference, FRAME_JACOBIAN, (q,), out)
 
 
 cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -295,9 +295,75 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, 
     return 0
 
 
-def frame_jacobian_time_derivative(model, q, v, frame, reference="local"):
+def frame_jacobian_time_derivative(model, q, v, frame, reference="local", *, out=None):
     """Time derivative (6, nv) of the frame Jacobian in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_JACOBIAN_DOT, (q, v))
+    return _run_frame(model, frame, reference, FRAME_JACOBIAN_DOT, (q, v), out)
+
+
+# ---- kinematic Hessian of a frame ---------------------------------------------------------
+cdef int k_kinematic_hessian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """H[:, i, k] = d J[:, i] / d q_k (q along q (+) dq), J the frame Jacobian in the call's
+    reference.  In world axes, with J_i the world column of dof i: perturbing dof k
+    moves everything after its joint by exp(J_k dq) on the left, so dJ_i/dq_k = J_k x J_i
+    when k's joint is i's or an ancestor of it, else 0.  Local axes add the frame's own
+    motion, -J_k x J_i (every chain dof moves the frame): what is left is J_i x J_k for
+    k after i.  local_world_aligned shifts to the frame's origin p, whose motion adds
+    w_i x (v_k + w_k x p) to the linear rows."""
+    cdef double* H = outs[0]
+    cdef const CModel* m = c.m
+    cdef int nv = m.nv, d, l, i, col, n = 0, a, b, r
+    cdef double oMf[16]
+    cdef double x[6]
+    cdef double t[6]
+    cdef double pk[3]
+    memset(H, 0, 6 * nv * nv * sizeof(double))
+    if c.body < 0:
+        return 0
+    d = m_depth(c)
+    cdef double* oM = work + FRAME_OM * d
+    cdef double* Jw = work + FRAME_PER_LINK * m.max_depth + 64  # (after the chain) world columns of its dofs
+    cdef int* dof = <int*>(Jw + 6 * nv)                    # their dof indices
+    cdef int* pos = dof + nv                               # and their joints' places on the chain
+    chain_pass(m, c.body, ins[0], NULL, NULL, _chain(m, work), oM, NULL, NULL)
+    _frame_world(c, oM + 16 * (d - 1), oMf)
+    for l in range(d):
+        i = _chain(m, work)[l]
+        for col in range(m.nvj[i]):
+            world_column(m, i, col, oM + 16 * l, Jw + 6 * n)
+            dof[n] = m.v_idx[i] + col
+            pos[n] = l
+            n += 1
+    for b in range(n):  # the perturbed dof k
+        if c.ref == REF_LWA:  # the velocity of the frame's origin p from dof k: v_k + w_k x p
+            pk[0] = Jw[6 * b] + Jw[6 * b + 4] * oMf[11] - Jw[6 * b + 5] * oMf[7]
+            pk[1] = Jw[6 * b + 1] + Jw[6 * b + 5] * oMf[3] - Jw[6 * b + 3] * oMf[11]
+            pk[2] = Jw[6 * b + 2] + Jw[6 * b + 3] * oMf[7] - Jw[6 * b + 4] * oMf[3]
+        for a in range(n):  # the column i
+            if c.ref == REF_LOCAL:
+                if pos[b] <= pos[a]:
+                    continue
+                motion_cross(Jw + 6 * a, Jw + 6 * b, x)
+                inv_act_motion(oMf, x, t)
+            else:
+                if pos[b] <= pos[a]:
+                    motion_cross(Jw + 6 * b, Jw + 6 * a, x)
+                else:
+                    memset(x, 0, 6 * sizeof(double))
+                if c.ref == REF_WORLD:
+                    memcpy(t, x, 6 * sizeof(double))
+                else:
+                    _shift_lwa(oMf, x, t)
+                    t[0] += Jw[6 * a + 4] * pk[2] - Jw[6 * a + 5] * pk[1]
+                    t[1] += Jw[6 * a + 5] * pk[0] - Jw[6 * a + 3] * pk[2]
+                    t[2] += Jw[6 * a + 3] * pk[1] - Jw[6 * a + 4] * pk[0]
+            for r in range(6):
+                H[(r * nv + dof[a]) * nv + dof[b]] = t[r]
+    return 0
+
+
+def kinematic_hessian(model, q, frame, reference="local", *, out=None):
+    """H (6, nv, nv): H[:, i, k] = d J[:, i] / d q_k of the frame Jacobian (compiled)."""
+    return _run_frame(model, frame, reference, KINEMATIC_HESSIAN, (q,), out)
 
 
 # ---- partial derivatives of the frame velocity and acceleration ----------------------------------
@@ -409,15 +475,15 @@ cdef int k_frame_acceleration_derivatives(const Call* c, const double** ins, dou
     return 0
 
 
-def frame_velocity_derivatives(model, q, v, frame, reference="local"):
+def frame_velocity_derivatives(model, q, v, frame, reference="local", *, out=None):
     """(dv_dq, dv_dv), each (6, nv): partial derivatives of frame_velocity, q along q (+) dq (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_VELOCITY_DERIVATIVES, (q, v))
+    return _run_frame(model, frame, reference, FRAME_VELOCITY_DERIVATIVES, (q, v), out)
 
 
-def frame_acceleration_derivatives(model, q, v, a, frame, reference="local"):
+def frame_acceleration_derivatives(model, q, v, a, frame, reference="local", *, out=None):
     """(dv_dq, da_dq, da_dv, da_da), each (6, nv): partial derivatives of frame_velocity and
     frame_acceleration, q along q (+) dq (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_ACCELERATION_DERIVATIVES, (q, v, a))
+    return _run_frame(model, frame, reference, FRAME_ACCELERATION_DERIVATIVES, (q, v, a), out)
 
 
 # ---- center of mass ---------------------------------------------------------------------------
@@ -431,11 +497,11 @@ cdef int k_com(const Call* c, const double** ins, double** outs, double* work) n
     return 0
 
 
-def center_of_mass(model, q):
+def center_of_mass(model, q, *, out=None):
     """Center of mass of the robot, world frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTER_OF_MASS, (q,))
+    return run(model, cm, &call, CENTER_OF_MASS, (q,), out)
 
 
 # Scratch of the centre-of-mass kernels: world placements (16), then subtree mass and
@@ -476,11 +542,11 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double** outs, double
     return 0
 
 
-def com_jacobian(model, q):
+def com_jacobian(model, q, *, out=None):
     """Jacobian (3, nv) of the center of mass, world frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, COM_JACOBIAN, (q,))
+    return run(model, cm, &call, COM_JACOBIAN, (q,), out)
 
 
 # ==========================================================================================
@@ -497,6 +563,10 @@ cdef Algorithm FRAME_ACCELERATION = algorithm(b"qvv", ("q", "v", "a"), (b"6",), 
                                               FRAME_SCRATCH, size(depth=40))
 cdef Algorithm FRAME_JACOBIAN = algorithm(b"q", ("q",), (b"6v",), k_frame_jacobian, FRAME_SCRATCH,
                                           size(nv=1, depth=40))
+# scratch: the chain's, then 6 world numbers and 2 ints per dof
+cdef Algorithm KINEMATIC_HESSIAN = algorithm(b"q", ("q",), (b"6vv",), k_kinematic_hessian,
+                                             tuple(a + b for a, b in zip(FRAME_SCRATCH, size(nv=8))),
+                                             size(nv2=6, depth=40))
 cdef Algorithm FRAME_JACOBIAN_DOT = algorithm(b"qv", ("q", "v"), (b"6v",), k_frame_jacobian_dot, FRAME_SCRATCH,
                                               size(nv=1, depth=60))
 cdef Algorithm FRAME_VELOCITY_DERIVATIVES = algorithm(b"qv", ("q", "v"), (b"6v", b"6v"),

@@ -11,6 +11,17 @@ calls the algorithm's kernel once per sample, over the batch in parallel.
 """
 cdef enum:
     MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS (a test keeps them equal)
+    SIZE_TERMS = 10         # the coefficients of a ``size`` (see Algorithm)
+
+
+# The fields of one contact in Call.contacts, resolved in Python before the batch runs.
+cdef enum:
+    CONTACT_FRAME = 0
+    CONTACT_BODY = 1
+    CONTACT_DIM = 2
+    CONTACT_REF = 3         # RefCode: REF_LOCAL or REF_LWA
+    CONTACT_ROW = 4         # its first row among the constraint rows
+    CONTACT_FIELDS = 5
 
 
 cdef object checks_module()
@@ -37,6 +48,13 @@ ctypedef struct CModel:
     int* d2_idx             # (nb,)  start of the joint's nv x nv block
     int* subtree_end        # (nb,)  bodies i..subtree_end[i]-1 are i's subtree
     int* depth              # (nb,)  number of ancestors including itself
+    int* dof_bodies         # (nv,)  the body of each dof
+    int* dof_parents        # (nv,)  the dof before each along the tree: the previous one of its
+                            #        joint, else its nearest moving ancestor's last (-1: none)
+    int* dof_run_start      # (nv,)  the first of the run of dofs d, d-1, ... that are each the one
+                            #        before the next (a dof's ancestors are a few such runs)
+    bint minv_factored      # M^-1 by factoring M along the tree (shallow trees) or by the
+                            #        articulated-body sweeps (deep chains): see _build
     double* axes            # (nb, 3)
     double* placements      # (nb, 16) parent_from_joint, row-major 4x4
     double* inertias        # (nb, 10)
@@ -45,6 +63,7 @@ ctypedef struct CModel:
     int* frame_parents      # (nframes,)
     double* frame_offsets  # (nframes, 16) body_from_frame
     double total_mass
+    double gravity[3]       # the model's gravity (a model is immutable: read once, here)
     int coupled             # a model with mimic joints (this is its full model: run() goes through rbd._coupled)
     double singular_tol     # articulated-inertia pivots at or below this are singular
 
@@ -56,9 +75,15 @@ ctypedef struct Call:
     int body                # the frame's body (-1: world)
     int ref                 # RefCode
     int flag                # algorithm variant
+    const int* contacts     # CONTACT_FIELDS ints per contact (contact kernels; see CONTACT_*)
+    int ncontacts
+    int nrows               # the contacts' constraint rows (the sum of their dims)
+    double regularization   # contact kernels: the damping added to J M^-1 J^T
+    double restitution      # impulse_dynamics: the coefficient e
 
 # One sample: ins[k] points at input k of this sample (NULL when absent), outs[k] at
-# output k.  Returns 0, or 1 + i when body i's joint makes forward dynamics singular.
+# output k.  Returns 0, or 1 + i when body i's joint makes forward dynamics singular, or
+# -1 when the contacts' constraints are redundant (contact kernels).
 ctypedef int (*kernel_t)(const Call* c, const double** ins, double** outs, double* work) noexcept nogil
 
 # A block of n <= LANES consecutive samples at once (several samples per instruction):
@@ -75,6 +100,7 @@ cdef enum:
 cdef class CompiledModel:
     cdef CModel m
     cdef object owner       # the arrays the pointers of m point into
+    cdef dict frame_index   # the model's frame names -> indices
 
 
 cdef CompiledModel compiled(object model)
@@ -87,7 +113,9 @@ cdef class Algorithm:
     q -> nq, b -> nbodies, n -> nframes, a digit -> itself, empty -> a scalar), its kernel, the
     scratch the kernel uses (doubles) and its work per sample (about nanoseconds, for
     the decision to use threads), each a ``size``: coefficients of 1, nbodies, nv,
-    the depth of the tree, nv x depth, the sum of nv_i^2 and nv^2."""
+    the depth of the tree, nv x depth, the sum of nv_i^2, nv^2, and of the call's
+    contact rows r: r, r x nv and r^2.  Output codes c -> r, p -> 10 nbodies (inertial
+    parameters)."""
     cdef bytes inputs
     cdef tuple names
     cdef tuple outputs
@@ -96,14 +124,15 @@ cdef class Algorithm:
     cdef int ndims[4]
     cdef kernel_t kernel
     cdef public str name    # the public function's name
-    cdef Py_ssize_t scratch[7]
-    cdef Py_ssize_t cost[7]
+    cdef Py_ssize_t scratch[SIZE_TERMS]
+    cdef Py_ssize_t cost[SIZE_TERMS]
     cdef block_kernel_t block           # NULL, or the kernel of a block of samples (batches)
-    cdef Py_ssize_t block_scratch[7]    # its scratch, as scratch
+    cdef Py_ssize_t block_scratch[SIZE_TERMS]    # its scratch, as scratch
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost)
-cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values)
+cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out=*,
+               object contacts=*)
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1
 cdef int resolve_reference(Call* call, object reference) except -1
 cdef int current_threads() noexcept nogil

@@ -174,7 +174,7 @@ cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch):
     """Give ``alg`` a block kernel (batches then run LANES samples at a time)."""
     cdef int j
     alg.block = block
-    for j in range(7):
+    for j in range(SIZE_TERMS):
         alg.block_scratch[j] = scratch[j]
 
 
@@ -213,6 +213,28 @@ cdef inline double* _doubles(list owner, values):
         arr = np.zeros(1)
     owner.append(arr)
     return <double*>cnp.PyArray_DATA(arr)
+
+
+def _minv_factored_is_cheaper(dof_parents):
+    """Whether M^-1 costs less factored along the tree (CRBA, then L^T D L and its
+    inverse: about sum_k (A_k + (d_k - 1) k) multiply-adds, with d_k the depth of dof k
+    and A_k the sum of its ancestors' depths) than by the articulated-body sweeps
+    (about sum_k (s_k + nv - k), s_k the size of dof k's subtree).  The first grows
+    with the depth of the tree, the second does not: measured on chains and binary
+    trees of 5 to 160 bodies and on real robots, the factored form is faster while the
+    ratio stays under about 12 (chains of up to about 25 dofs, any tree of moderate
+    depth), and the two are within 10% of each other around it."""
+    nv = len(dof_parents)
+    depth = [0] * nv          # d_k
+    above = [0] * nv          # A_k
+    factored = articulated = 0
+    for k in range(nv):
+        p = dof_parents[k]
+        depth[k] = 1 + (depth[p] if p >= 0 else 0)
+        above[k] = (above[p] + depth[p]) if p >= 0 else 0
+        factored += above[k] + (depth[k] - 1) * k
+        articulated += depth[k] + nv - k  # (sum_k s_k = sum_k d_k)
+    return factored <= 12 * articulated
 
 
 cdef CompiledModel _build(object model):
@@ -271,6 +293,23 @@ cdef CompiledModel _build(object model):
     cm.m.d2_idx = _ints(owner, d2_idx)
     cm.m.subtree_end = _ints(owner, subtree_end)
     cm.m.depth = _ints(owner, depth)
+    dof_bodies = np.repeat(np.arange(nb), nv_j)
+    dof_parents = np.arange(nv) - 1
+    last_dof = [-1] * nb  # each body's last dof, or its nearest moving ancestor's
+    for i in range(nb):
+        before = last_dof[par[i]] if par[i] >= 0 else -1
+        if nv_j[i]:
+            dof_parents[v_idx[i]] = before
+            before = v_idx[i] + nv_j[i] - 1
+        last_dof[i] = before
+    dof_run_start = np.arange(nv)
+    for d in range(1, nv):
+        if dof_parents[d] == d - 1:
+            dof_run_start[d] = dof_run_start[d - 1]
+    cm.m.dof_bodies = _ints(owner, dof_bodies)
+    cm.m.dof_parents = _ints(owner, dof_parents)
+    cm.m.dof_run_start = _ints(owner, dof_run_start)
+    cm.m.minv_factored = _minv_factored_is_cheaper(dof_parents)
     cm.m.axes = _doubles(owner, axes)
     cm.m.placements = _doubles(owner, placements)
     cm.m.inertias = _doubles(owner, inertias)
@@ -280,9 +319,13 @@ cdef CompiledModel _build(object model):
     cm.m.frame_parents = _ints(owner, frame_parents)
     cm.m.frame_offsets = _doubles(owner, frame_offsets)
     cm.m.total_mass = float(inertias[:, 0].sum()) if nb else 0.0
+    gravity = np.asarray(model.gravity, dtype=np.float64).reshape(3)
+    for d in range(3):
+        cm.m.gravity[d] = gravity[d]
     cm.m.coupled = 0
     cm.m.singular_tol = checks_module().singular_tolerance(model)
     cm.owner = tuple(owner)
+    cm.frame_index = dict(model._frame_index)
     return cm
 
 
@@ -316,18 +359,14 @@ cdef CompiledModel prepare_call(Call* call, object model):
     call.body = -1
     call.ref = REF_LOCAL
     call.flag = 0
-    g = model.gravity
-    cdef cnp.ndarray ga
-    cdef const double* gp
-    if (cnp.PyArray_CheckExact(g) and cnp.PyArray_TYPE(<cnp.ndarray>g) == cnp.NPY_DOUBLE
-            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>g) and cnp.PyArray_SIZE(<cnp.ndarray>g) == 3):
-        ga = <cnp.ndarray>g
-    else:
-        ga = np.ascontiguousarray(model.gravity, dtype=np.float64).reshape(3)
-    gp = <const double*>cnp.PyArray_DATA(ga)
-    call.g[0] = gp[0]
-    call.g[1] = gp[1]
-    call.g[2] = gp[2]
+    call.contacts = NULL
+    call.ncontacts = 0
+    call.nrows = 0
+    call.regularization = 0.0
+    call.restitution = 0.0
+    call.g[0] = cm.m.gravity[0]
+    call.g[1] = cm.m.gravity[1]
+    call.g[2] = cm.m.gravity[2]
     return cm
 
 
@@ -343,8 +382,10 @@ cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame)
     cdef Py_ssize_t fid
     if type(frame) is int and 0 <= frame < cm.m.nframes:
         fid = frame
+    elif type(frame) is str and frame in cm.frame_index:
+        fid = cm.frame_index[frame]
     else:
-        fid = model.frame_id(frame)
+        fid = model.frame_id(frame)  # (its errors, and integer-like indices)
     call.frame = <int>fid
     call.body = cm.m.frame_parents[fid]
     return 0
@@ -461,14 +502,17 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0):
-    """The coefficients of a size that grows with the model (see ``Algorithm``)."""
-    return (constant, nb, nv, depth, nv_depth, nd2, nv2)
+def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0, rows=0, rows_nv=0, rows2=0):
+    """The coefficients of a size that grows with the model and the call's contact rows
+    (see ``Algorithm``)."""
+    return (constant, nb, nv, depth, nv_depth, nd2, nv2, rows, rows_nv, rows2)
 
 
-cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const CModel* m) noexcept:
+cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const Call* call) noexcept:
+    cdef const CModel* m = call.m
+    cdef Py_ssize_t r = call.nrows
     return (c[0] + c[1] * m.nb + c[2] * m.nv + c[3] * m.max_depth + c[4] * m.nv * m.max_depth
-            + c[5] * m.nd2 + c[6] * m.nv * m.nv)
+            + c[5] * m.nd2 + c[6] * m.nv * m.nv + c[7] * r + c[8] * r * m.nv + c[9] * r * r)
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost):
@@ -487,14 +531,17 @@ cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kern
             alg.shapes[o][j] = outputs[o][j]
     alg.kernel = kernel
     alg.block = NULL
-    for j in range(7):
+    if len(scratch) != SIZE_TERMS or len(cost) != SIZE_TERMS:
+        raise ValueError("rbd_c: a size has %d terms" % SIZE_TERMS)
+    for j in range(SIZE_TERMS):
         alg.scratch[j] = scratch[j]
         alg.cost[j] = cost[j]
     return alg
 
 
-cdef inline int _output_shape(const CModel* m, const char* codes, int ndim, cnp.npy_intp* dims) noexcept:
+cdef inline int _output_shape(const Call* call, const char* codes, int ndim, cnp.npy_intp* dims) noexcept:
     """The per-sample shape of an output from its codes; returns its ndim."""
+    cdef const CModel* m = call.m
     cdef int j
     for j in range(ndim):
         if codes[j] == b'v':
@@ -505,12 +552,16 @@ cdef inline int _output_shape(const CModel* m, const char* codes, int ndim, cnp.
             dims[j] = m.nb
         elif codes[j] == b'n':
             dims[j] = m.nframes
+        elif codes[j] == b'c':
+            dims[j] = call.nrows
+        elif codes[j] == b'p':
+            dims[j] = 10 * m.nb
         else:
             dims[j] = codes[j] - 48  # a digit
     return ndim
 
 
-cdef object _run_coupled(object model, Call* call, Algorithm alg, tuple values):
+cdef object _run_coupled(object model, Call* call, Algorithm alg, tuple values, object out):
     """An algorithm on a model with mimic joints, through rbd._coupled (which runs it on
     the full model with the coordinates expanded, and brings its results back)."""
     import rbd_c
@@ -518,25 +569,45 @@ cdef object _run_coupled(object model, Call* call, Algorithm alg, tuple values):
     kwargs = {}
     if call.frame >= 0:  # a frame algorithm: its frame (and reference), as the public call takes them
         kwargs = {"frame": call.frame, "reference": ("local", "world", "local_world_aligned")[call.ref]}
-    return _coupled.call(rbd_c, alg.name, model, values, kwargs)
+    if alg.name is None:  # (the contact kernels: rbd.contacts runs mimic models through its composition)
+        raise ValueError("this rbd_c kernel does not take a model with mimic joints: call it through rbd")
+    result = _coupled.call(rbd_c, alg.name, model, values, kwargs)
+    return result if out is None else checks_module().write_out(result, out, list(zip(alg.names, values)))
 
 
-cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values):
+cdef object _refuse_out(object out, Algorithm alg, tuple values, int nbatch, const cnp.npy_intp* batch,
+                        const int* ond, cnp.npy_intp odims[][4]):
+    """Raise the shared error (rbd._checks.check_out) for an ``out=`` the driver cannot take."""
+    shapes = [tuple([batch[j] for j in range(nbatch)] + [odims[o][j] for j in range(ond[o])])
+              for o in range(alg.nout)]
+    checks_module().check_out(out, shapes, list(zip(alg.names, values)))
+    raise ValueError("out cannot be used for this call")  # (check_out accepts what the driver does)
+
+
+cdef inline bint _overlap(const double* a, Py_ssize_t na, const double* b, Py_ssize_t nb) noexcept nogil:
+    return a < b + nb and b < a + na
+
+
+cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out=None,
+               object contacts=None):
+    """Run ``alg`` on the arguments ``values`` (its inputs, in order) over their batch,
+    into ``out`` when given; ``contacts`` (the contact kernels) are named in the error
+    of a redundant set."""
     if cm.m.coupled:
-        return _run_coupled(model, call, alg, values)
+        return _run_coupled(model, call, alg, values, out)
     cdef const CModel* m = &cm.m
     cdef const char* spec = alg.inputs
     cdef tuple names = alg.names
     cdef kernel_t kern = alg.kernel
-    cdef Py_ssize_t work_doubles = _evaluate_size(alg.scratch, m)
-    cdef Py_ssize_t cost = _evaluate_size(alg.cost, m)
+    cdef Py_ssize_t work_doubles = _evaluate_size(alg.scratch, call)
+    cdef Py_ssize_t cost = _evaluate_size(alg.cost, call)
     cdef int nout = alg.nout, out_nd = 0, o
     cdef cnp.npy_intp odims[MAX_OUTPUTS][4]
     cdef int ond[MAX_OUTPUTS]
     cdef Py_ssize_t osize[MAX_OUTPUTS]
     cdef double* outp[MAX_OUTPUTS]
     for o in range(nout):
-        ond[o] = _output_shape(m, alg.shapes[o], alg.ndims[o], odims[o])
+        ond[o] = _output_shape(call, alg.shapes[o], alg.ndims[o], odims[o])
         if ond[o] > out_nd:
             out_nd = ond[o]
     cdef int nin = len(values)
@@ -551,7 +622,7 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     cdef cnp.ndarray arr
     cdef object x
     cdef object keep = None
-    cdef Py_ssize_t N = 1, s, wpad, chunk, start, stop, step, csize
+    cdef Py_ssize_t N = 1, s, wpad, chunk = 1, start, stop, step, csize
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = NULL
     cdef int* flags
@@ -628,23 +699,53 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
 
     for j in range(nbatch):
         N *= dims[j]
-    cdef list several = [] if nout > 1 else None
+    cdef bint user_out = out is not None
+    cdef list several = [] if nout > 1 and not user_out else None
+    cdef object given
     for o in range(nout):
         osize[o] = 1
         for j in range(ond[o]):
             dims[nbatch + j] = odims[o][j]
             osize[o] *= odims[o][j]
-        arr = cnp.PyArray_EMPTY(nbatch + ond[o], dims, cnp.NPY_DOUBLE, 0)
+        if not user_out:
+            arr = cnp.PyArray_EMPTY(nbatch + ond[o], dims, cnp.NPY_DOUBLE, 0)
+        else:  # the caller's array: exactly the result's shape, float64, C-contiguous, writeable
+            if nout == 1:
+                given = out
+            elif (type(out) is tuple or type(out) is list) and len(out) == nout:
+                given = out[o]
+            else:
+                given = None
+            if not (cnp.PyArray_Check(given) and cnp.PyArray_TYPE(<cnp.ndarray>given) == cnp.NPY_DOUBLE
+                    and cnp.PyArray_ISCARRAY(<cnp.ndarray>given)
+                    and cnp.PyArray_NDIM(<cnp.ndarray>given) == nbatch + ond[o]):
+                _refuse_out(out, alg, values, nbatch, dims, ond, odims)
+            for j in range(nbatch + ond[o]):
+                if cnp.PyArray_DIMS(<cnp.ndarray>given)[j] != dims[j]:
+                    _refuse_out(out, alg, values, nbatch, dims, ond, odims)
+            arr = <cnp.ndarray>given
         outp[o] = <double*>cnp.PyArray_DATA(arr)
         if several is not None:
             several.append(arr)
-    cdef object out = arr if several is None else tuple(several)  # what the call returns
+    if user_out:
+        if not fast:  # the inputs were converted: the originals' memory is checked as the reference does
+            checks_module().check_out(out, [(out if nout == 1 else out[o]).shape for o in range(nout)],
+                                      list(zip(names, values)))
+        for o in range(nout):  # no output may overlap an input or another output
+            for k in range(nin):
+                if fast and base[k] != NULL and _overlap(outp[o], N * osize[o], base[k], N * size[k]):
+                    _refuse_out(out, alg, values, nbatch, dims, ond, odims)
+            for j in range(o):
+                if _overlap(outp[o], N * osize[o], outp[j], N * osize[j]):
+                    _refuse_out(out, alg, values, nbatch, dims, ond, odims)
+    else:
+        out = arr if several is None else tuple(several)  # what the call returns
     if N == 0:
         return out
 
     cdef block_kernel_t blk = alg.block if N > 1 and _simd_mode != 2 else NULL
     if blk != NULL:
-        work_doubles = _evaluate_size(alg.block_scratch, m)
+        work_doubles = _evaluate_size(alg.block_scratch, call)
     if work_doubles < 1:
         work_doubles = 1
     nt = current_threads()
@@ -652,10 +753,11 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
         nt = <int>N
     # Long batches run in chunks of about CHUNK_WORK, with a look at the signals
     # between chunks, so Ctrl-C interrupts within a fraction of a second.
-    chunk = CHUNK_WORK // (cost if cost > 0 else 1)
-    if chunk < LANES:
-        chunk = LANES
-    chunk -= chunk % LANES  # whole blocks (the last one partial)
+    if N > 1:
+        chunk = CHUNK_WORK // (cost if cost > 0 else 1)
+        if chunk < LANES:
+            chunk = LANES
+        chunk -= chunk % LANES  # whole blocks (the last one partial)
     if N == 1 or nt <= 1 or N * cost < PARALLEL_WORK:
         # ---- one thread: scratch on the stack when it fits --------------------------
         if work_doubles <= STACK_DOUBLES:
@@ -722,13 +824,15 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
         for k in range(nin):
             if bad & (1 << k):
                 raise ValueError("%s must contain only finite numbers (found NaN or inf)" % names[k])
+    if status < 0:
+        raise checks_module().redundant_contacts_error(contacts)
     if status:
         raise checks_module().singular_joint_error(model, status - 1)
     for o in range(nout):
         if any_nonfinite(outp[o], N * osize[o]):
             raise checks_module().overflow_error()
-    if nout == 1 and nbatch == 0 and out_nd == 0:
-        return outp[0][0]
+    if nout == 1 and nbatch == 0 and out_nd == 0 and not user_out:
+        return outp[0][0]  # a scalar result as a float (into a 0-d out=, the array)
     return out
 
 

@@ -3,8 +3,15 @@
 from libc.string cimport memcpy, memset
 
 from rbd_c._kernels cimport se3_compose, act_motion, inv_act_motion, motion_cross
-from rbd_c._model cimport CModel
+from rbd_c._model cimport CModel, Call
 from rbd_c._joints cimport joint_placement, joint_motion, joint_motion_add, joint_column, basis_axis
+
+
+cdef inline void gravity_acceleration(const Call* c, double* a0) noexcept nogil:
+    """The world's spatial acceleration that stands for gravity: [-g; 0] (a forward pass
+    started from it gives each body's acceleration with gravity's effect included)."""
+    a0[0] = -c.g[0]; a0[1] = -c.g[1]; a0[2] = -c.g[2]
+    a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
 
 
 cdef inline void add6(double* x, const double* y) noexcept nogil:

@@ -54,9 +54,10 @@ def random_inertia(rng):
     return mass, com, axes @ np.diag(principal) @ axes.T
 
 
-def random_model(seed, nlinks=12, floating_base=True, nframes=3, payload=None):
+def random_model(seed, nlinks=12, floating_base=True, nframes=3, payload=None, chain=False):
     """``payload = (link, mass, com, inertia)`` adds a link of that inertia fixed to
-    ``link`` at its origin (the builder merges it into the link's body)."""
+    ``link`` at its origin (the builder merges it into the link's body); ``chain``:
+    each link hangs from the one before (a deep tree), else from a random one."""
     rng = np.random.default_rng(seed)
     builder = rbd.ModelBuilder("random_tree_%d" % seed)
     mass, com, inertia = random_inertia(rng)
@@ -76,7 +77,7 @@ def random_model(seed, nlinks=12, floating_base=True, nframes=3, payload=None):
         if joint_type in ("revolute", "prismatic") and rng.uniform() < 0.5:
             lower = rng.uniform(-2.0, 0.0)
             limits = dict(lower=lower, upper=lower + rng.uniform(0.1, 2.0))
-        parent = links[int(rng.integers(0, len(links)))]
+        parent = links[-1] if chain else links[int(rng.integers(0, len(links)))]
         builder.add_joint("joint%d" % n, joint_type, parent=parent, child=name,
                           origin=random_pose(rng), axis=axis, **limits)
         links.append(name)

@@ -22,7 +22,7 @@ ASV_DIR = Path(__file__).resolve().parent.parent / "asv_benchmarks"
 COMPARE = ASV_DIR / "compare.py"
 if str(ASV_DIR) not in sys.path:  # the comparison's helpers (compare.py) are imported by some tests
     sys.path.append(str(ASV_DIR))
-SMALL_PARAMS = {"robot": ["arm7"], "n": ["single", 1, 100]}  # other names: every value (the backends)
+SMALL_PARAMS = {"robot": ["arm7"], "n": ["single", 1, 100], "bodies": [10, 10000]}  # other names: every value (the backends)
 
 
 def benchmark_modules():
@@ -177,3 +177,34 @@ def test_peer_comparison_has_the_robotics_toolbox_rows():
         cross_check(row)
         assert row.agrees, (row.case, row.ours.label, row.max_difference)
     assert not any("Robotics Toolbox" in note for note in notes)
+
+
+def test_growth_comparison_on_generated_robots():
+    """``compare.py --growth``'s parts on small sizes: the rows agree with Pinocchio
+    on generated chains and trees, and the scaling table has every size."""
+    from compare import growth_rows, is_robot_name, scaling_table, cross_check
+    assert is_robot_name("chain12") and is_robot_name("tree300") and not is_robot_name("chain0")
+    notes = []
+    rows = growth_rows(["chain6", "tree9"], notes)
+    if not rows:
+        pytest.skip("; ".join(notes))
+    assert {(r.case, r.robot) for r in rows} == {(c, n) for c in ("rnea", "crba", "aba") for n in ("chain6", "tree9")}
+    for row in rows:
+        cross_check(row)
+        assert row.agrees, (row.case, row.robot, row.max_difference)
+    table = scaling_table(sizes=(10, 20), rounds=1)
+    assert [line.split()[:2] for line in table.splitlines()[1:]] == [
+        ["chain", "10"], ["chain", "20"], ["tree", "10"], ["tree", "20"]]
+
+
+def test_split_table_has_every_call():
+    """``compare.py --split``: a line per compiled call, each split adding up (call =
+    allocation + call cost + C floor, by construction of its columns)."""
+    pytest.importorskip("rbd_c")
+    from compare import SPLIT_CALLS, split_table
+    lines = split_table(["arm7"], batch=10, rounds=1).splitlines()
+    calls = [line.split()[1] for line in lines[2:]]
+    assert calls == list(SPLIT_CALLS)
+    for line in lines[2:]:
+        single, into, per_sample, alloc, cost, floor = map(float, line.split()[2:])
+        assert abs(alloc + cost + floor - single) < 0.02 and floor == per_sample

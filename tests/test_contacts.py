@@ -219,3 +219,51 @@ def test_regressor_and_hessian_against_pinocchio(robot, backend):
         H_pin = raw.ravel(order="K").reshape(raw.shape, order="F")[:, pair.v_perm][:, :, pair.v_perm]
         np.testing.assert_allclose(rbd.kinematic_hessian(model, q, model.joint_frame(joint), reference), H_pin,
                                    atol=1e-10)
+
+
+@pytest.mark.parametrize("seed, floating", [(2, False), (3, True)])
+def test_compiled_contact_kernels_agree_with_the_numpy_composition(seed, floating):
+    """rbd_c runs the contact dynamics and the regressor as kernels (M factored along the
+    tree); the NumPy backend composes them from the other algorithms: the two agree on
+    trees with every joint kind, every contact kind and axes, link frames with offsets,
+    regularization, armature and batches."""
+    pytest.importorskip("rbd_c")
+    model, q, v, _, tau = tree_and_state(seed, floating)
+    model = model.replace(armature=np.linspace(0.0, 0.2, model.nv))
+    contacts = contacts_on(model, q) + [rbd.Contact(model.link_frame_names[-1], 6, "local_world_aligned")]
+    rng = np.random.default_rng(9)
+    Q = np.stack([q, rbd.random_configuration(model, rng)])
+    V, T = np.stack([v, -v]), np.stack([tau, 2 * tau])
+    fext = rng.normal(size=(2, model.nbodies, 6))
+    results = {}
+    previous = rbd.backend
+    try:
+        for backend in ("numpy", "cython"):
+            rbd.set_backend(backend)
+            results[backend] = (
+                rbd.contact_jacobian(model, Q, contacts),
+                *rbd.constrained_dynamics(model, Q, V, T, contacts, fext, regularization=1e-3),
+                *rbd.impulse_dynamics(model, Q, V, contacts[:2], restitution=0.3),
+                rbd.joint_torque_regressor(model, Q, V, T),
+            )
+    finally:
+        rbd.set_backend(previous)
+    for ours, theirs in zip(results["cython"], results["numpy"]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(theirs).max()))
+
+
+def test_contact_kernels_share_the_rank_tolerance_and_fall_back_for_mimic_joints(backend):
+    if backend == "cython":
+        from rbd_c._contacts import _rank_tolerance
+        from rbd._checks import CONTACT_RANK_TOLERANCE
+        assert _rank_tolerance() == CONTACT_RANK_TOLERANCE
+    model = tree_and_state(1, True)[0]
+    revolute = [n for n, k in zip(model.joint_names, model.joint_kinds)
+                if rbd.model.JOINT_KINDS[rbd.JointKind(k)].nv == 1]
+    coupled = rbd.couple_joints(model, [(revolute[-1], revolute[0], 0.7, 0.0)])
+    contacts = [rbd.Contact(coupled.joint_frame(revolute[-1]), 3)]
+    qc = rbd.random_configuration(coupled, np.random.default_rng(2))
+    vc = np.random.default_rng(3).normal(size=coupled.nv)
+    qdd, forces = rbd.constrained_dynamics(coupled, qc, vc, np.zeros(coupled.nv), contacts)
+    acc = rbd.frame_acceleration(coupled, qc, vc, qdd, contacts[0].frame, "local_world_aligned")[:3]
+    np.testing.assert_allclose(acc, 0.0, atol=1e-9)

@@ -110,6 +110,37 @@ def test_identities_with_the_other_algorithms(tree, backend):
     assert_relative(ddv, -np.linalg.solve(M, tv), 1e-9, "dqdd_dv = -M^-1 dtau_dv at a = aba")
 
 
+def test_both_forms_of_the_inverse_mass_matrix(backend):
+    """rbd_c takes M^-1 factored along the tree for shallow trees and by the
+    articulated-body sweeps for deep chains: both against M and the other algorithms,
+    with every joint kind, and a singular deep chain named at its joint."""
+    shallow = random_model(11, nlinks=12, floating_base=True)
+    deep = random_model(12, nlinks=40, floating_base=True, chain=True)
+    if backend == "cython":
+        from rbd_c._derivatives import _inverse_mass_matrix_form
+        assert _inverse_mass_matrix_form(shallow) == "factored"
+        assert _inverse_mass_matrix_form(deep) == "articulated"
+    for model in (shallow, deep):
+        q, v, a, tau, fext = random_state(model, 5)
+        M = rbd.crba(model, q)
+        Minv = rbd.inverse_mass_matrix(model, q)
+        np.testing.assert_array_equal(Minv, Minv.T)
+        assert_relative(M @ Minv, np.eye(model.nv), 1e-10, "M M^-1 = I")
+        ddq, ddv, ddtau = rbd.aba_derivatives(model, q, v, tau, fext)
+        assert_relative(ddtau, Minv, 1e-13, "dqdd_dtau = inverse_mass_matrix")
+        tq, _, _ = rbd.rnea_derivatives(model, q, v, rbd.aba(model, q, v, tau, fext), fext)
+        assert_relative(ddq, -np.linalg.solve(M, tq), 1e-8, "dqdd_dq = -M^-1 dtau_dq")
+    text = rbd.generated_urdf(40)
+    last = text.index('<link name="l40">')
+    text = text[:last] + text[last:].replace('<mass value="0.1"/>', '<mass value="0"/>', 1).replace(
+        'ixx="1e-4" ixy="0" ixz="0" iyy="1e-4" iyz="0" izz="5e-5"', 'ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"', 1)
+    singular = rbd.load_urdf(text)
+    if backend == "cython":
+        assert _inverse_mass_matrix_form(singular) == "articulated"
+    with pytest.raises(rbd.SingularModelError, match="j40"):
+        rbd.inverse_mass_matrix(singular, np.full(40, 0.3))
+
+
 def test_gravity_only_derivative_is_the_gravity_jacobian(tree, backend):
     """At v = a = 0 without fext, dtau_dq is the Jacobian of gravity(q) and dtau_dv is zero."""
     model = tree

@@ -496,3 +496,46 @@ def test_builder_armature_damping_friction():
             b.add_joint("x", "revolute", "base", "arm", **kwargs)
     with pytest.raises(ValueError, match="a fixed joint has no velocity coordinates"):
         b.add_joint("x", "fixed", "base", "arm", damping=1.0)
+
+
+@pytest.mark.parametrize("shape", ["chain", "tree"])
+def test_generated_robots_have_the_shape_they_claim(shape, backend):
+    n = 37
+    model = rbd.load_urdf(rbd.generated_urdf(n, shape))
+    assert model.nbodies == model.nv == n
+    # parents as the generator's rule gives them (link k on link k - 1, or on link k // 2; l0 is the base)
+    names = list(model.body_names)
+    for name, p in zip(names, model.parents):
+        k = int(name[1:])
+        want = k - 1 if shape == "chain" else k // 2
+        assert (p < 0 and want == 0) or names[p] == "l%d" % want
+    depth = [0] * n
+    for i, p in enumerate(model.parents):
+        depth[i] = 1 if p < 0 else depth[p] + 1
+    assert max(depth) == (n if shape == "chain" else n.bit_length())
+    rng = np.random.default_rng(3)
+    q, v = rng.uniform(-1, 1, n), rng.normal(size=n)
+    M = rbd.crba(model, q)  # every link moves: M is symmetric positive definite
+    np.testing.assert_allclose(M, M.T, atol=1e-15)
+    assert np.linalg.eigvalsh(M).min() > 0
+
+
+def test_generated_robots_agree_with_pinocchio_on_the_same_text(backend):
+    pin = pytest.importorskip("pinocchio")
+    for shape in ("chain", "tree"):
+        text = rbd.generated_urdf(20, shape)
+        model, pm = rbd.load_urdf(text), pin.buildModelFromXML(text)
+        pd = pm.createData()
+        if list(model.joint_names) != [pm.names[i] for i in range(1, pm.njoints)]:
+            pytest.skip("Pinocchio orders this tree's joints differently")
+        rng = np.random.default_rng(4)
+        q, v, a = rng.uniform(-1, 1, 20), rng.normal(size=20), rng.normal(size=20)
+        np.testing.assert_allclose(rbd.rnea(model, q, v, a), pin.rnea(pm, pd, q, v, a), atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True, "10"])
+def test_generated_robots_refuse_a_bad_size(bad):
+    with pytest.raises(ValueError, match="n must be a positive integer"):
+        rbd.generated_urdf(bad)
+    with pytest.raises(ValueError, match="shape must be"):
+        rbd.generated_urdf(5, "star")

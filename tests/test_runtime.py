@@ -112,7 +112,11 @@ print(err)
 @pytest.mark.parametrize("threads", [1, 2])
 def test_ctrl_c_interrupts_a_long_batch(threads):
     code = """
-import sys, time, numpy as np
+import signal, sys, time, numpy as np
+# Ctrl-C as in a fresh terminal, whatever this process inherited: a parent may spawn it
+# while SIGINT is ignored or blocked (seen under pytest, from another test's helpers)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 import rbd, rbd_c
 rbd_c.set_num_threads(%d)
 m = rbd.sample_model("quadruped")
@@ -190,19 +194,7 @@ def test_set_backend_refuses_an_incomplete_backend(monkeypatch):
 # Deep chains: no recursion, memory linear in the number of bodies
 # ------------------------------------------------------------------------------------------
 def chain_urdf(n):
-    """A chain of n revolute links about alternating axes, 0.1 m apart."""
-    parts = ['<robot name="chain%d">' % n]
-    inertial = ('<inertial><origin xyz="0 0 0.05"/><mass value="0.1"/>'
-                '<inertia ixx="1e-4" ixy="0" ixz="0" iyy="1e-4" iyz="0" izz="5e-5"/></inertial>')
-    parts.append('<link name="l0">%s</link>' % inertial)
-    for i in range(1, n + 1):
-        axis = ("1 0 0", "0 1 0", "0 0 1")[i % 3]
-        parts.append('<link name="l%d">%s</link>' % (i, inertial))
-        parts.append('<joint name="j%d" type="revolute"><parent link="l%d"/><child link="l%d"/>'
-                     '<origin xyz="0 0 0.1"/><axis xyz="%s"/><limit lower="-3" upper="3" effort="1" '
-                     'velocity="1"/></joint>' % (i, i - 1, i, axis))
-    parts.append("</robot>")
-    return "".join(parts)
+    return rbd.generated_urdf(n, "chain")
 
 
 def test_deep_chain_loads_and_prints():
@@ -275,13 +267,11 @@ def test_ten_thousand_link_chain_stays_linear_in_memory():
     code = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))   # a guard: fail, never swap
-sys.path.insert(0, %r)
-from test_runtime import chain_urdf
 import numpy as np
 import rbd, rbd_c
 def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-text = chain_urdf(10000)
+text = rbd.generated_urdf(10000)
 base = peak_mb()
 model = rbd.load_urdf(text)
 q = np.full(model.nq, 0.01); z = np.zeros(model.nv)
@@ -291,7 +281,7 @@ placements = rbd_c.forward_kinematics(model, q)
 J = rbd_c.frame_jacobian(model, q, model.nframes - 1)
 residual = rbd_c.rnea(model, q, z, qdd) - tau    # ABA inverts RNEA (backward error)
 print(peak_mb() - base, float(np.abs(residual).max() / np.abs(tau).max()))
-""" % str(Path(__file__).resolve().parent)
+"""
     result = run_python(code, timeout=300)
     assert result.returncode == 0, result.stderr
     extra_mb, relative_residual = map(float, result.stdout.split())

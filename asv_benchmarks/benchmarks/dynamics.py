@@ -19,6 +19,14 @@ class _DynamicsOperations:
         s = states[params]
         s.impl.aba(s.model, s.q, s.v, s.tau)
 
+    def time_gravity(self, states, *params):
+        s = states[params]
+        s.impl.gravity(s.model, s.q)
+
+    def time_nonlinear_effects(self, states, *params):
+        s = states[params]
+        s.impl.nonlinear_effects(s.model, s.q, s.v)
+
     # the same calls, measured for peak memory
     peakmem_rnea = time_rnea
     peakmem_crba = time_crba

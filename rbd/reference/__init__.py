@@ -26,23 +26,33 @@ from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinem
                          frame_acceleration_derivatives, frame_jacobian, frame_jacobian_time_derivative,
                          frame_placement, frame_placements, frame_velocity, frame_velocity_derivatives)
 
+import inspect as _inspect
+
 from .._names import ALGORITHMS
-from .. import _coupled
+from .. import _checks, _coupled
 
 
-def _with_couplings(name, function):
-    """``function``, and on a model with mimic joints the same through rbd._coupled."""
+def _public(name, function):
+    """``function`` as the public algorithm: on a model with mimic joints through
+    rbd._coupled, and with ``out=`` (the result written into given arrays)."""
     import sys
 
-    def algorithm(model, *args, **kwargs):
+    def algorithm(model, *args, out=None, **kwargs):
         if getattr(model, "_full", None) is None:
-            return function(model, *args, **kwargs)
-        return _coupled.call(sys.modules[__name__], name, model, args, kwargs)
+            result = function(model, *args, **kwargs)
+        else:
+            result = _coupled.call(sys.modules[__name__], name, model, args, kwargs)
+        if out is None:
+            return result
+        return _checks.write_out(result, out, list(zip(_STATE_NAMES.get(name, ()), args)))
     algorithm.__name__, algorithm.__doc__, algorithm.__wrapped__ = name, function.__doc__, function
     return algorithm
 
 
+#: the state arguments of each algorithm, by position after the model (for out='s overlap check)
+_STATE_NAMES = {name: tuple(_inspect.signature(globals()[name]).parameters)[1:] for name in ALGORITHMS}
+
 for _name in ALGORITHMS:
-    globals()[_name] = _with_couplings(_name, globals()[_name])
+    globals()[_name] = _public(_name, globals()[_name])
 
 __all__ = list(ALGORITHMS) + ["REFERENCES"]

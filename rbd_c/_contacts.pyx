@@ -1,0 +1,552 @@
+# cython: language_level=3
+"""Compiled dynamics with rigid contacts: the contact Jacobian, constrained dynamics
+and impulses, and the joint torque regressor (the equations, and the reference, are
+in ``rbd.contacts``).
+
+The contacts are resolved in Python (``rbd.contacts``: the checks and their errors)
+into a table of frame, body, dim, axes and first row (``Call.contacts``), the same for
+the whole batch, before the kernels run.  Each sample then uses the tree's structure:
+
+* M from CRBA is factored in place as M = L^T D L along the tree (``_factor.pxd``: no
+  fill-in; D holds the articulated pivots, kept as D^-1, so a singular model fails
+  here as it fails in ``aba``);
+* M^-1 = L^-1 D^-1 L^-T: L^-T x only carries entries from each dof to its ancestors
+  (``_up``), so Y = L^-T J^T stays on the contacts' chains, and K = J M^-1 J^T =
+  Y^T D^-1 Y; L^-1 (``_down``) comes back down once, for the solution;
+* K (+ r 1) is factored by Cholesky, with the reference's test for redundant rows.
+"""
+cimport cython
+from libc.math cimport sqrt, fabs
+from libc.float cimport DBL_MAX
+from libc.string cimport memset, memcpy
+
+cimport numpy as cnp
+import numpy as np
+
+cnp.import_array()
+
+from rbd_c._kernels cimport inv_act_motion, rotate3, act_force, motion_cross
+from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, REF_LWA, REF_LOCAL,
+                           CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS)
+from rbd_c._model import size
+from rbd_c._passes cimport world_placements, child_placement, child_twist, world_column, add6, gravity_acceleration
+from rbd_c._joints cimport joint_placement, joint_motion_add
+from rbd_c._dynamics cimport k_rnea, k_crba, RNEA_PER_BODY, RNEA_V, RNEA_A, CRBA_PER_BODY, CRBA_OM
+from rbd_c._factor cimport rbd_ltdl
+
+cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
+
+
+# ==========================================================================================
+# The contact rows
+# ==========================================================================================
+cdef inline void _contact_axes(int ref, const double* oMf, const double* x_local, double* out) noexcept nogil:
+    """A motion in the frame's axes, in the contact's: its own (local) or the world's."""
+    if ref == REF_LWA:
+        rotate3(oMf, x_local, out)
+        rotate3(oMf, x_local + 3, out + 3)
+    else:
+        memcpy(out, x_local, 6 * sizeof(double))
+
+
+cdef void _contact_rows(const Call* c, const double* oM, const double* V, const double* A, double* J,
+                        double* gamma) noexcept nogil:
+    """J (nrows x nv) and, when the bodies' twists V and accelerations A are given,
+    gamma (nrows): each contact's rows of its frame's local Jacobian, and its held
+    acceleration at q_ddot = 0 (the frame's spatial acceleration for a flat contact, the
+    classical acceleration of its origin for a point one), in the contact's axes.
+
+    oM: the world placements of every body (16 each); V, A: body-frame twists and
+    accelerations at q_ddot = 0 (6 each), A with gravity as the world's acceleration, as
+    in RNEA's forward pass (taken off here: -g seen from the body is [-R^T g; 0])."""
+    cdef const CModel* m = c.m
+    cdef int nv = m.nv, k, i, col, r, dim, row, body
+    cdef const int* contact
+    cdef const double* bMf
+    cdef double oMf[16]
+    cdef double w[6]
+    cdef double t[6]
+    cdef double x[6]
+    cdef double a[6]
+    memset(J, 0, c.nrows * nv * sizeof(double))
+    if V != NULL:
+        memset(gamma, 0, c.nrows * sizeof(double))
+    for k in range(c.ncontacts):
+        contact = c.contacts + CONTACT_FIELDS * k
+        dim = contact[CONTACT_DIM]
+        row = contact[CONTACT_ROW]
+        body = contact[CONTACT_BODY]
+        if body < 0:
+            continue  # on the world: nothing moves it
+        bMf = m.frame_offsets + 16 * contact[CONTACT_FRAME]
+        child_placement(oM + 16 * body, bMf, oMf)
+        i = body
+        while i >= 0:
+            for col in range(m.nvj[i]):
+                world_column(m, i, col, oM + 16 * i, w)
+                if contact[CONTACT_REF] == REF_LWA:  # world axes: the world column seen at the origin p
+                    x[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
+                    x[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
+                    x[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
+                    x[3] = w[3]; x[4] = w[4]; x[5] = w[5]
+                else:
+                    inv_act_motion(oMf, w, x)
+                for r in range(dim):
+                    J[(row + r) * nv + m.v_idx[i] + col] = x[r]
+            i = m.parents[i]
+        if V == NULL:
+            continue
+        memcpy(a, A + 6 * body, 6 * sizeof(double))
+        for r in range(3):  # + R^T g: gravity off
+            a[r] += oM[16 * body + r] * c.g[0] + oM[16 * body + 4 + r] * c.g[1] + oM[16 * body + 8 + r] * c.g[2]
+        inv_act_motion(bMf, a, t)
+        if dim == 3:  # the classical acceleration of the origin: + w x v
+            inv_act_motion(bMf, V + 6 * body, x)
+            t[0] += x[4] * x[2] - x[5] * x[1]
+            t[1] += x[5] * x[0] - x[3] * x[2]
+            t[2] += x[3] * x[1] - x[4] * x[0]
+        _contact_axes(contact[CONTACT_REF], oMf, t, x)
+        for r in range(dim):
+            gamma[row + r] = x[r]
+
+
+# ==========================================================================================
+# Solves with M = L^T D L (D^-1 on the factor's diagonal, L below it)
+# ==========================================================================================
+cdef void _up(const CModel* m, const double* L, double* x, int last) noexcept nogil:
+    """x <- L^-T x for x zero off the chain ending at dof ``last``: from there up, each
+    entry passes to its ancestors (themselves on the chain)."""
+    cdef int nv = m.nv, k = last, i
+    while k >= 0:
+        if x[k] != 0.0:
+            i = m.dof_parents[k]
+            while i >= 0:
+                x[i] -= L[k * nv + i] * x[k]
+                i = m.dof_parents[i]
+        k = m.dof_parents[k]
+
+
+cdef void _up_all(const CModel* m, const double* L, double* x) noexcept nogil:
+    """x <- L^-T x: from the leaves up, each entry passes to its ancestors."""
+    cdef int nv = m.nv, k, i
+    for k in range(nv - 1, -1, -1):
+        if x[k] != 0.0:
+            i = m.dof_parents[k]
+            while i >= 0:
+                x[i] -= L[k * nv + i] * x[k]
+                i = m.dof_parents[i]
+
+
+cdef void _down(const CModel* m, const double* L, double* x) noexcept nogil:
+    """x <- L^-1 x: from the root down, each entry takes from its ancestors."""
+    cdef int nv = m.nv, k, i
+    for k in range(nv):
+        i = m.dof_parents[k]
+        while i >= 0:
+            x[k] -= L[k * nv + i] * x[i]
+            i = m.dof_parents[i]
+
+
+cdef void _row_chains(const Call* c, int* last) noexcept nogil:
+    """last[r]: the last dof of the chain that moves constraint row r (its contact's
+    body's last dof; -1 for a frame on the world).  The row of J, and of Y = (L^-T
+    J^T)^T, is zero off that chain, which ``dof_parents`` walks from there."""
+    cdef int k, r, body, dof
+    for k in range(c.ncontacts):
+        body = c.contacts[CONTACT_FIELDS * k + CONTACT_BODY]
+        dof = c.m.v_idx[body] + c.m.nvj[body] - 1 if body >= 0 else -1
+        for r in range(c.contacts[CONTACT_FIELDS * k + CONTACT_DIM]):
+            last[c.contacts[CONTACT_FIELDS * k + CONTACT_ROW] + r] = dof
+
+
+cdef inline double _row_dot(const CModel* m, int last, const double* y, const double* LD,
+                            const double* x) noexcept nogil:
+    """y D^-1 x (D^-1 from LD's diagonal; LD NULL: y x), over the chain ending at last."""
+    cdef int k = last, nv = m.nv
+    cdef double acc = 0.0
+    while k >= 0:
+        acc += y[k] * (LD[k * nv + k] * x[k] if LD != NULL else x[k])
+        k = m.dof_parents[k]
+    return acc
+
+
+cdef void _contact_inertia(const Call* c, const double* LD, double* Y, double* K, const int* last) noexcept nogil:
+    """With the rows of J in Y (nrows x nv): Y <- (L^-T J^T)^T and K = Y D^-1 Y^T (lower
+    triangle), J M^-1 J^T."""
+    cdef int nv = c.m.nv, n = c.nrows, r, s
+    for r in range(n):
+        _up(c.m, LD, Y + r * nv, last[r])
+    for r in range(n):
+        for s in range(r + 1):
+            K[r * n + s] = _row_dot(c.m, last[r], Y + r * nv, LD, Y + s * nv)
+
+
+@cython.cdivision(True)
+cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
+    """b <- (K + r 1)^-1 b by Cholesky (K's lower triangle then holds the factor).
+    Returns -1 when a pivot falls to CONTACT_RANK_TOLERANCE of K's largest entry (at
+    least 1): the contacts are redundant (the reference's test), else 0."""
+    cdef int n = c.nrows, r, s, k
+    cdef double acc, pivot, largest = 1.0
+    for r in range(n):
+        K[r * n + r] += c.regularization
+        for s in range(r + 1):
+            if fabs(K[r * n + s]) > largest:
+                largest = fabs(K[r * n + s])
+    for r in range(n):
+        pivot = K[r * n + r]
+        for k in range(r):
+            pivot -= K[r * n + k] * K[r * n + k]
+        if not pivot > CONTACT_RANK_TOLERANCE * largest:  # (NaN included)
+            return -1
+        pivot = sqrt(pivot)
+        K[r * n + r] = pivot
+        for s in range(r + 1, n):
+            acc = K[s * n + r]
+            for k in range(r):
+                acc -= K[s * n + k] * K[r * n + k]
+            K[s * n + r] = acc / pivot
+    for r in range(n):
+        for k in range(r):
+            b[r] -= K[r * n + k] * b[k]
+        b[r] /= K[r * n + r]
+    for r in range(n - 1, -1, -1):
+        for k in range(r + 1, n):
+            b[r] -= K[k * n + r] * b[k]
+        b[r] /= K[r * n + r]
+    return 0
+
+
+cdef void _apply_inverse_mass(const Call* c, const double* LD, const double* Y, const double* forces,
+                              double* x, const int* last) noexcept nogil:
+    """x <- M^-1 (L^T x + J^T forces) = L^-1 D^-1 (x + Y forces): x holds L^-T of a
+    generalized force, Y = L^-T J^T (rows)."""
+    cdef const CModel* m = c.m
+    cdef int nv = m.nv, r, k
+    for r in range(c.nrows):
+        k = last[r]
+        while k >= 0:
+            x[k] += Y[r * nv + k] * forces[r]
+            k = m.dof_parents[k]
+    for k in range(nv):
+        x[k] *= LD[k * nv + k]
+    _down(m, LD, x)
+
+
+cdef inline int _factor(const CModel* m, double* LD) noexcept nogil:
+    """M = L^T D L in place; 1 + the body whose pivot is singular, else 0."""
+    cdef int status = rbd_ltdl(LD, m.nv, m.dof_parents, m.dof_run_start, m.singular_tol)
+    return 1 + m.dof_bodies[status - 1] if status else 0
+
+
+# ==========================================================================================
+# The kernels
+# ==========================================================================================
+cdef int k_contact_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    world_placements(c.m, ins[0], work)
+    _contact_rows(c, work, NULL, NULL, outs[0], NULL)
+    return 0
+
+
+cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """M q_ddot + h = tau + J^T lambda with J q_ddot + gamma = 0: with y = L^-T (tau - h),
+    (K + r 1) lambda = -gamma - Y^T D^-1 y and q_ddot = L^-1 D^-1 (y + Y lambda).
+    CRBA's world placements and RNEA's twists and accelerations (its scratch, after
+    CRBA's) give the contact rows."""
+    cdef const CModel* m = c.m
+    cdef int nv = m.nv, nb = m.nb, n = c.nrows, k, r, status
+    cdef double* qdd = outs[0]
+    cdef double* forces = outs[1]
+    cdef double* LD = work
+    cdef double* Y = LD + nv * nv
+    cdef double* K = Y + n * nv
+    cdef double* gamma = K + n * n
+    cdef int* last = <int*>(gamma + n)              # the rows' chains (n ints in n doubles)
+    cdef double* crba_work = gamma + 2 * n
+    cdef double* rnea_work = crba_work + CRBA_PER_BODY * nb + 6 * nv
+    cdef const double* args[4]
+    args[0] = ins[0]; args[1] = ins[1]; args[2] = NULL; args[3] = ins[3]
+    k_crba(c, args, &LD, crba_work)
+    status = _factor(m, LD)
+    if status:
+        return status
+    k_rnea(c, args, &qdd, rnea_work)              # h, in q_ddot's place until the end
+    for k in range(nv):
+        qdd[k] = ins[2][k] - qdd[k]
+    _contact_rows(c, crba_work + CRBA_OM * nb, rnea_work + RNEA_V * nb, rnea_work + RNEA_A * nb, Y, gamma)
+    _row_chains(c, last)
+    _up_all(m, LD, qdd)
+    _contact_inertia(c, LD, Y, K, last)
+    for r in range(n):
+        forces[r] = -gamma[r] - _row_dot(m, last[r], Y + r * nv, LD, qdd)
+    status = _contact_solve(c, K, forces)
+    if status:
+        return status
+    _apply_inverse_mass(c, LD, Y, forces, qdd, last)
+    return 0
+
+
+cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """M (v+ - v) = J^T Lambda with J v+ = -e J v: (K + r 1) Lambda = -(1 + e) J v and
+    v+ = v + L^-1 D^-1 Y Lambda."""
+    cdef const CModel* m = c.m
+    cdef int nv = m.nv, n = c.nrows, k, r, status
+    cdef double* v_after = outs[0]
+    cdef double* impulses = outs[1]
+    cdef double* LD = work
+    cdef double* Y = LD + nv * nv
+    cdef double* K = Y + n * nv
+    cdef int* last = <int*>(K + n * n)              # the rows' chains (n ints in n doubles)
+    cdef double* rest = K + n * n + n
+    k_crba(c, ins, &LD, rest)
+    status = _factor(m, LD)
+    if status:
+        return status
+    _contact_rows(c, rest + CRBA_OM * m.nb, NULL, NULL, Y, NULL)
+    _row_chains(c, last)
+    for r in range(n):
+        impulses[r] = -(1.0 + c.restitution) * _row_dot(m, last[r], Y + r * nv, NULL, ins[1])
+    _contact_inertia(c, LD, Y, K, last)
+    status = _contact_solve(c, K, impulses)
+    if status:
+        return status
+    memset(v_after, 0, nv * sizeof(double))
+    _apply_inverse_mass(c, LD, Y, impulses, v_after, last)
+    for k in range(nv):
+        v_after[k] += ins[1][k]
+    return 0
+
+
+# ==========================================================================================
+# Joint torque regressor
+# ==========================================================================================
+# The symmetric unit matrices of the public inertia parameters Ixx, Ixy, Iyy, Ixz, Iyz, Izz
+# (rbd.contacts' parameter order: Y @ inertial_parameters = rnea, tested): row, column.
+cdef int INERTIA_ENTRIES[6][2]
+INERTIA_ENTRIES[:] = [[0, 0], [0, 1], [1, 1], [0, 2], [1, 2], [2, 2]]
+
+# Scratch of the regressor per body: world placement, twist, acceleration (body frame).
+cdef enum:
+    REG_OM = 0
+    REG_V = 16
+    REG_A = 22
+    REG_PER_BODY = 28
+
+
+cdef inline void _cross3(const double* a, const double* b, double* out) noexcept nogil:
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+cdef void _parameter_forces(const double* V, const double* A, double* block) noexcept nogil:
+    """The force Y a + v x* (Y v) of a body with twist V = [v; w] and acceleration
+    A = [a; alpha] (body frame) for the unit inertia of each parameter, 10 x 6: with
+    beta = a + w x v (the origin's classical acceleration),
+    m: [beta; 0],  h = e_k: [alpha x e_k + w x (w x e_k); e_k x beta],
+    the inertia entry E: [0; E alpha + w x (E w)]."""
+    cdef const double* w = V + 3
+    cdef const double* alpha = A + 3
+    cdef double beta[3]
+    cdef double e[3]
+    cdef double t[3]
+    cdef double Ea[3]
+    cdef double Ew[3]
+    cdef double* f
+    cdef int k, r, i, j
+    _cross3(w, V, beta)
+    for r in range(3):
+        beta[r] += A[r]
+        block[r] = beta[r]
+        block[3 + r] = 0.0
+    for k in range(3):
+        f = block + 6 * (1 + k)
+        e[0] = 0.0; e[1] = 0.0; e[2] = 0.0
+        e[k] = 1.0
+        _cross3(alpha, e, f)
+        _cross3(w, e, t)
+        _cross3(w, t, e)
+        for r in range(3):
+            f[r] += e[r]
+        e[0] = 0.0; e[1] = 0.0; e[2] = 0.0
+        e[k] = 1.0
+        _cross3(e, beta, f + 3)
+    for k in range(6):
+        f = block + 6 * (4 + k)
+        i = INERTIA_ENTRIES[k][0]
+        j = INERTIA_ENTRIES[k][1]
+        for r in range(3):
+            Ea[r] = 0.0
+            Ew[r] = 0.0
+            f[r] = 0.0
+        Ea[i] = alpha[j]
+        Ew[i] = w[j]
+        if i != j:
+            Ea[j] = alpha[i]
+            Ew[j] = w[i]
+        _cross3(w, Ew, f + 3)
+        for r in range(3):
+            f[3 + r] += Ea[r]
+
+
+cdef inline void _row_times(const double* s, const double* W, double* out) noexcept nogil:
+    """out[0:10] = s^T W for a 6-vector s and a 6 x 10 W (a row of the regressor)."""
+    cdef int col
+    for col in range(10):
+        out[col] = (s[0] * W[col] + s[1] * W[10 + col] + s[2] * W[20 + col] + s[3] * W[30 + col]
+                    + s[4] * W[40 + col] + s[5] * W[50 + col])
+
+
+cdef int k_regressor(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """Y (nv x 10 nb) with Y pi = rnea.  RNEA's forward pass (gravity as the world's
+    acceleration) gives each body's twist and acceleration, and ``_parameter_forces``
+    its force per unit parameter; that block is taken to world axes once, and each
+    ancestor i's rows are dot products with its world columns (S_i^T X*_ij f =
+    (Ad S_i)^T (Ad* f)), with no transform per ancestor."""
+    cdef double* Y = outs[0]
+    cdef const CModel* m = c.m
+    cdef const double* q = ins[0]
+    cdef const double* v = ins[1]
+    cdef const double* a = ins[2]
+    cdef int nb = m.nb, nv = m.nv, ncols = 10 * m.nb, i, j, p, col, r
+    cdef double* S = work + REG_PER_BODY * nb       # world columns, 6 per dof
+    cdef double* block = S + 6 * nv                  # 10 forces of 6
+    cdef double* world = block + 60                  # the same in world axes, 6 x 10
+    cdef double* B
+    cdef double* P
+    cdef double Xl[16]
+    cdef double a0[6]
+    cdef double vJ[6]
+    cdef double t[6]
+    gravity_acceleration(c, a0)
+    memset(Y, 0, nv * ncols * sizeof(double))
+    for j in range(nb):
+        B = work + REG_PER_BODY * j
+        p = m.parents[j]
+        P = work + REG_PER_BODY * p if p >= 0 else NULL
+        joint_placement(m, j, q + m.q_idx[j], Xl)
+        child_placement(P + REG_OM if p >= 0 else NULL, Xl, B + REG_OM)
+        child_twist(m, j, Xl, v, P + REG_V if p >= 0 else NULL, vJ, B + REG_V)
+        inv_act_motion(Xl, P + REG_A if p >= 0 else a0, B + REG_A)
+        motion_cross(B + REG_V, vJ, t)
+        add6(B + REG_A, t)
+        joint_motion_add(m, j, a + m.v_idx[j], B + REG_A)
+        for col in range(m.nvj[j]):
+            world_column(m, j, col, B + REG_OM, S + 6 * (m.v_idx[j] + col))
+        _parameter_forces(B + REG_V, B + REG_A, block)
+        for col in range(10):  # in world axes, transposed: 6 rows of the 10 parameters
+            act_force(B + REG_OM, block + 6 * col, t)
+            for r in range(6):
+                world[10 * r + col] = t[r]
+        i = j
+        while i >= 0:
+            for r in range(m.v_idx[i], m.v_idx[i] + m.nvj[i]):
+                _row_times(S + 6 * r, world, Y + r * ncols + 10 * j)
+            i = m.parents[i]
+    return 0
+
+
+# ==========================================================================================
+# The algorithms as the driver reads them, and the entry points rbd.contacts calls
+# ==========================================================================================
+cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_jacobian, size(nb=16),
+                                            size(rows_nv=1, nb=25))
+cdef Algorithm CONSTRAINED_DYNAMICS = algorithm(
+    b"qvvf", ("q", "v", "tau", "fext"), (b"v", b"c"), k_constrained_dynamics,
+    size(nv2=1, rows_nv=1, rows2=1, rows=2, nb=CRBA_PER_BODY + RNEA_PER_BODY, nv=6),
+    size(nb=80, nv_depth=40, rows_nv=20, rows2=10))
+cdef Algorithm IMPULSE_DYNAMICS = algorithm(
+    b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,
+    size(nv2=1, rows_nv=1, rows2=1, rows=1, nb=CRBA_PER_BODY, nv=6),
+    size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
+
+
+cdef Algorithm JOINT_TORQUE_REGRESSOR = algorithm(b"qvv", ("q", "v", "a"), (b"vp",), k_regressor,
+                                                  size(nb=REG_PER_BODY, nv=6, constant=120), size(nb=40, nv_depth=30))
+
+cdef object _contacts_module = None
+
+
+cdef object _python_side():
+    """rbd.contacts (its checks and errors), imported on first use: importing rbd while
+    rbd_c initialises would bind a half-built backend."""
+    global _contacts_module
+    if _contacts_module is None:
+        import rbd.contacts
+        _contacts_module = rbd.contacts
+    return _contacts_module
+
+
+cdef object _use_contacts(Call* call, object model, object contacts):
+    """The contact table of ``contacts`` on the call; returns the table, to be kept alive
+    for the call.  The last set resolved stays in the model's cache (contacts are
+    values): a controller calling with the same feet every step checks and resolves
+    them once (the checks, and their errors, are rbd.contacts')."""
+    cache = model._cache
+    last = cache.contacts
+    key = tuple(contacts) if type(contacts) is list or type(contacts) is tuple else None
+    if key is None or last is None or last[0] != key:
+        checked = _python_side()._contacts(model, contacts)
+        key = tuple(checked)
+        table = np.zeros((max(1, len(key)), CONTACT_FIELDS), dtype=np.intc)
+        row = 0
+        for k, contact in enumerate(key):
+            frame = model.frame_id(contact.frame)
+            table[k] = (frame, model.frame_parents[frame], contact.dim,
+                        REF_LWA if contact.reference == "local_world_aligned" else REF_LOCAL, row)
+            row += contact.dim
+        last = (key, table, len(key), row)
+        cache.contacts = last
+    table = last[1]
+    call.contacts = <const int*>cnp.PyArray_DATA(table)
+    call.ncontacts = last[2]
+    call.nrows = last[3]
+    return last
+
+
+cdef double _regularization(object value) except -1.0:
+    if type(value) is float and 0.0 <= <double>value <= DBL_MAX:
+        return <double>value
+    return _python_side()._regularization(value)  # (its error)
+
+
+def contact_jacobian(model, q, contacts):
+    """The stacked contact Jacobians (m, nv), in the order of ``contacts`` (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    last = _use_contacts(&call, model, contacts)
+    return run(model, cm, &call, CONTACT_JACOBIAN, (q,), None, last[0])
+
+
+def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0.0):
+    """(q_ddot, forces): M q_ddot + h = tau + J^T forces, every contact held (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    last = _use_contacts(&call, model, contacts)
+    call.regularization = _regularization(regularization)
+    return run(model, cm, &call, CONSTRAINED_DYNAMICS, (q, v, tau, fext), None, last[0])
+
+
+def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0):
+    """(v_after, impulses): M (v_after - v) = J^T impulses, J v_after = -e J v (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    last = _use_contacts(&call, model, contacts)
+    call.regularization = _regularization(regularization)
+    if type(restitution) is float and 0.0 <= <double>restitution <= 1.0:
+        call.restitution = restitution
+    else:
+        call.restitution = _python_side()._restitution(restitution)
+    return run(model, cm, &call, IMPULSE_DYNAMICS, (q, v), None, last[0])
+
+
+def joint_torque_regressor(model, q, v, a):
+    """Y (nv, 10 nbodies) with Y @ inertial_parameters(model) = rnea (compiled)."""
+    cdef Call call
+    cdef CompiledModel cm = prepare_call(&call, model)
+    return run(model, cm, &call, JOINT_TORQUE_REGRESSOR, (q, v, a))
+
+
+def _rank_tolerance():
+    """CONTACT_RANK_TOLERANCE, for the test that holds it equal to rbd._checks'."""
+    return CONTACT_RANK_TOLERANCE

@@ -1,0 +1,87 @@
+# cython: language_level=3
+"""M = L^T D L along the tree, in C: the factor (no fill-in: each dof's row of L is
+nonzero only at its ancestors' dofs) and M^-1 through it.  Used by
+inverse_mass_matrix (its factored form) and the contact dynamics.
+
+``RBD_FAST`` compiles a function for x86-64-v3 (AVX2 with FMA) and for the baseline,
+chosen when the module loads (FMA may change the last bits between the two)."""
+
+cdef extern from *:
+    """
+    #ifndef RBD_FAST
+    #define RBD_FAST __attribute__((target_clones("arch=x86-64-v3", "default")))
+    #endif
+
+    /* M = L^T D L in place (row-major nv x nv; only the lower triangle is read): D^-1 on
+       the diagonal, L below it.  Dofs are eliminated from the last (a leaf) to the first;
+       eliminating dof k changes only its ancestors' rows at their ancestors' columns,
+       which are a few runs of consecutive dofs (run_start).  Returns 1 + the first dof
+       whose pivot is at or below tol (NaN included), else 0. */
+    RBD_FAST
+    static int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, double tol) {
+        for (int k = nv - 1; k >= 0; k--) {
+            double* zk = Z + (long)k * nv;
+            if (!(zk[k] > tol)) return 1 + k;
+            const double inverse = 1.0 / zk[k];
+            for (int i = parent[k]; i >= 0; i = parent[i]) {
+                const double a = zk[i] * inverse;
+                double* zi = Z + (long)i * nv;
+                for (int end = i; end >= 0; ) {
+                    const int start = run_start[end];
+                    #pragma GCC ivdep
+                    for (int j = start; j <= end; j++) zi[j] -= a * zk[j];
+                    end = parent[start];
+                }
+                zk[i] = a;
+            }
+            zk[k] = inverse;
+        }
+        return 0;
+    }
+
+    /* Z = M^-1 from the factor of rbd_ltdl, in place, row by row from the top: Z L^T =
+       L^-1 D^-1 is lower triangular with diagonal D^-1, so for i < k, Z[k, i] = -sum
+       over the ancestors j of k of L[k, j] Z[j, i] (rows already known, read whole),
+       and Z[k, k] = D_k^-1 - sum_j L[k, j] Z[k, j].  Each row is mirrored into its
+       column when finished: later rows read it there.  lrow, anc: nv each. */
+    RBD_FAST
+    static void rbd_ltdl_inverse(double* Z, int nv, const int* parent, double* lrow, int* anc) {
+        for (int k = 0; k < nv; k++) {
+            double* zk = Z + (long)k * nv;
+            int n = 0;
+            for (int j = parent[k]; j >= 0; j = parent[j]) {  /* L's row k, before Z's row k replaces it */
+                anc[n] = j;
+                lrow[n] = zk[j];
+                n++;
+            }
+            if (n == 0) {
+                for (int i = 0; i < k; i++) zk[i] = 0.0;  /* no ancestor: no coupling with the dofs before */
+            } else {
+                const double* z0 = Z + (long)anc[0] * nv;
+                const double l0 = lrow[0];
+                #pragma GCC ivdep
+                for (int i = 0; i < k; i++) zk[i] = -l0 * z0[i];
+                int j = 1;
+                for (; j + 1 < n; j += 2) {  /* two rows per pass: zk read and written half as often */
+                    const double* za = Z + (long)anc[j] * nv;
+                    const double* zb = Z + (long)anc[j + 1] * nv;
+                    const double la = lrow[j], lb = lrow[j + 1];
+                    #pragma GCC ivdep
+                    for (int i = 0; i < k; i++) zk[i] -= la * za[i] + lb * zb[i];
+                }
+                for (; j < n; j++) {
+                    const double* za = Z + (long)anc[j] * nv;
+                    const double la = lrow[j];
+                    #pragma GCC ivdep
+                    for (int i = 0; i < k; i++) zk[i] -= la * za[i];
+                }
+            }
+            double diagonal = zk[k];
+            for (int j = 0; j < n; j++) diagonal -= lrow[j] * zk[anc[j]];
+            zk[k] = diagonal;
+            for (int i = 0; i < k; i++) Z[(long)i * nv + k] = zk[i];
+        }
+    }
+    """
+    int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, double tol) noexcept nogil
+    void rbd_ltdl_inverse(double* Z, int nv, const int* parent, double* lrow, int* anc) noexcept nogil
