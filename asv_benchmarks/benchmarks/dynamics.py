@@ -58,6 +58,19 @@ class BatchedDynamics(_DynamicsOperations):
 SIMD_BATCH = 1000
 
 
+def _one_thread(impl, simd, call):
+    """call() with rbd_c on one thread and the SIMD choice ``simd`` (both set and restored
+    around it: microseconds against a batch's milliseconds; asv benchmarks have no setup hook)."""
+    threads = impl.get_num_threads()
+    impl.set_num_threads(1)
+    impl.set_simd(simd)
+    try:
+        call()
+    finally:
+        impl.set_simd("auto")
+        impl.set_num_threads(threads)
+
+
 class SimdBatches:
     """rbd_c's batches of SIMD_BATCH samples on ONE thread, per instruction-set choice
     (``rbd_c.set_simd``): "auto" (AVX2 + FMA where the machine has it), "baseline" and
@@ -70,25 +83,14 @@ class SimdBatches:
     def setup_cache(self):
         return States([BACKENDS[1:], ROBOTS], lambda backend, robot: robot_state(backend, robot, SIMD_BATCH))
 
-    def setup(self, states, simd, robot):
-        impl = states[("cython", robot)].impl  # raises SkipNotImplemented when absent
-        self.threads = impl.get_num_threads()
-        impl.set_num_threads(1)
-        impl.set_simd(simd)
-
-    def teardown(self, states, simd, robot):
-        impl = states[("cython", robot)].impl
-        impl.set_num_threads(self.threads)
-        impl.set_simd("auto")
-
     def time_rnea(self, states, simd, robot):
         s = states[("cython", robot)]
-        s.impl.rnea(s.model, s.q, s.v, s.a)
+        _one_thread(s.impl, simd, lambda: s.impl.rnea(s.model, s.q, s.v, s.a))
 
     def time_crba(self, states, simd, robot):
         s = states[("cython", robot)]
-        s.impl.crba(s.model, s.q)
+        _one_thread(s.impl, simd, lambda: s.impl.crba(s.model, s.q))
 
     def time_aba(self, states, simd, robot):
         s = states[("cython", robot)]
-        s.impl.aba(s.model, s.q, s.v, s.tau)
+        _one_thread(s.impl, simd, lambda: s.impl.aba(s.model, s.q, s.v, s.tau))
