@@ -22,10 +22,9 @@ from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
 from rbd_c._passes cimport (gravity_acceleration, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, total_first_moment)
-from rbd_c._model cimport block_kernel_t, set_block, lanes_baseline, LANES
-from rbd_c._lanes cimport (rbd_lanes_model, lanes_model, lanes_tables, lanes_placements, lanes_in, lanes_out,
-                           rbd_lanes_have_avx2, rbd_rnea_lanes_base, rbd_rnea_lanes_avx2, rbd_crba_lanes_base,
-                           rbd_crba_lanes_avx2, rbd_aba_lanes_base, rbd_aba_lanes_avx2)
+from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
+from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_sets, rbd_lanes_best, lanes_model, lanes_tables,
+                           lanes_placements, lanes_in, lanes_out)
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_act_add,
                                  joint_articulated, articulated_reduce)
 
@@ -106,21 +105,21 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
 
 # ---- batches: LANES samples per instruction (rbd_c/_lanes.h) ----------------------------
 lanes_tables()
-cdef bint _avx2 = rbd_lanes_have_avx2()
+cdef int _best = rbd_lanes_best()
 
 
 def simd():
-    """The kernels batched rnea, crba and aba run on: "avx2", "baseline" (this machine
-    lacks AVX2 + FMA, or rbd_c.set_simd("baseline")) or "off" (rbd_c.set_simd("off"))."""
+    """The kernels batched rnea, crba and aba run on: "avx512", "avx2" or "baseline" (the
+    widest this machine has, at most what rbd_c.set_simd allows), or "off"."""
     from rbd_c._model import _simd_mode_name
-    mode = _simd_mode_name()
-    if mode == "off":
+    if _simd_mode_name() == "off":
         return "off"
-    return "avx2" if _avx2 and mode == "auto" else "baseline"
+    return _kernels().name.decode()
 
 
-cdef inline bint _use_avx2() noexcept nogil:
-    return _avx2 and not lanes_baseline()
+cdef inline const rbd_lanes_set* _kernels() noexcept nogil:
+    """The widest kernel set this machine runs, within rbd_c.set_simd's choice."""
+    return &rbd_lanes_sets[_best if _best < simd_cap() else simd_cap()]
 
 
 cdef int _rnea_block(const Call* c, int n, const double** ins, const Py_ssize_t* size, int nin, double* tau,
@@ -137,12 +136,9 @@ cdef int _rnea_block(const Call* c, int n, const double** ins, const Py_ssize_t*
     cdef const double* f = lanes_in(n, ins[3] if nin > 3 else NULL, 6 * nb, rows + 2 * LANES * nv)
     cdef double* taus = rows + 2 * LANES * nv + 6 * LANES * nb
     lanes_model(m, &lm)
-    cdef bint avx2 = _use_avx2()
-    lanes_placements(&lm, m, n, ins[0], size[0], X, Q, avx2)
-    if avx2:
-        rbd_rnea_lanes_avx2(&lm, c.g, X, v, a, f, taus, taus + LANES * nv)
-    else:
-        rbd_rnea_lanes_base(&lm, c.g, X, v, a, f, taus, taus + LANES * nv)
+    cdef const rbd_lanes_set* ks = _kernels()
+    lanes_placements(ks, &lm, m, n, ins[0], size[0], X, Q)
+    ks.rnea(&lm, c.g, X, v, a, f, taus, taus + LANES * nv)
     lanes_out(n, taus, tsize, tau)
     return 0
 
@@ -253,16 +249,13 @@ cdef int kb_crba(const Call* c, int n, const double** ins, const Py_ssize_t* siz
     cdef double* Q = X + 12 * LANES * m.nb
     cdef double* rest = Q + LANES * (m.nb + m.nv)
     cdef int l
-    cdef bint avx2 = _use_avx2()
+    cdef const rbd_lanes_set* ks = _kernels()
     for l in range(LANES):
         Ms[l] = outs[0] + l * osize[0] if l < n else rest
     rest += m.nv * m.nv
     lanes_model(m, &lm)
-    lanes_placements(&lm, m, n, ins[0], size[0], X, Q, avx2)
-    if avx2:
-        rbd_crba_lanes_avx2(&lm, X, Ms, rest)
-    else:
-        rbd_crba_lanes_base(&lm, X, Ms, rest)
+    lanes_placements(ks, &lm, m, n, ins[0], size[0], X, Q)
+    ks.crba(&lm, X, Ms, rest)
     return 0
 
 
@@ -409,13 +402,10 @@ cdef int kb_aba(const Call* c, int n, const double** ins, const Py_ssize_t* size
     cdef double* qdd = rows + 2 * LANES * nv + 6 * LANES * nb
     cdef int status[LANES]
     cdef int l
-    cdef bint avx2 = _use_avx2()
+    cdef const rbd_lanes_set* ks = _kernels()
     lanes_model(m, &lm)
-    lanes_placements(&lm, m, n, ins[0], size[0], X, Q, avx2)
-    if avx2:
-        rbd_aba_lanes_avx2(&lm, c.g, X, v, tau, f, qdd, qdd + LANES * nv, status)
-    else:
-        rbd_aba_lanes_base(&lm, c.g, X, v, tau, f, qdd, qdd + LANES * nv, status)
+    lanes_placements(ks, &lm, m, n, ins[0], size[0], X, Q)
+    ks.aba(&lm, c.g, X, v, tau, f, qdd, qdd + LANES * nv, status)
     lanes_out(n, qdd, osize[0], outs[0])
     for l in range(n):
         if status[l]:

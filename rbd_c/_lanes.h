@@ -7,9 +7,9 @@
    rows that the compiler turns into vector instructions.  Each lane does the same
    arithmetic in the same order as the one-sample kernels (rbd_c/_dynamics.pyx).
 
-   The kernels are compiled twice from rbd_c/_lanes_body.h: for the baseline of the
-   target (SSE2 on x86-64, NEON on ARM64) and, on x86-64 with gcc, for AVX2 + FMA.
-   The caller picks one at run time (rbd_lanes_have_avx2; the baseline can be forced).  The
+   The kernels are compiled from rbd_c/_lanes_body.h for the baseline of the target
+   (SSE2 on x86-64, NEON on ARM64) and, on x86-64 with gcc, for AVX2 + FMA and for
+   AVX-512; the caller picks a set at run time (rbd_lanes_best; a narrower one can be forced).  The
    joint placements (sines, cosines, quaternions) are computed per lane by the
    callers with the one-sample joint code, so every joint kind stays in one place. */
 #ifndef RBD_LANES_H
@@ -58,25 +58,56 @@ typedef struct {
 #include "_lanes_body.h"
 #undef RBD_SFX
 #pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512vl,avx2,fma,prefer-vector-width=512")
+#define RBD_SFX(name) name##_avx512
+#include "_lanes_body.h"
+#undef RBD_SFX
+#pragma GCC pop_options
 #else
 #define RBD_LANES_AVX2 0
 #endif
 
-/* Whether this machine runs the AVX2 + FMA kernels. */
-static int rbd_lanes_have_avx2(void) {
-#if RBD_LANES_AVX2
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
-#endif
-}
-
-#if !RBD_LANES_AVX2  /* (never called: rbd_lanes_have_avx2() is 0) */
+#if !RBD_LANES_AVX2  /* (never chosen: rbd_lanes_best() is 0) */
 #define rbd_place_lanes_avx2 rbd_place_lanes_base
 #define rbd_rnea_lanes_avx2 rbd_rnea_lanes_base
 #define rbd_crba_lanes_avx2 rbd_crba_lanes_base
 #define rbd_aba_lanes_avx2 rbd_aba_lanes_base
+#define rbd_place_lanes_avx512 rbd_place_lanes_base
+#define rbd_rnea_lanes_avx512 rbd_rnea_lanes_base
+#define rbd_crba_lanes_avx512 rbd_crba_lanes_base
+#define rbd_aba_lanes_avx512 rbd_aba_lanes_base
 #endif
+
+/* One instruction set's kernels. */
+typedef struct {
+    void (*place)(const rbd_lanes_model*, const double*, double*);
+    void (*rnea)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
+                 const double*, double*, double*);
+    void (*crba)(const rbd_lanes_model*, const double*, double* const*, double*);
+    void (*aba)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
+                const double*, double*, double*, int*);
+    const char* name;
+} rbd_lanes_set;
+
+static const rbd_lanes_set rbd_lanes_sets[3] = {
+    {rbd_place_lanes_base, rbd_rnea_lanes_base, rbd_crba_lanes_base, rbd_aba_lanes_base, "baseline"},
+    {rbd_place_lanes_avx2, rbd_rnea_lanes_avx2, rbd_crba_lanes_avx2, rbd_aba_lanes_avx2, "avx2"},
+    {rbd_place_lanes_avx512, rbd_rnea_lanes_avx512, rbd_crba_lanes_avx512, rbd_aba_lanes_avx512, "avx512"},
+};
+
+/* The widest set this machine runs: 2 (AVX-512 F/DQ/VL + FMA), 1 (AVX2 + FMA) or 0. */
+static int rbd_lanes_best(void) {
+#if RBD_LANES_AVX2
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        return 0;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return 2;
+    return 1;
+#else
+    return 0;
+#endif
+}
 
 #endif

@@ -23,20 +23,17 @@ cdef extern from "_lanes.h":
         const int *parents, *kinds, *q_idx, *v_idx, *nvj, *d2_idx, *cols, *basis
         const double *axes, *placements, *inertias, *armature
         double singular_tol
-    int rbd_lanes_have_avx2() noexcept nogil
     int RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR
-    void rbd_place_lanes_base(const rbd_lanes_model*, const double*, double*) noexcept nogil
-    void rbd_place_lanes_avx2(const rbd_lanes_model*, const double*, double*) noexcept nogil
-    void rbd_rnea_lanes_base(const rbd_lanes_model*, const double*, const double*, const double*,
-                             const double*, const double*, double*, double*) noexcept nogil
-    void rbd_rnea_lanes_avx2(const rbd_lanes_model*, const double*, const double*, const double*,
-                             const double*, const double*, double*, double*) noexcept nogil
-    void rbd_crba_lanes_base(const rbd_lanes_model*, const double*, double**, double*) noexcept nogil
-    void rbd_crba_lanes_avx2(const rbd_lanes_model*, const double*, double**, double*) noexcept nogil
-    void rbd_aba_lanes_base(const rbd_lanes_model*, const double*, const double*, const double*,
-                            const double*, const double*, double*, double*, int*) noexcept nogil
-    void rbd_aba_lanes_avx2(const rbd_lanes_model*, const double*, const double*, const double*,
-                            const double*, const double*, double*, double*, int*) noexcept nogil
+    ctypedef struct rbd_lanes_set:
+        void (*place)(const rbd_lanes_model*, const double*, double*) noexcept nogil
+        void (*rnea)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
+                     const double*, double*, double*) noexcept nogil
+        void (*crba)(const rbd_lanes_model*, const double*, double**, double*) noexcept nogil
+        void (*aba)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
+                    const double*, double*, double*, int*) noexcept nogil
+        const char* name
+    const rbd_lanes_set rbd_lanes_sets[3]
+    int rbd_lanes_best() noexcept nogil
 
 
 cdef inline int lanes_tables() except -1:
@@ -64,8 +61,8 @@ cdef inline void lanes_model(const CModel* m, rbd_lanes_model* out) noexcept nog
     out.cols, out.basis = rbd_lanes_cols, rbd_lanes_basis
 
 
-cdef inline void lanes_placements(const rbd_lanes_model* lm, const CModel* m, int n, const double* q,
-                                  Py_ssize_t qsize, double* X, double* Q, bint avx2) noexcept nogil:
+cdef inline void lanes_placements(const rbd_lanes_set* ks, const rbd_lanes_model* lm, const CModel* m, int n,
+                                  const double* q, Py_ssize_t qsize, double* X, double* Q) noexcept nogil:
     """X (12 rows of LANES per body) = every body's parent_from_body in each lane, Q (nq
     rows) the coordinates in lanes; lanes n.. repeat the last sample (their results are
     dropped).  Quaternion joints are placed lane by lane by the one-sample code."""
@@ -73,10 +70,7 @@ cdef inline void lanes_placements(const rbd_lanes_model* lm, const CModel* m, in
     cdef const double* qs
     cdef int i, l, r
     lanes_in(n, q, qsize, Q)
-    if avx2:
-        rbd_place_lanes_avx2(lm, Q, X)
-    else:
-        rbd_place_lanes_base(lm, Q, X)
+    ks.place(lm, Q, X)
     for i in range(m.nb):
         if m.kinds[i] == K_SPH or m.kinds[i] == K_FREE:
             for l in range(LANES):

@@ -136,7 +136,7 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1
 cdef int resolve_reference(Call* call, object reference) except -1
 cdef int current_threads() noexcept nogil
-cdef bint lanes_baseline() noexcept nogil
+cdef int simd_cap() noexcept nogil
 cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch)
 
 

@@ -138,21 +138,25 @@ cdef int current_threads() noexcept nogil:
 
 
 # Batches of an algorithm with a block kernel run LANES samples per instruction (see
-# _lanes.h): "auto" picks the widest instruction set the machine has, "baseline" forces
-# the kernels compiled for the baseline, "off" runs the one-sample kernels.
-SIMD_MODES = ("auto", "baseline", "off")
+# _lanes.h): "auto" picks the widest instruction set the machine has, "avx2" at most AVX2,
+# "baseline" forces the kernels compiled for the baseline, "off" runs the one-sample kernels.
+SIMD_MODES = ("auto", "avx2", "baseline", "off")
+_SIMD_CAPS = (2, 1, 0, 0)   # the widest kernel set each mode allows (_lanes.h's rbd_lanes_sets)
 cdef int _simd_mode = 0
+cdef int _simd_cap = 2
 
 
 def set_simd(mode):
     """How batches use SIMD lanes: "auto" (default: the widest instruction set this
-    machine has), "baseline" (the kernels compiled for any machine of the
-    architecture) or "off" (one sample at a time).  The environment variable
-    RBD_SIMD sets it at import."""
-    global _simd_mode
+    machine has: AVX-512, AVX2 + FMA or the baseline), "avx2" (at most AVX2), "baseline"
+    (the kernels compiled for any machine of the architecture) or "off" (one sample at a
+    time).  The environment variable RBD_SIMD sets it at import; rbd_c.simd() says which
+    kernels run."""
+    global _simd_mode, _simd_cap
     if mode not in SIMD_MODES:
         raise ValueError("mode must be one of %s, got %r" % (", ".join(map(repr, SIMD_MODES)), mode))
     _simd_mode = SIMD_MODES.index(mode)
+    _simd_cap = _SIMD_CAPS[_simd_mode]
 
 
 def _simd_mode_name():
@@ -161,13 +165,13 @@ def _simd_mode_name():
 
 _env_simd = os.environ.get("RBD_SIMD", "").strip().lower() or "auto"
 if _env_simd in SIMD_MODES:
-    _simd_mode = SIMD_MODES.index(_env_simd)
+    set_simd(_env_simd)
 else:
     warnings.warn("rbd_c: RBD_SIMD=%r is not one of %s; using 'auto'" % (_env_simd, SIMD_MODES), RuntimeWarning)
 
 
-cdef bint lanes_baseline() noexcept nogil:
-    return _simd_mode == 1
+cdef int simd_cap() noexcept nogil:
+    return _simd_cap
 
 
 cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch):
@@ -743,7 +747,7 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     if N == 0:
         return out
 
-    cdef block_kernel_t blk = alg.block if N > 1 and _simd_mode != 2 else NULL
+    cdef block_kernel_t blk = alg.block if N > 1 and _simd_mode != 3 else NULL
     if blk != NULL:
         work_doubles = _evaluate_size(alg.block_scratch, call)
     if work_doubles < 1:

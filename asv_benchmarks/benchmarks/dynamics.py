@@ -73,11 +73,11 @@ def _one_thread(impl, simd, call):
 
 class SimdBatches:
     """rbd_c's batches of SIMD_BATCH samples on ONE thread, per instruction-set choice
-    (``rbd_c.set_simd``): "auto" (AVX2 + FMA where the machine has it), "baseline" and
-    "off" (one sample at a time).  Time per sample = the time / SIMD_BATCH; the peer
+    (``rbd_c.set_simd``): "auto" (the widest the machine has: AVX-512, AVX2 + FMA), "avx2",
+    "baseline" and "off" (one sample at a time).  Time per sample = the time / SIMD_BATCH; the peer
     comparison (compare.py, "batched ... N=") sets it beside Pinocchio's."""
 
-    params = [["auto", "baseline", "off"], ROBOTS]
+    params = [["auto", "avx2", "baseline", "off"], ROBOTS]
     param_names = ["simd", "robot"]
 
     def setup_cache(self):
