@@ -31,7 +31,8 @@ from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algor
 from rbd_c._model import size
 from rbd_c._passes cimport world_placements, child_placement, child_twist, world_column, add6, gravity_acceleration
 from rbd_c._joints cimport joint_placement, joint_motion_add
-from rbd_c._dynamics cimport k_rnea, k_crba, RNEA_PER_BODY, RNEA_V, RNEA_A, CRBA_PER_BODY, CRBA_OM
+from rbd_c._dynamics cimport (k_rnea, k_crba, crba_from_placements, RNEA_PER_BODY, RNEA_X, RNEA_V, RNEA_A,
+                              CRBA_PER_BODY, CRBA_OM)
 from rbd_c._factor cimport rbd_ltdl
 
 cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
@@ -49,23 +50,27 @@ cdef inline void _contact_axes(int ref, const double* oMf, const double* x_local
         memcpy(out, x_local, 6 * sizeof(double))
 
 
-cdef void _contact_rows(const Call* c, const double* oM, const double* V, const double* A, double* J,
-                        double* gamma) noexcept nogil:
+cdef void _contact_rows(const Call* c, const double* oM, const double* S, const double* V, const double* A,
+                        double* J, double* gamma) noexcept nogil:
     """J (nrows x nv) and, when the bodies' twists V and accelerations A are given,
     gamma (nrows): each contact's rows of its frame's local Jacobian, and its held
     acceleration at q_ddot = 0 (the frame's spatial acceleration for a flat contact, the
     classical acceleration of its origin for a point one), in the contact's axes.
 
-    oM: the world placements of every body (16 each); V, A: body-frame twists and
-    accelerations at q_ddot = 0 (6 each), A with gravity as the world's acceleration, as
-    in RNEA's forward pass (taken off here: -g seen from the body is [-R^T g; 0])."""
+    oM: the world placements of every body (16 each); S: the world column of every dof
+    (6 each, a twist at the world origin, as CRBA's): a column of the frame's
+    world-aligned Jacobian is that twist seen at the frame's origin p, [v + w x p; w], and
+    of its local one the same turned by R^T.  V, A: body-frame twists and accelerations
+    at q_ddot = 0 (6 each), A with gravity as the world's acceleration, as in RNEA's
+    forward pass (taken off here: -g seen from the body is [-R^T g; 0])."""
     cdef const CModel* m = c.m
-    cdef int nv = m.nv, k, i, col, r, dim, row, body
+    cdef int nv = m.nv, k, t, r, dim, row, body, ref
     cdef const int* contact
     cdef const double* bMf
+    cdef const double* w
     cdef double oMf[16]
-    cdef double w[6]
-    cdef double t[6]
+    cdef double lin[3]
+    cdef double u[6]
     cdef double x[6]
     cdef double a[6]
     memset(J, 0, c.nrows * nv * sizeof(double))
@@ -76,81 +81,102 @@ cdef void _contact_rows(const Call* c, const double* oM, const double* V, const 
         dim = contact[CONTACT_DIM]
         row = contact[CONTACT_ROW]
         body = contact[CONTACT_BODY]
+        ref = contact[CONTACT_REF]
         if body < 0:
             continue  # on the world: nothing moves it
         bMf = m.frame_offsets + 16 * contact[CONTACT_FRAME]
         child_placement(oM + 16 * body, bMf, oMf)
-        i = body
-        while i >= 0:
-            for col in range(m.nvj[i]):
-                world_column(m, i, col, oM + 16 * i, w)
-                if contact[CONTACT_REF] == REF_LWA:  # world axes: the world column seen at the origin p
-                    x[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
-                    x[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
-                    x[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
-                    x[3] = w[3]; x[4] = w[4]; x[5] = w[5]
-                else:
-                    inv_act_motion(oMf, w, x)
-                for r in range(dim):
-                    J[(row + r) * nv + m.v_idx[i] + col] = x[r]
-            i = m.parents[i]
+        t = m.v_idx[body] + m.nvj[body] - 1
+        while t >= 0:  # the dofs that move the body
+            w = S + 6 * t
+            lin[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
+            lin[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
+            lin[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
+            if ref == REF_LWA:
+                for r in range(3):
+                    J[(row + r) * nv + t] = lin[r]
+                if dim == 6:
+                    for r in range(3):
+                        J[(row + 3 + r) * nv + t] = w[3 + r]
+            else:  # R^T
+                for r in range(3):
+                    J[(row + r) * nv + t] = oMf[r] * lin[0] + oMf[4 + r] * lin[1] + oMf[8 + r] * lin[2]
+                if dim == 6:
+                    for r in range(3):
+                        J[(row + 3 + r) * nv + t] = oMf[r] * w[3] + oMf[4 + r] * w[4] + oMf[8 + r] * w[5]
+            t = m.dof_parents[t]
         if V == NULL:
             continue
         memcpy(a, A + 6 * body, 6 * sizeof(double))
         for r in range(3):  # + R^T g: gravity off
             a[r] += oM[16 * body + r] * c.g[0] + oM[16 * body + 4 + r] * c.g[1] + oM[16 * body + 8 + r] * c.g[2]
-        inv_act_motion(bMf, a, t)
+        inv_act_motion(bMf, a, u)
         if dim == 3:  # the classical acceleration of the origin: + w x v
             inv_act_motion(bMf, V + 6 * body, x)
-            t[0] += x[4] * x[2] - x[5] * x[1]
-            t[1] += x[5] * x[0] - x[3] * x[2]
-            t[2] += x[3] * x[1] - x[4] * x[0]
-        _contact_axes(contact[CONTACT_REF], oMf, t, x)
+            u[0] += x[4] * x[2] - x[5] * x[1]
+            u[1] += x[5] * x[0] - x[3] * x[2]
+            u[2] += x[3] * x[1] - x[4] * x[0]
+        _contact_axes(ref, oMf, u, x)
         for r in range(dim):
             gamma[row + r] = x[r]
 
 
+cdef void _world_columns(const CModel* m, const double* oM, double* S) noexcept nogil:
+    """S: the world column of every dof (6 each), from the world placements oM."""
+    cdef int i, col
+    for i in range(m.nb):
+        for col in range(m.nvj[i]):
+            world_column(m, i, col, oM + 16 * i, S + 6 * (m.v_idx[i] + col))
+
+
 # ==========================================================================================
-# Solves with M = L^T D L (D^-1 on the factor's diagonal, L below it)
+# Solves with M = L^T D L (L below the factor's diagonal, D^-1 gathered in dinv)
 # ==========================================================================================
-cdef void _up(const CModel* m, const double* L, double* x, int last) noexcept nogil:
-    """x <- L^-T x for x zero off the chain ending at dof ``last``: from there up, each
-    entry passes to its ancestors (themselves on the chain)."""
-    cdef int nv = m.nv, k = last, i
+# A dof's chain (itself and the dofs that move its body) is a few runs of consecutive
+# dofs (CModel.dof_run_start), so the loops over a chain below are contiguous.
+cdef inline double _chain_dot(const CModel* m, int k, const double* x, const double* y) noexcept nogil:
+    """The sum of x[t] y[t] over dof k's chain (0 for k = -1)."""
+    cdef int s, t
+    cdef double acc = 0.0
+    while k >= 0:
+        s = m.dof_run_start[k]
+        for t in range(s, k + 1):
+            acc += x[t] * y[t]
+        k = m.dof_parents[s]
+    return acc
+
+
+cdef inline void _chain_axpy(const CModel* m, int k, double a, const double* x, double* y) noexcept nogil:
+    """y[t] += a x[t] over dof k's chain."""
+    cdef int s, t
+    while k >= 0:
+        s = m.dof_run_start[k]
+        for t in range(s, k + 1):
+            y[t] += a * x[t]
+        k = m.dof_parents[s]
+
+
+cdef void _up(const CModel* m, const double* L, double* x, int last, bint chain) noexcept nogil:
+    """x <- L^-T x for x zero after dof ``last`` (with ``chain``: zero off its chain, so
+    only that chain is walked): from there up, each entry passes to its ancestors."""
+    cdef int k = last
     while k >= 0:
         if x[k] != 0.0:
-            i = m.dof_parents[k]
-            while i >= 0:
-                x[i] -= L[k * nv + i] * x[k]
-                i = m.dof_parents[i]
-        k = m.dof_parents[k]
-
-
-cdef void _up_all(const CModel* m, const double* L, double* x) noexcept nogil:
-    """x <- L^-T x: from the leaves up, each entry passes to its ancestors."""
-    cdef int nv = m.nv, k, i
-    for k in range(nv - 1, -1, -1):
-        if x[k] != 0.0:
-            i = m.dof_parents[k]
-            while i >= 0:
-                x[i] -= L[k * nv + i] * x[k]
-                i = m.dof_parents[i]
+            _chain_axpy(m, m.dof_parents[k], -x[k], L + k * m.nv, x)
+        k = m.dof_parents[k] if chain else k - 1
 
 
 cdef void _down(const CModel* m, const double* L, double* x) noexcept nogil:
     """x <- L^-1 x: from the root down, each entry takes from its ancestors."""
-    cdef int nv = m.nv, k, i
-    for k in range(nv):
-        i = m.dof_parents[k]
-        while i >= 0:
-            x[k] -= L[k * nv + i] * x[i]
-            i = m.dof_parents[i]
+    cdef int k
+    for k in range(m.nv):
+        x[k] -= _chain_dot(m, m.dof_parents[k], L + k * m.nv, x)
 
 
 cdef void _row_chains(const Call* c, int* last) noexcept nogil:
     """last[r]: the last dof of the chain that moves constraint row r (its contact's
     body's last dof; -1 for a frame on the world).  The row of J, and of Y = (L^-T
-    J^T)^T, is zero off that chain, which ``dof_parents`` walks from there."""
+    J^T)^T, is zero off that chain."""
     cdef int k, r, body, dof
     for k in range(c.ncontacts):
         body = c.contacts[CONTACT_FIELDS * k + CONTACT_BODY]
@@ -159,26 +185,25 @@ cdef void _row_chains(const Call* c, int* last) noexcept nogil:
             last[c.contacts[CONTACT_FIELDS * k + CONTACT_ROW] + r] = dof
 
 
-cdef inline double _row_dot(const CModel* m, int last, const double* y, const double* LD,
-                            const double* x) noexcept nogil:
-    """y D^-1 x (D^-1 from LD's diagonal; LD NULL: y x), over the chain ending at last."""
-    cdef int k = last, nv = m.nv
-    cdef double acc = 0.0
-    while k >= 0:
-        acc += y[k] * (LD[k * nv + k] * x[k] if LD != NULL else x[k])
-        k = m.dof_parents[k]
-    return acc
-
-
-cdef void _contact_inertia(const Call* c, const double* LD, double* Y, double* K, const int* last) noexcept nogil:
-    """With the rows of J in Y (nrows x nv): Y <- (L^-T J^T)^T and K = Y D^-1 Y^T (lower
-    triangle), J M^-1 J^T."""
-    cdef int nv = c.m.nv, n = c.nrows, r, s
+cdef void _contact_inertia(const Call* c, const double* L, const double* dinv, double* Y, double* W,
+                           const int* last, double* K) noexcept nogil:
+    """With the rows of J in Y (nrows x nv): Y <- (L^-T J^T)^T, W = Y D^-1 (rows zero off
+    their chains, as Y's) and K = W Y^T (lower triangle) = J M^-1 J^T, each entry summed
+    over row r's chain."""
+    cdef const CModel* m = c.m
+    cdef int nv = m.nv, n = c.nrows, r, s, k, t
     for r in range(n):
-        _up(c.m, LD, Y + r * nv, last[r])
+        _up(m, L, Y + r * nv, last[r], True)
+        memset(W + r * nv, 0, nv * sizeof(double))
+        k = last[r]
+        while k >= 0:
+            s = m.dof_run_start[k]
+            for t in range(s, k + 1):
+                W[r * nv + t] = Y[r * nv + t] * dinv[t]
+            k = m.dof_parents[s]
     for r in range(n):
         for s in range(r + 1):
-            K[r * n + s] = _row_dot(c.m, last[r], Y + r * nv, LD, Y + s * nv)
+            K[r * n + s] = _chain_dot(m, last[r], W + r * nv, Y + s * nv)
 
 
 @cython.cdivision(True)
@@ -217,101 +242,115 @@ cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
     return 0
 
 
-cdef void _apply_inverse_mass(const Call* c, const double* LD, const double* Y, const double* forces,
-                              double* x, const int* last) noexcept nogil:
-    """x <- M^-1 (L^T x + J^T forces) = L^-1 D^-1 (x + Y forces): x holds L^-T of a
-    generalized force, Y = L^-T J^T (rows)."""
+cdef void _apply_inverse_mass(const Call* c, const double* L, const double* dinv, const double* W,
+                              const int* last, const double* forces, double* x) noexcept nogil:
+    """x <- M^-1 (L^T x + J^T forces) = L^-1 (D^-1 x + W^T forces): x holds L^-T of a
+    generalized force, W = D^-1 L^-T J^T (as rows)."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, r, k
-    for r in range(c.nrows):
-        k = last[r]
-        while k >= 0:
-            x[k] += Y[r * nv + k] * forces[r]
-            k = m.dof_parents[k]
     for k in range(nv):
-        x[k] *= LD[k * nv + k]
-    _down(m, LD, x)
+        x[k] *= dinv[k]
+    for r in range(c.nrows):
+        _chain_axpy(m, last[r], forces[r], W + r * nv, x)
+    _down(m, L, x)
 
 
-cdef inline int _factor(const CModel* m, double* LD) noexcept nogil:
-    """M = L^T D L in place; 1 + the body whose pivot is singular, else 0."""
-    cdef int status = rbd_ltdl(LD, m.nv, m.dof_parents, m.dof_run_start, m.singular_tol)
-    return 1 + m.dof_bodies[status - 1] if status else 0
+cdef inline int _factor(const CModel* m, double* L, double* dinv) noexcept nogil:
+    """M = L^T D L in place (D^-1 also gathered into dinv); 1 + the body whose pivot is
+    singular, else 0."""
+    cdef int status = rbd_ltdl(L, m.nv, m.dof_parents, m.dof_run_start, m.singular_tol), k
+    if status:
+        return 1 + m.dof_bodies[status - 1]
+    for k in range(m.nv):
+        dinv[k] = L[k * m.nv + k]
+    return 0
 
 
 # ==========================================================================================
 # The kernels
 # ==========================================================================================
 cdef int k_contact_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* S = work + 16 * c.m.nb
     world_placements(c.m, ins[0], work)
-    _contact_rows(c, work, NULL, NULL, outs[0], NULL)
+    _world_columns(c.m, work, S)
+    _contact_rows(c, work, S, NULL, NULL, outs[0], NULL)
     return 0
 
 
 cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """M q_ddot + h = tau + J^T lambda with J q_ddot + gamma = 0: with y = L^-T (tau - h),
-    (K + r 1) lambda = -gamma - Y^T D^-1 y and q_ddot = L^-1 D^-1 (y + Y lambda).
-    CRBA's world placements and RNEA's twists and accelerations (its scratch, after
-    CRBA's) give the contact rows."""
+    (K + r 1) lambda = -gamma - W y and q_ddot = L^-1 (D^-1 y + W^T lambda).
+    RNEA's pass gives h, the joint placements CRBA's world placements are composed from
+    (no second pass of sines and cosines), and the twists and accelerations of gamma;
+    CRBA's world columns give the contact rows."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, nb = m.nb, n = c.nrows, k, r, status
     cdef double* qdd = outs[0]
     cdef double* forces = outs[1]
-    cdef double* LD = work
-    cdef double* Y = LD + nv * nv
-    cdef double* K = Y + n * nv
+    cdef double* L = work
+    cdef double* dinv = L + nv * nv
+    cdef double* Y = dinv + nv
+    cdef double* W = Y + n * nv
+    cdef double* K = W + n * nv
     cdef double* gamma = K + n * n
     cdef int* last = <int*>(gamma + n)              # the rows' chains (n ints in n doubles)
     cdef double* crba_work = gamma + 2 * n
     cdef double* rnea_work = crba_work + CRBA_PER_BODY * nb + 6 * nv
+    cdef double* oM = crba_work + CRBA_OM * nb
+    cdef const double* X = rnea_work + RNEA_X * nb
     cdef const double* args[4]
     args[0] = ins[0]; args[1] = ins[1]; args[2] = NULL; args[3] = ins[3]
-    k_crba(c, args, &LD, crba_work)
-    status = _factor(m, LD)
+    k_rnea(c, args, &qdd, rnea_work)              # h, in q_ddot's place until the end
+    for k in range(nb):
+        child_placement(oM + 16 * m.parents[k] if m.parents[k] >= 0 else NULL, X + 16 * k, oM + 16 * k)
+    crba_from_placements(m, crba_work, L)
+    status = _factor(m, L, dinv)
     if status:
         return status
-    k_rnea(c, args, &qdd, rnea_work)              # h, in q_ddot's place until the end
     for k in range(nv):
         qdd[k] = ins[2][k] - qdd[k]
-    _contact_rows(c, crba_work + CRBA_OM * nb, rnea_work + RNEA_V * nb, rnea_work + RNEA_A * nb, Y, gamma)
+    _contact_rows(c, oM, crba_work + CRBA_PER_BODY * nb, rnea_work + RNEA_V * nb, rnea_work + RNEA_A * nb,
+                  Y, gamma)
     _row_chains(c, last)
-    _up_all(m, LD, qdd)
-    _contact_inertia(c, LD, Y, K, last)
+    _up(m, L, qdd, nv - 1, False)
+    _contact_inertia(c, L, dinv, Y, W, last, K)
     for r in range(n):
-        forces[r] = -gamma[r] - _row_dot(m, last[r], Y + r * nv, LD, qdd)
+        forces[r] = -gamma[r] - _chain_dot(m, last[r], W + r * nv, qdd)
     status = _contact_solve(c, K, forces)
     if status:
         return status
-    _apply_inverse_mass(c, LD, Y, forces, qdd, last)
+    _apply_inverse_mass(c, L, dinv, W, last, forces, qdd)
     return 0
 
 
 cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """M (v+ - v) = J^T Lambda with J v+ = -e J v: (K + r 1) Lambda = -(1 + e) J v and
-    v+ = v + L^-1 D^-1 Y Lambda."""
+    v+ = v + L^-1 W^T Lambda."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, n = c.nrows, k, r, status
     cdef double* v_after = outs[0]
     cdef double* impulses = outs[1]
-    cdef double* LD = work
-    cdef double* Y = LD + nv * nv
-    cdef double* K = Y + n * nv
+    cdef double* L = work
+    cdef double* dinv = L + nv * nv
+    cdef double* Y = dinv + nv
+    cdef double* W = Y + n * nv
+    cdef double* K = W + n * nv
     cdef int* last = <int*>(K + n * n)              # the rows' chains (n ints in n doubles)
     cdef double* rest = K + n * n + n
-    k_crba(c, ins, &LD, rest)
-    status = _factor(m, LD)
+    k_crba(c, ins, &L, rest)
+    status = _factor(m, L, dinv)
     if status:
         return status
-    _contact_rows(c, rest + CRBA_OM * m.nb, NULL, NULL, Y, NULL)
+    _contact_rows(c, rest + CRBA_OM * m.nb, rest + CRBA_PER_BODY * m.nb, NULL, NULL, Y, NULL)
     _row_chains(c, last)
     for r in range(n):
-        impulses[r] = -(1.0 + c.restitution) * _row_dot(m, last[r], Y + r * nv, NULL, ins[1])
-    _contact_inertia(c, LD, Y, K, last)
+        impulses[r] = -(1.0 + c.restitution) * _chain_dot(m, last[r], Y + r * nv, ins[1])
+    _contact_inertia(c, L, dinv, Y, W, last, K)
     status = _contact_solve(c, K, impulses)
     if status:
         return status
     memset(v_after, 0, nv * sizeof(double))
-    _apply_inverse_mass(c, LD, Y, impulses, v_after, last)
+    _apply_inverse_mass(c, L, dinv, W, last, impulses, v_after)
     for k in range(nv):
         v_after[k] += ins[1][k]
     return 0
@@ -449,15 +488,15 @@ cdef int k_regressor(const Call* c, const double** ins, double** outs, double* w
 # ==========================================================================================
 # The algorithms as the driver reads them, and the entry points rbd.contacts calls
 # ==========================================================================================
-cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_jacobian, size(nb=16),
+cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_jacobian, size(nb=16, nv=6),
                                             size(rows_nv=1, nb=25))
 cdef Algorithm CONSTRAINED_DYNAMICS = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"v", b"c"), k_constrained_dynamics,
-    size(nv2=1, rows_nv=1, rows2=1, rows=2, nb=CRBA_PER_BODY + RNEA_PER_BODY, nv=6),
+    size(nv2=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + RNEA_PER_BODY, nv=7),
     size(nb=80, nv_depth=40, rows_nv=20, rows2=10))
 cdef Algorithm IMPULSE_DYNAMICS = algorithm(
     b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,
-    size(nv2=1, rows_nv=1, rows2=1, rows=1, nb=CRBA_PER_BODY, nv=6),
+    size(nv2=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY, nv=7),
     size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
 
 

@@ -144,9 +144,14 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     inertias add without a transform and each block M[v_j, v_i] (j = i or an ancestor)
     is J_j^T F for F = Yc_i J_i: a dot product per entry, where body frames would carry
     F through a force transform per ancestor."""
-    cdef double* M = outs[0]
-    cdef const CModel* m = c.m
-    cdef const double* q = ins[0]
+    world_placements(c.m, ins[0], work + CRBA_OM * c.m.nb)
+    crba_from_placements(c.m, work, outs[0])
+    return 0
+
+
+cdef void crba_from_placements(const CModel* m, double* work, double* M) noexcept nogil:
+    """k_crba from the world placements already in ``work`` (its CRBA_OM field), for a
+    kernel that has them from another pass; leaves the world columns in its scratch."""
     cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
     cdef double* oM = work + CRBA_OM * nb
     cdef double* Yc = work + CRBA_YC * nb   # composite inertias, world axes and origin
@@ -154,7 +159,6 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     cdef double f[6]
     cdef double val
     memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
-    world_placements(m, q, oM)
     for i in range(nb):
         inertia_act(oM + 16 * i, m.inertias + 10 * i, Yc + 10 * i)
         for col in range(m.nvj[i]):
@@ -178,7 +182,6 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
         if p >= 0:
             inertia_add(Yc + 10 * p, Yc + 10 * i)
     add_armature(m, M)
-    return 0
 
 
 def crba(model, q, *, out=None):
