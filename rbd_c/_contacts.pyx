@@ -25,14 +25,14 @@ import numpy as np
 
 cnp.import_array()
 
-from rbd_c._kernels cimport inv_act_motion, rotate3, act_force, motion_cross
+from rbd_c._kernels cimport inv_act_motion, act_force, motion_cross, inertia_apply, inertia_cross_term
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, REF_LWA, REF_LOCAL,
                            CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS)
 from rbd_c._model import size
-from rbd_c._passes cimport world_placements, child_placement, child_twist, world_column, add6, gravity_acceleration
+from rbd_c._passes cimport (world_placements, child_placement, child_twist, world_column, add6, sub6, dot6,
+                            gravity_acceleration)
 from rbd_c._joints cimport joint_placement, joint_motion_add
-from rbd_c._dynamics cimport (k_rnea, k_crba, crba_from_placements, RNEA_PER_BODY, RNEA_X, RNEA_V, RNEA_A,
-                              CRBA_PER_BODY, CRBA_OM)
+from rbd_c._dynamics cimport k_crba, crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._factor cimport rbd_ltdl
 
 cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
@@ -41,15 +41,6 @@ cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERA
 # ==========================================================================================
 # The contact rows
 # ==========================================================================================
-cdef inline void _contact_axes(int ref, const double* oMf, const double* x_local, double* out) noexcept nogil:
-    """A motion in the frame's axes, in the contact's: its own (local) or the world's."""
-    if ref == REF_LWA:
-        rotate3(oMf, x_local, out)
-        rotate3(oMf, x_local + 3, out + 3)
-    else:
-        memcpy(out, x_local, 6 * sizeof(double))
-
-
 cdef void _contact_rows(const Call* c, const double* oM, const double* S, const double* V, const double* A,
                         double* J, double* gamma) noexcept nogil:
     """J (nrows x nv) and, when the bodies' twists V and accelerations A are given,
@@ -58,20 +49,19 @@ cdef void _contact_rows(const Call* c, const double* oM, const double* S, const 
     classical acceleration of its origin for a point one), in the contact's axes.
 
     oM: the world placements of every body (16 each); S: the world column of every dof
-    (6 each, a twist at the world origin, as CRBA's): a column of the frame's
-    world-aligned Jacobian is that twist seen at the frame's origin p, [v + w x p; w], and
-    of its local one the same turned by R^T.  V, A: body-frame twists and accelerations
-    at q_ddot = 0 (6 each), A with gravity as the world's acceleration, as in RNEA's
-    forward pass (taken off here: -g seen from the body is [-R^T g; 0])."""
+    (6 each, a twist at the world origin, as CRBA's); V, A: the bodies' twists and
+    accelerations at q_ddot = 0 in world axes at the world origin (6 each), A with
+    gravity as the world's acceleration (taken off here).  A world motion [v; w] seen at
+    the frame's origin p is [v + w x p; w]: that in world axes (local_world_aligned), or
+    turned by R^T (local).  The classical acceleration of the origin adds w x (its
+    velocity)."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, k, t, r, dim, row, body, ref
     cdef const int* contact
     cdef const double* bMf
     cdef const double* w
     cdef double oMf[16]
-    cdef double lin[3]
-    cdef double u[6]
-    cdef double x[6]
+    cdef double vp[3]
     cdef double a[6]
     memset(J, 0, c.nrows * nv * sizeof(double))
     if V != NULL:
@@ -88,37 +78,86 @@ cdef void _contact_rows(const Call* c, const double* oM, const double* S, const 
         child_placement(oM + 16 * body, bMf, oMf)
         t = m.v_idx[body] + m.nvj[body] - 1
         while t >= 0:  # the dofs that move the body
-            w = S + 6 * t
-            lin[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
-            lin[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
-            lin[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
-            if ref == REF_LWA:
-                for r in range(3):
-                    J[(row + r) * nv + t] = lin[r]
-                if dim == 6:
-                    for r in range(3):
-                        J[(row + 3 + r) * nv + t] = w[3 + r]
-            else:  # R^T
-                for r in range(3):
-                    J[(row + r) * nv + t] = oMf[r] * lin[0] + oMf[4 + r] * lin[1] + oMf[8 + r] * lin[2]
-                if dim == 6:
-                    for r in range(3):
-                        J[(row + 3 + r) * nv + t] = oMf[r] * w[3] + oMf[4 + r] * w[4] + oMf[8 + r] * w[5]
+            _at_frame(ref, dim, oMf, S + 6 * t, J + row * nv + t, nv)
             t = m.dof_parents[t]
         if V == NULL:
             continue
         memcpy(a, A + 6 * body, 6 * sizeof(double))
-        for r in range(3):  # + R^T g: gravity off
-            a[r] += oM[16 * body + r] * c.g[0] + oM[16 * body + 4 + r] * c.g[1] + oM[16 * body + 8 + r] * c.g[2]
-        inv_act_motion(bMf, a, u)
-        if dim == 3:  # the classical acceleration of the origin: + w x v
-            inv_act_motion(bMf, V + 6 * body, x)
-            u[0] += x[4] * x[2] - x[5] * x[1]
-            u[1] += x[5] * x[0] - x[3] * x[2]
-            u[2] += x[3] * x[1] - x[4] * x[0]
-        _contact_axes(ref, oMf, u, x)
-        for r in range(dim):
-            gamma[row + r] = x[r]
+        a[0] += c.g[0]; a[1] += c.g[1]; a[2] += c.g[2]  # gravity off
+        if dim == 3:  # + w x (v + w x p), the origin's velocity
+            w = V + 6 * body
+            vp[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
+            vp[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
+            vp[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
+            a[0] += w[4] * vp[2] - w[5] * vp[1]
+            a[1] += w[5] * vp[0] - w[3] * vp[2]
+            a[2] += w[3] * vp[1] - w[4] * vp[0]
+        _at_frame(ref, dim, oMf, a, gamma + row, 1)
+
+
+cdef inline void _at_frame(int ref, int dim, const double* oMf, const double* w, double* out,
+                           int stride) noexcept nogil:
+    """out[r * stride] (r < dim): the world motion w (at the world origin) seen at the
+    frame's origin p, [v + w x p; w], in world axes (ref local_world_aligned) or the
+    frame's (local: turned by R^T)."""
+    cdef double lin[3]
+    cdef int r
+    lin[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
+    lin[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
+    lin[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
+    if ref == REF_LWA:
+        for r in range(3):
+            out[r * stride] = lin[r]
+        if dim == 6:
+            for r in range(3):
+                out[(3 + r) * stride] = w[3 + r]
+    else:
+        for r in range(3):
+            out[r * stride] = oMf[r] * lin[0] + oMf[4 + r] * lin[1] + oMf[8 + r] * lin[2]
+        if dim == 6:
+            for r in range(3):
+                out[(3 + r) * stride] = oMf[r] * w[3] + oMf[4 + r] * w[4] + oMf[8 + r] * w[5]
+
+
+cdef void _world_bias(const Call* c, const double* oM, const double* Yw, const double* S, const double* v,
+                      const double* fext, double* V, double* A, double* F, double* h) noexcept nogil:
+    """h = rnea(q, v, 0, fext) by Newton-Euler in world axes (every motion and force at
+    the world origin), from CRBA's world placements oM, body inertias Yw and world
+    columns S: no transform per body, forces add up the tree as they are.  Leaves the
+    bodies' twists V and accelerations A (gravity as the world's acceleration)."""
+    cdef const CModel* m = c.m
+    cdef int nb = m.nb, i, p, col, d, k
+    cdef double vJ[6]
+    cdef double t[6]
+    for i in range(nb):
+        p = m.parents[i]
+        memset(vJ, 0, 6 * sizeof(double))
+        for col in range(m.nvj[i]):
+            d = m.v_idx[i] + col
+            for k in range(6):
+                vJ[k] += S[6 * d + k] * v[d]
+        if p >= 0:
+            memcpy(V + 6 * i, V + 6 * p, 6 * sizeof(double))
+            add6(V + 6 * i, vJ)
+            memcpy(A + 6 * i, A + 6 * p, 6 * sizeof(double))
+        else:
+            memcpy(V + 6 * i, vJ, 6 * sizeof(double))
+            gravity_acceleration(c, A + 6 * i)
+        motion_cross(V + 6 * i, vJ, t)  # the joint's velocity-product acceleration
+        add6(A + 6 * i, t)
+        inertia_apply(Yw + 10 * i, A + 6 * i, F + 6 * i)
+        inertia_cross_term(Yw + 10 * i, V + 6 * i, t)
+        add6(F + 6 * i, t)
+        if fext != NULL:  # fext in body axes, taken to the world's
+            act_force(oM + 16 * i, fext + 6 * i, t)
+            sub6(F + 6 * i, t)
+    for i in range(nb - 1, -1, -1):
+        for col in range(m.nvj[i]):
+            d = m.v_idx[i] + col
+            h[d] = dot6(S + 6 * d, F + 6 * i)
+        p = m.parents[i]
+        if p >= 0:
+            add6(F + 6 * p, F + 6 * i)
 
 
 cdef void _world_columns(const CModel* m, const double* oM, double* S) noexcept nogil:
@@ -280,9 +319,9 @@ cdef int k_contact_jacobian(const Call* c, const double** ins, double** outs, do
 cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """M q_ddot + h = tau + J^T lambda with J q_ddot + gamma = 0: with y = L^-T (tau - h),
     (K + r 1) lambda = -gamma - W y and q_ddot = L^-1 (D^-1 y + W^T lambda).
-    RNEA's pass gives h, the joint placements CRBA's world placements are composed from
-    (no second pass of sines and cosines), and the twists and accelerations of gamma;
-    CRBA's world columns give the contact rows."""
+    One pass of placements serves CRBA, h (Newton-Euler in world axes, on CRBA's world
+    inertias and columns) and the contact rows (CRBA's world columns, the bias pass's
+    twists and accelerations)."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, nb = m.nb, n = c.nrows, k, r, status
     cdef double* qdd = outs[0]
@@ -295,22 +334,21 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
     cdef double* gamma = K + n * n
     cdef int* last = <int*>(gamma + n)              # the rows' chains (n ints in n doubles)
     cdef double* crba_work = gamma + 2 * n
-    cdef double* rnea_work = crba_work + CRBA_PER_BODY * nb + 6 * nv
     cdef double* oM = crba_work + CRBA_OM * nb
-    cdef const double* X = rnea_work + RNEA_X * nb
-    cdef const double* args[4]
-    args[0] = ins[0]; args[1] = ins[1]; args[2] = NULL; args[3] = ins[3]
-    k_rnea(c, args, &qdd, rnea_work)              # h, in q_ddot's place until the end
-    for k in range(nb):
-        child_placement(oM + 16 * m.parents[k] if m.parents[k] >= 0 else NULL, X + 16 * k, oM + 16 * k)
-    crba_from_placements(m, crba_work, L)
+    cdef double* S = crba_work + CRBA_PER_BODY * nb
+    cdef double* V = S + 6 * nv                     # the world bias pass: twists, accelerations, forces
+    cdef double* A = V + 6 * nb
+    cdef double* F = A + 6 * nb
+    world_placements(m, ins[0], oM)
+    crba_world_terms(m, crba_work)
+    _world_bias(c, oM, crba_work + CRBA_YC * nb, S, ins[1], ins[3], V, A, F, qdd)  # h, in q_ddot's place
+    crba_composite(m, crba_work, L)
     status = _factor(m, L, dinv)
     if status:
         return status
     for k in range(nv):
         qdd[k] = ins[2][k] - qdd[k]
-    _contact_rows(c, oM, crba_work + CRBA_PER_BODY * nb, rnea_work + RNEA_V * nb, rnea_work + RNEA_A * nb,
-                  Y, gamma)
+    _contact_rows(c, oM, S, V, A, Y, gamma)
     _row_chains(c, last)
     _up(m, L, qdd, nv - 1, False)
     _contact_inertia(c, L, dinv, Y, W, last, K)
@@ -492,7 +530,7 @@ cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_ja
                                             size(rows_nv=1, nb=25))
 cdef Algorithm CONSTRAINED_DYNAMICS = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"v", b"c"), k_constrained_dynamics,
-    size(nv2=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + RNEA_PER_BODY, nv=7),
+    size(nv2=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + 18, nv=7),
     size(nb=80, nv_depth=40, rows_nv=20, rows2=10))
 cdef Algorithm IMPULSE_DYNAMICS = algorithm(
     b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,

@@ -145,24 +145,34 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     is J_j^T F for F = Yc_i J_i: a dot product per entry, where body frames would carry
     F through a force transform per ancestor."""
     world_placements(c.m, ins[0], work + CRBA_OM * c.m.nb)
-    crba_from_placements(c.m, work, outs[0])
+    crba_world_terms(c.m, work)
+    crba_composite(c.m, work, outs[0])
     return 0
 
 
-cdef void crba_from_placements(const CModel* m, double* work, double* M) noexcept nogil:
-    """k_crba from the world placements already in ``work`` (its CRBA_OM field), for a
-    kernel that has them from another pass; leaves the world columns in its scratch."""
-    cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
+cdef void crba_world_terms(const CModel* m, double* work) noexcept nogil:
+    """CRBA's first step, from the world placements in ``work``'s CRBA_OM field: each
+    body's inertia in world axes (CRBA_YC) and the world column of each dof (after the
+    per-body fields), which the contact dynamics also use."""
+    cdef int nb = m.nb, i, col
     cdef double* oM = work + CRBA_OM * nb
+    cdef double* Yc = work + CRBA_YC * nb
+    cdef double* J = work + CRBA_PER_BODY * nb
+    for i in range(nb):
+        inertia_act(oM + 16 * i, m.inertias + 10 * i, Yc + 10 * i)
+        for col in range(m.nvj[i]):
+            world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
+
+
+cdef void crba_composite(const CModel* m, double* work, double* M) noexcept nogil:
+    """CRBA's second step, after ``crba_world_terms``: the composite inertias (summed in
+    place of the bodies') and M, armature included."""
+    cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
     cdef double* Yc = work + CRBA_YC * nb   # composite inertias, world axes and origin
     cdef double* J = work + CRBA_PER_BODY * nb  # 6 x nv, one world column per dof
     cdef double f[6]
     cdef double val
     memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
-    for i in range(nb):
-        inertia_act(oM + 16 * i, m.inertias + 10 * i, Yc + 10 * i)
-        for col in range(m.nvj[i]):
-            world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
     for i in range(nb - 1, -1, -1):
         vi = m.v_idx[i]
         for col in range(m.nvj[i]):
