@@ -212,6 +212,17 @@ cdef void _down(const CModel* m, const double* L, double* x) noexcept nogil:
         x[k] -= _chain_dot(m, m.dof_parents[k], L + k * m.nv, x)
 
 
+cdef inline int _common_dof(const CModel* m, int a, int b) noexcept nogil:
+    """The last dof on both dof a's and dof b's chains (-1: none); a dof's ancestors come
+    before it."""
+    while a != b:
+        if a > b:
+            a = m.dof_parents[a]
+        else:
+            b = m.dof_parents[b]
+    return a
+
+
 cdef void _row_chains(const Call* c, int* last) noexcept nogil:
     """last[r]: the last dof of the chain that moves constraint row r (its contact's
     body's last dof; -1 for a frame on the world).  The row of J, and of Y = (L^-T
@@ -228,7 +239,7 @@ cdef void _contact_inertia(const Call* c, const double* L, const double* dinv, d
                            const int* last, double* K) noexcept nogil:
     """With the rows of J in Y (nrows x nv): Y <- (L^-T J^T)^T, W = Y D^-1 (rows zero off
     their chains, as Y's) and K = W Y^T (lower triangle) = J M^-1 J^T, each entry summed
-    over row r's chain."""
+    over the chain its two rows share."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, n = c.nrows, r, s, k, t
     for r in range(n):
@@ -240,14 +251,21 @@ cdef void _contact_inertia(const Call* c, const double* L, const double* dinv, d
             for t in range(s, k + 1):
                 W[r * nv + t] = Y[r * nv + t] * dinv[t]
             k = m.dof_parents[s]
-    for r in range(n):
-        for s in range(r + 1):
-            K[r * n + s] = _chain_dot(m, last[r], W + r * nv, Y + s * nv)
+    cdef int a, b, ra, rb, common
+    for a in range(c.ncontacts):  # by pairs of contacts: a row pair shares its contacts' common chain
+        ra = c.contacts[CONTACT_FIELDS * a + CONTACT_ROW]
+        for b in range(a + 1):
+            rb = c.contacts[CONTACT_FIELDS * b + CONTACT_ROW]
+            common = _common_dof(m, last[ra], last[rb])
+            for r in range(ra, ra + c.contacts[CONTACT_FIELDS * a + CONTACT_DIM]):
+                for s in range(rb, min(r + 1, rb + c.contacts[CONTACT_FIELDS * b + CONTACT_DIM])):
+                    K[r * n + s] = _chain_dot(m, common, W + r * nv, Y + s * nv)
 
 
 @cython.cdivision(True)
 cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
-    """b <- (K + r 1)^-1 b by Cholesky (K's lower triangle then holds the factor).
+    """b <- (K + r 1)^-1 b by Cholesky (K's lower triangle then holds the factor, its
+    diagonal inverted).
     Returns -1 when a pivot falls to CONTACT_RANK_TOLERANCE of K's largest entry (at
     least 1): the contacts are redundant (the reference's test), else 0."""
     cdef int n = c.nrows, r, s, k
@@ -263,21 +281,21 @@ cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
             pivot -= K[r * n + k] * K[r * n + k]
         if not pivot > CONTACT_RANK_TOLERANCE * largest:  # (NaN included)
             return -1
-        pivot = sqrt(pivot)
-        K[r * n + r] = pivot
+        pivot = 1.0 / sqrt(pivot)
+        K[r * n + r] = pivot                    # the factor's diagonal, inverted
         for s in range(r + 1, n):
             acc = K[s * n + r]
             for k in range(r):
                 acc -= K[s * n + k] * K[r * n + k]
-            K[s * n + r] = acc / pivot
+            K[s * n + r] = acc * pivot
     for r in range(n):
         for k in range(r):
             b[r] -= K[r * n + k] * b[k]
-        b[r] /= K[r * n + r]
+        b[r] *= K[r * n + r]
     for r in range(n - 1, -1, -1):
         for k in range(r + 1, n):
             b[r] -= K[k * n + r] * b[k]
-        b[r] /= K[r * n + r]
+        b[r] *= K[r * n + r]
     return 0
 
 
