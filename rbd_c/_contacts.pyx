@@ -205,6 +205,26 @@ cdef void _up(const CModel* m, const double* L, double* x, int last, bint chain)
         k = m.dof_parents[k] if chain else k - 1
 
 
+cdef void _up_rows(const CModel* m, const double* L, double* Y, int nrows, int last) noexcept nogil:
+    """Each of the nrows rows of Y (a contact's, zero off the chain ending at dof
+    ``last``) <- L^-T row: ``_up`` on that chain, for the rows together (each run of the
+    chain walked once per dof)."""
+    cdef int nv = m.nv, k = last, e, s, t, r
+    cdef const double* Lk
+    cdef double a
+    while k >= 0:
+        Lk = L + k * nv
+        e = m.dof_parents[k]
+        while e >= 0:
+            s = m.dof_run_start[e]
+            for r in range(nrows):
+                a = Y[r * nv + k]
+                for t in range(s, e + 1):
+                    Y[r * nv + t] -= a * Lk[t]
+            e = m.dof_parents[s]
+        k = m.dof_parents[k]
+
+
 cdef void _down(const CModel* m, const double* L, double* x) noexcept nogil:
     """x <- L^-1 x: from the root down, each entry takes from its ancestors."""
     cdef int k
@@ -242,8 +262,10 @@ cdef void _contact_inertia(const Call* c, const double* L, const double* dinv, d
     over the chain its two rows share."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, n = c.nrows, r, s, k, t
+    for k in range(c.ncontacts):
+        r = c.contacts[CONTACT_FIELDS * k + CONTACT_ROW]
+        _up_rows(m, L, Y + r * nv, c.contacts[CONTACT_FIELDS * k + CONTACT_DIM], last[r])
     for r in range(n):
-        _up(m, L, Y + r * nv, last[r], True)
         memset(W + r * nv, 0, nv * sizeof(double))
         k = last[r]
         while k >= 0:
