@@ -195,14 +195,12 @@ cdef inline void _chain_axpy(const CModel* m, int k, double a, const double* x, 
         k = m.dof_parents[s]
 
 
-cdef void _up(const CModel* m, const double* L, double* x, int last, bint chain) noexcept nogil:
-    """x <- L^-T x for x zero after dof ``last`` (with ``chain``: zero off its chain, so
-    only that chain is walked): from there up, each entry passes to its ancestors."""
-    cdef int k = last
-    while k >= 0:
+cdef void _up(const CModel* m, const double* L, double* x) noexcept nogil:
+    """x <- L^-T x: from the leaves up, each entry passes to its ancestors."""
+    cdef int k
+    for k in range(m.nv - 1, -1, -1):
         if x[k] != 0.0:
             _chain_axpy(m, m.dof_parents[k], -x[k], L + k * m.nv, x)
-        k = m.dof_parents[k] if chain else k - 1
 
 
 cdef void _up_rows(const CModel* m, const double* L, double* Y, int nrows, int last) noexcept nogil:
@@ -390,7 +388,7 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
         qdd[k] = ins[2][k] - qdd[k]
     _contact_rows(c, oM, S, V, A, Y, gamma)
     _row_chains(c, last)
-    _up(m, L, qdd, nv - 1, False)
+    _up(m, L, qdd)
     _contact_inertia(c, L, dinv, Y, W, last, K)
     for r in range(n):
         forces[r] = -gamma[r] - _chain_dot(m, last[r], W + r * nv, qdd)
