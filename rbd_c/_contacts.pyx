@@ -32,7 +32,7 @@ from rbd_c._model import size
 from rbd_c._passes cimport (world_placements, child_placement, child_twist, world_column, add6, sub6, dot6,
                             gravity_acceleration)
 from rbd_c._joints cimport joint_placement, joint_motion_add
-from rbd_c._dynamics cimport k_crba, crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
+from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._factor cimport rbd_ltdl
 
 cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
@@ -380,7 +380,7 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
     world_placements(m, ins[0], oM)
     crba_world_terms(m, crba_work)
     _world_bias(c, oM, crba_work + CRBA_YC * nb, S, ins[1], ins[3], V, A, F, qdd)  # h, in q_ddot's place
-    crba_composite(m, crba_work, L)
+    crba_composite(m, crba_work, L, False)        # (the factor reads only its lower triangle)
     status = _factor(m, L, dinv)
     if status:
         return status
@@ -413,7 +413,9 @@ cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, do
     cdef double* K = W + n * nv
     cdef int* last = <int*>(K + n * n)              # the rows' chains (n ints in n doubles)
     cdef double* rest = K + n * n + n
-    k_crba(c, ins, &L, rest)
+    world_placements(m, ins[0], rest + CRBA_OM * m.nb)
+    crba_world_terms(m, rest)
+    crba_composite(m, rest, L, False)             # (the factor reads only its lower triangle)
     status = _factor(m, L, dinv)
     if status:
         return status
