@@ -862,6 +862,29 @@ SPLIT_CALLS = {
 }
 
 
+#: rbd_c._model._call_floor's stages: (label, stage, out=?)
+FLOOR_STAGES = (("(floor) parse args", 0, False), ("(floor) + model lookup", 1, False),
+                ("(floor) + call set-up", 2, False), ("(floor) + bare kernel", 4, True),
+                ("(floor) + driver, out=", 3, True), ("(floor) + driver, alloc", 3, False))
+
+
+def floor_by_stage(model, q, best):
+    """(label, µs) of rbd_c's floor stage by stage (``rbd_c._model._call_floor``: what a call
+    costs before its arithmetic), then Pinocchio's floor (``updateFramePlacement`` of the
+    universe frame on its sample manipulator: a bound call that does almost nothing) when
+    Pinocchio is installed, timed in the same process."""
+    from rbd_c._model import _call_floor
+    one = np.empty(1)
+    rows = [(label, best(lambda stage=stage, out=(one if into else None): _call_floor(model, q, stage, out)))
+            for label, stage, into in FLOOR_STAGES]
+    pin = _optional_import("pinocchio")
+    if pin is not None:
+        pm = pin.buildSampleModelManipulator()
+        pd = pm.createData()
+        rows.append(("(pin floor) a bound call", best(lambda: pin.updateFramePlacement(pm, pd, 0))))
+    return rows
+
+
 def split_table(robot_names_, batch=1000, rounds=7, seed=0):
     """For each compiled call: its time as a call (µs), with ``out=`` (no output
     allocated), and per sample in a batch of ``batch`` on one thread, the plain-C
@@ -888,6 +911,7 @@ def split_table(robot_names_, batch=1000, rounds=7, seed=0):
         states = {"q": q, "v": v, "a": a, "frame": model.link_frame_names[-1]}
         batched = {"q": Q, "v": V, "a": A, "frame": model.link_frame_names[-1]}
         lines.append("%-12s %-22s %9.2f" % (name, "(driver probe)", best(lambda: _driver_probe(model, q))))
+        lines += ["%-12s %-22s %9.2f" % (name, label, us) for label, us in floor_by_stage(model, q, best)]
         for call, names in SPLIT_CALLS.items():
             function = getattr(rbd_c, call)
             args = [states[n] for n in names]

@@ -25,13 +25,14 @@ import numpy as np
 
 cnp.import_array()
 
-from rbd_c._kernels cimport inv_act_motion, rotate3, act_force, motion_cross
+from rbd_c._kernels cimport inv_act_motion, act_force, motion_cross, inertia_apply, inertia_cross_term
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, REF_LWA, REF_LOCAL,
                            CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS)
 from rbd_c._model import size
-from rbd_c._passes cimport world_placements, child_placement, child_twist, world_column, add6, gravity_acceleration
+from rbd_c._passes cimport (world_placements, child_placement, child_twist, world_column, add6, sub6, dot6,
+                            gravity_acceleration)
 from rbd_c._joints cimport joint_placement, joint_motion_add
-from rbd_c._dynamics cimport k_rnea, k_crba, RNEA_PER_BODY, RNEA_V, RNEA_A, CRBA_PER_BODY, CRBA_OM
+from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._factor cimport rbd_ltdl
 
 cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
@@ -40,33 +41,27 @@ cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERA
 # ==========================================================================================
 # The contact rows
 # ==========================================================================================
-cdef inline void _contact_axes(int ref, const double* oMf, const double* x_local, double* out) noexcept nogil:
-    """A motion in the frame's axes, in the contact's: its own (local) or the world's."""
-    if ref == REF_LWA:
-        rotate3(oMf, x_local, out)
-        rotate3(oMf, x_local + 3, out + 3)
-    else:
-        memcpy(out, x_local, 6 * sizeof(double))
-
-
-cdef void _contact_rows(const Call* c, const double* oM, const double* V, const double* A, double* J,
-                        double* gamma) noexcept nogil:
+cdef void _contact_rows(const Call* c, const double* oM, const double* S, const double* V, const double* A,
+                        double* J, double* gamma) noexcept nogil:
     """J (nrows x nv) and, when the bodies' twists V and accelerations A are given,
     gamma (nrows): each contact's rows of its frame's local Jacobian, and its held
     acceleration at q_ddot = 0 (the frame's spatial acceleration for a flat contact, the
     classical acceleration of its origin for a point one), in the contact's axes.
 
-    oM: the world placements of every body (16 each); V, A: body-frame twists and
-    accelerations at q_ddot = 0 (6 each), A with gravity as the world's acceleration, as
-    in RNEA's forward pass (taken off here: -g seen from the body is [-R^T g; 0])."""
+    oM: the world placements of every body (16 each); S: the world column of every dof
+    (6 each, a twist at the world origin, as CRBA's); V, A: the bodies' twists and
+    accelerations at q_ddot = 0 in world axes at the world origin (6 each), A with
+    gravity as the world's acceleration (taken off here).  A world motion [v; w] seen at
+    the frame's origin p is [v + w x p; w]: that in world axes (local_world_aligned), or
+    turned by R^T (local).  The classical acceleration of the origin adds w x (its
+    velocity)."""
     cdef const CModel* m = c.m
-    cdef int nv = m.nv, k, i, col, r, dim, row, body
+    cdef int nv = m.nv, k, t, r, dim, row, body, ref
     cdef const int* contact
     cdef const double* bMf
+    cdef const double* w
     cdef double oMf[16]
-    cdef double w[6]
-    cdef double t[6]
-    cdef double x[6]
+    cdef double vp[3]
     cdef double a[6]
     memset(J, 0, c.nrows * nv * sizeof(double))
     if V != NULL:
@@ -76,81 +71,180 @@ cdef void _contact_rows(const Call* c, const double* oM, const double* V, const 
         dim = contact[CONTACT_DIM]
         row = contact[CONTACT_ROW]
         body = contact[CONTACT_BODY]
+        ref = contact[CONTACT_REF]
         if body < 0:
             continue  # on the world: nothing moves it
         bMf = m.frame_offsets + 16 * contact[CONTACT_FRAME]
         child_placement(oM + 16 * body, bMf, oMf)
-        i = body
-        while i >= 0:
-            for col in range(m.nvj[i]):
-                world_column(m, i, col, oM + 16 * i, w)
-                if contact[CONTACT_REF] == REF_LWA:  # world axes: the world column seen at the origin p
-                    x[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
-                    x[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
-                    x[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
-                    x[3] = w[3]; x[4] = w[4]; x[5] = w[5]
-                else:
-                    inv_act_motion(oMf, w, x)
-                for r in range(dim):
-                    J[(row + r) * nv + m.v_idx[i] + col] = x[r]
-            i = m.parents[i]
+        t = m.v_idx[body] + m.nvj[body] - 1
+        while t >= 0:  # the dofs that move the body
+            _at_frame(ref, dim, oMf, S + 6 * t, J + row * nv + t, nv)
+            t = m.dof_parents[t]
         if V == NULL:
             continue
         memcpy(a, A + 6 * body, 6 * sizeof(double))
-        for r in range(3):  # + R^T g: gravity off
-            a[r] += oM[16 * body + r] * c.g[0] + oM[16 * body + 4 + r] * c.g[1] + oM[16 * body + 8 + r] * c.g[2]
-        inv_act_motion(bMf, a, t)
-        if dim == 3:  # the classical acceleration of the origin: + w x v
-            inv_act_motion(bMf, V + 6 * body, x)
-            t[0] += x[4] * x[2] - x[5] * x[1]
-            t[1] += x[5] * x[0] - x[3] * x[2]
-            t[2] += x[3] * x[1] - x[4] * x[0]
-        _contact_axes(contact[CONTACT_REF], oMf, t, x)
-        for r in range(dim):
-            gamma[row + r] = x[r]
+        a[0] += c.g[0]; a[1] += c.g[1]; a[2] += c.g[2]  # gravity off
+        if dim == 3:  # + w x (v + w x p), the origin's velocity
+            w = V + 6 * body
+            vp[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
+            vp[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
+            vp[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
+            a[0] += w[4] * vp[2] - w[5] * vp[1]
+            a[1] += w[5] * vp[0] - w[3] * vp[2]
+            a[2] += w[3] * vp[1] - w[4] * vp[0]
+        _at_frame(ref, dim, oMf, a, gamma + row, 1)
+
+
+cdef inline void _at_frame(int ref, int dim, const double* oMf, const double* w, double* out,
+                           int stride) noexcept nogil:
+    """out[r * stride] (r < dim): the world motion w (at the world origin) seen at the
+    frame's origin p, [v + w x p; w], in world axes (ref local_world_aligned) or the
+    frame's (local: turned by R^T)."""
+    cdef double lin[3]
+    cdef int r
+    lin[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
+    lin[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
+    lin[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
+    if ref == REF_LWA:
+        for r in range(3):
+            out[r * stride] = lin[r]
+        if dim == 6:
+            for r in range(3):
+                out[(3 + r) * stride] = w[3 + r]
+    else:
+        for r in range(3):
+            out[r * stride] = oMf[r] * lin[0] + oMf[4 + r] * lin[1] + oMf[8 + r] * lin[2]
+        if dim == 6:
+            for r in range(3):
+                out[(3 + r) * stride] = oMf[r] * w[3] + oMf[4 + r] * w[4] + oMf[8 + r] * w[5]
+
+
+cdef void _world_bias(const Call* c, const double* oM, const double* Yw, const double* S, const double* v,
+                      const double* fext, double* V, double* A, double* F, double* h) noexcept nogil:
+    """h = rnea(q, v, 0, fext) by Newton-Euler in world axes (every motion and force at
+    the world origin), from CRBA's world placements oM, body inertias Yw and world
+    columns S: no transform per body, forces add up the tree as they are.  Leaves the
+    bodies' twists V and accelerations A (gravity as the world's acceleration)."""
+    cdef const CModel* m = c.m
+    cdef int nb = m.nb, i, p, col, d, k
+    cdef double vJ[6]
+    cdef double t[6]
+    for i in range(nb):
+        p = m.parents[i]
+        memset(vJ, 0, 6 * sizeof(double))
+        for col in range(m.nvj[i]):
+            d = m.v_idx[i] + col
+            for k in range(6):
+                vJ[k] += S[6 * d + k] * v[d]
+        if p >= 0:
+            memcpy(V + 6 * i, V + 6 * p, 6 * sizeof(double))
+            add6(V + 6 * i, vJ)
+            memcpy(A + 6 * i, A + 6 * p, 6 * sizeof(double))
+        else:
+            memcpy(V + 6 * i, vJ, 6 * sizeof(double))
+            gravity_acceleration(c, A + 6 * i)
+        motion_cross(V + 6 * i, vJ, t)  # the joint's velocity-product acceleration
+        add6(A + 6 * i, t)
+        inertia_apply(Yw + 10 * i, A + 6 * i, F + 6 * i)
+        inertia_cross_term(Yw + 10 * i, V + 6 * i, t)
+        add6(F + 6 * i, t)
+        if fext != NULL:  # fext in body axes, taken to the world's
+            act_force(oM + 16 * i, fext + 6 * i, t)
+            sub6(F + 6 * i, t)
+    for i in range(nb - 1, -1, -1):
+        for col in range(m.nvj[i]):
+            d = m.v_idx[i] + col
+            h[d] = dot6(S + 6 * d, F + 6 * i)
+        p = m.parents[i]
+        if p >= 0:
+            add6(F + 6 * p, F + 6 * i)
+
+
+cdef void _world_columns(const CModel* m, const double* oM, double* S) noexcept nogil:
+    """S: the world column of every dof (6 each), from the world placements oM."""
+    cdef int i, col
+    for i in range(m.nb):
+        for col in range(m.nvj[i]):
+            world_column(m, i, col, oM + 16 * i, S + 6 * (m.v_idx[i] + col))
 
 
 # ==========================================================================================
-# Solves with M = L^T D L (D^-1 on the factor's diagonal, L below it)
+# Solves with M = L^T D L (L below the factor's diagonal, D^-1 gathered in dinv)
 # ==========================================================================================
-cdef void _up(const CModel* m, const double* L, double* x, int last) noexcept nogil:
-    """x <- L^-T x for x zero off the chain ending at dof ``last``: from there up, each
-    entry passes to its ancestors (themselves on the chain)."""
-    cdef int nv = m.nv, k = last, i
+# A dof's chain (itself and the dofs that move its body) is a few runs of consecutive
+# dofs (CModel.dof_run_start), so the loops over a chain below are contiguous.
+cdef inline double _chain_dot(const CModel* m, int k, const double* x, const double* y) noexcept nogil:
+    """The sum of x[t] y[t] over dof k's chain (0 for k = -1)."""
+    cdef int s, t
+    cdef double acc = 0.0
     while k >= 0:
-        if x[k] != 0.0:
-            i = m.dof_parents[k]
-            while i >= 0:
-                x[i] -= L[k * nv + i] * x[k]
-                i = m.dof_parents[i]
-        k = m.dof_parents[k]
+        s = m.dof_run_start[k]
+        for t in range(s, k + 1):
+            acc += x[t] * y[t]
+        k = m.dof_parents[s]
+    return acc
 
 
-cdef void _up_all(const CModel* m, const double* L, double* x) noexcept nogil:
+cdef inline void _chain_axpy(const CModel* m, int k, double a, const double* x, double* y) noexcept nogil:
+    """y[t] += a x[t] over dof k's chain."""
+    cdef int s, t
+    while k >= 0:
+        s = m.dof_run_start[k]
+        for t in range(s, k + 1):
+            y[t] += a * x[t]
+        k = m.dof_parents[s]
+
+
+cdef void _up(const CModel* m, const double* L, double* x) noexcept nogil:
     """x <- L^-T x: from the leaves up, each entry passes to its ancestors."""
-    cdef int nv = m.nv, k, i
-    for k in range(nv - 1, -1, -1):
+    cdef int k
+    for k in range(m.nv - 1, -1, -1):
         if x[k] != 0.0:
-            i = m.dof_parents[k]
-            while i >= 0:
-                x[i] -= L[k * nv + i] * x[k]
-                i = m.dof_parents[i]
+            _chain_axpy(m, m.dof_parents[k], -x[k], L + k * m.nv, x)
+
+
+cdef void _up_rows(const CModel* m, const double* L, double* Y, int nrows, int last) noexcept nogil:
+    """Each of the nrows rows of Y (a contact's, zero off the chain ending at dof
+    ``last``) <- L^-T row: ``_up`` on that chain, for the rows together (each run of the
+    chain walked once per dof)."""
+    cdef int nv = m.nv, k = last, e, s, t, r
+    cdef const double* Lk
+    cdef double a
+    while k >= 0:
+        Lk = L + k * nv
+        e = m.dof_parents[k]
+        while e >= 0:
+            s = m.dof_run_start[e]
+            for r in range(nrows):
+                a = Y[r * nv + k]
+                for t in range(s, e + 1):
+                    Y[r * nv + t] -= a * Lk[t]
+            e = m.dof_parents[s]
+        k = m.dof_parents[k]
 
 
 cdef void _down(const CModel* m, const double* L, double* x) noexcept nogil:
     """x <- L^-1 x: from the root down, each entry takes from its ancestors."""
-    cdef int nv = m.nv, k, i
-    for k in range(nv):
-        i = m.dof_parents[k]
-        while i >= 0:
-            x[k] -= L[k * nv + i] * x[i]
-            i = m.dof_parents[i]
+    cdef int k
+    for k in range(m.nv):
+        x[k] -= _chain_dot(m, m.dof_parents[k], L + k * m.nv, x)
+
+
+cdef inline int _common_dof(const CModel* m, int a, int b) noexcept nogil:
+    """The last dof on both dof a's and dof b's chains (-1: none); a dof's ancestors come
+    before it."""
+    while a != b:
+        if a > b:
+            a = m.dof_parents[a]
+        else:
+            b = m.dof_parents[b]
+    return a
 
 
 cdef void _row_chains(const Call* c, int* last) noexcept nogil:
     """last[r]: the last dof of the chain that moves constraint row r (its contact's
     body's last dof; -1 for a frame on the world).  The row of J, and of Y = (L^-T
-    J^T)^T, is zero off that chain, which ``dof_parents`` walks from there."""
+    J^T)^T, is zero off that chain."""
     cdef int k, r, body, dof
     for k in range(c.ncontacts):
         body = c.contacts[CONTACT_FIELDS * k + CONTACT_BODY]
@@ -159,31 +253,39 @@ cdef void _row_chains(const Call* c, int* last) noexcept nogil:
             last[c.contacts[CONTACT_FIELDS * k + CONTACT_ROW] + r] = dof
 
 
-cdef inline double _row_dot(const CModel* m, int last, const double* y, const double* LD,
-                            const double* x) noexcept nogil:
-    """y D^-1 x (D^-1 from LD's diagonal; LD NULL: y x), over the chain ending at last."""
-    cdef int k = last, nv = m.nv
-    cdef double acc = 0.0
-    while k >= 0:
-        acc += y[k] * (LD[k * nv + k] * x[k] if LD != NULL else x[k])
-        k = m.dof_parents[k]
-    return acc
-
-
-cdef void _contact_inertia(const Call* c, const double* LD, double* Y, double* K, const int* last) noexcept nogil:
-    """With the rows of J in Y (nrows x nv): Y <- (L^-T J^T)^T and K = Y D^-1 Y^T (lower
-    triangle), J M^-1 J^T."""
-    cdef int nv = c.m.nv, n = c.nrows, r, s
+cdef void _contact_inertia(const Call* c, const double* L, const double* dinv, double* Y, double* W,
+                           const int* last, double* K) noexcept nogil:
+    """With the rows of J in Y (nrows x nv): Y <- (L^-T J^T)^T, W = Y D^-1 (rows zero off
+    their chains, as Y's) and K = W Y^T (lower triangle) = J M^-1 J^T, each entry summed
+    over the chain its two rows share."""
+    cdef const CModel* m = c.m
+    cdef int nv = m.nv, n = c.nrows, r, s, k, t
+    for k in range(c.ncontacts):
+        r = c.contacts[CONTACT_FIELDS * k + CONTACT_ROW]
+        _up_rows(m, L, Y + r * nv, c.contacts[CONTACT_FIELDS * k + CONTACT_DIM], last[r])
     for r in range(n):
-        _up(c.m, LD, Y + r * nv, last[r])
-    for r in range(n):
-        for s in range(r + 1):
-            K[r * n + s] = _row_dot(c.m, last[r], Y + r * nv, LD, Y + s * nv)
+        memset(W + r * nv, 0, nv * sizeof(double))
+        k = last[r]
+        while k >= 0:
+            s = m.dof_run_start[k]
+            for t in range(s, k + 1):
+                W[r * nv + t] = Y[r * nv + t] * dinv[t]
+            k = m.dof_parents[s]
+    cdef int a, b, ra, rb, common
+    for a in range(c.ncontacts):  # by pairs of contacts: a row pair shares its contacts' common chain
+        ra = c.contacts[CONTACT_FIELDS * a + CONTACT_ROW]
+        for b in range(a + 1):
+            rb = c.contacts[CONTACT_FIELDS * b + CONTACT_ROW]
+            common = _common_dof(m, last[ra], last[rb])
+            for r in range(ra, ra + c.contacts[CONTACT_FIELDS * a + CONTACT_DIM]):
+                for s in range(rb, min(r + 1, rb + c.contacts[CONTACT_FIELDS * b + CONTACT_DIM])):
+                    K[r * n + s] = _chain_dot(m, common, W + r * nv, Y + s * nv)
 
 
 @cython.cdivision(True)
 cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
-    """b <- (K + r 1)^-1 b by Cholesky (K's lower triangle then holds the factor).
+    """b <- (K + r 1)^-1 b by Cholesky (K's lower triangle then holds the factor, its
+    diagonal inverted).
     Returns -1 when a pivot falls to CONTACT_RANK_TOLERANCE of K's largest entry (at
     least 1): the contacts are redundant (the reference's test), else 0."""
     cdef int n = c.nrows, r, s, k
@@ -199,119 +301,134 @@ cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
             pivot -= K[r * n + k] * K[r * n + k]
         if not pivot > CONTACT_RANK_TOLERANCE * largest:  # (NaN included)
             return -1
-        pivot = sqrt(pivot)
-        K[r * n + r] = pivot
+        pivot = 1.0 / sqrt(pivot)
+        K[r * n + r] = pivot                    # the factor's diagonal, inverted
         for s in range(r + 1, n):
             acc = K[s * n + r]
             for k in range(r):
                 acc -= K[s * n + k] * K[r * n + k]
-            K[s * n + r] = acc / pivot
+            K[s * n + r] = acc * pivot
     for r in range(n):
         for k in range(r):
             b[r] -= K[r * n + k] * b[k]
-        b[r] /= K[r * n + r]
+        b[r] *= K[r * n + r]
     for r in range(n - 1, -1, -1):
         for k in range(r + 1, n):
             b[r] -= K[k * n + r] * b[k]
-        b[r] /= K[r * n + r]
+        b[r] *= K[r * n + r]
     return 0
 
 
-cdef void _apply_inverse_mass(const Call* c, const double* LD, const double* Y, const double* forces,
-                              double* x, const int* last) noexcept nogil:
-    """x <- M^-1 (L^T x + J^T forces) = L^-1 D^-1 (x + Y forces): x holds L^-T of a
-    generalized force, Y = L^-T J^T (rows)."""
+cdef void _apply_inverse_mass(const Call* c, const double* L, const double* dinv, const double* W,
+                              const int* last, const double* forces, double* x) noexcept nogil:
+    """x <- M^-1 (L^T x + J^T forces) = L^-1 (D^-1 x + W^T forces): x holds L^-T of a
+    generalized force, W = D^-1 L^-T J^T (as rows)."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, r, k
-    for r in range(c.nrows):
-        k = last[r]
-        while k >= 0:
-            x[k] += Y[r * nv + k] * forces[r]
-            k = m.dof_parents[k]
     for k in range(nv):
-        x[k] *= LD[k * nv + k]
-    _down(m, LD, x)
+        x[k] *= dinv[k]
+    for r in range(c.nrows):
+        _chain_axpy(m, last[r], forces[r], W + r * nv, x)
+    _down(m, L, x)
 
 
-cdef inline int _factor(const CModel* m, double* LD) noexcept nogil:
-    """M = L^T D L in place; 1 + the body whose pivot is singular, else 0."""
-    cdef int status = rbd_ltdl(LD, m.nv, m.dof_parents, m.dof_run_start, m.singular_tol)
-    return 1 + m.dof_bodies[status - 1] if status else 0
+cdef inline int _factor(const CModel* m, double* L, double* dinv) noexcept nogil:
+    """M = L^T D L in place (D^-1 also gathered into dinv); 1 + the body whose pivot is
+    singular, else 0."""
+    cdef int status = rbd_ltdl(L, m.nv, m.dof_parents, m.dof_run_start, m.singular_tol), k
+    if status:
+        return 1 + m.dof_bodies[status - 1]
+    for k in range(m.nv):
+        dinv[k] = L[k * m.nv + k]
+    return 0
 
 
 # ==========================================================================================
 # The kernels
 # ==========================================================================================
 cdef int k_contact_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    cdef double* S = work + 16 * c.m.nb
     world_placements(c.m, ins[0], work)
-    _contact_rows(c, work, NULL, NULL, outs[0], NULL)
+    _world_columns(c.m, work, S)
+    _contact_rows(c, work, S, NULL, NULL, outs[0], NULL)
     return 0
 
 
 cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """M q_ddot + h = tau + J^T lambda with J q_ddot + gamma = 0: with y = L^-T (tau - h),
-    (K + r 1) lambda = -gamma - Y^T D^-1 y and q_ddot = L^-1 D^-1 (y + Y lambda).
-    CRBA's world placements and RNEA's twists and accelerations (its scratch, after
-    CRBA's) give the contact rows."""
+    (K + r 1) lambda = -gamma - W y and q_ddot = L^-1 (D^-1 y + W^T lambda).
+    One pass of placements serves CRBA, h (Newton-Euler in world axes, on CRBA's world
+    inertias and columns) and the contact rows (CRBA's world columns, the bias pass's
+    twists and accelerations)."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, nb = m.nb, n = c.nrows, k, r, status
     cdef double* qdd = outs[0]
     cdef double* forces = outs[1]
-    cdef double* LD = work
-    cdef double* Y = LD + nv * nv
-    cdef double* K = Y + n * nv
+    cdef double* L = work
+    cdef double* dinv = L + nv * nv
+    cdef double* Y = dinv + nv
+    cdef double* W = Y + n * nv
+    cdef double* K = W + n * nv
     cdef double* gamma = K + n * n
     cdef int* last = <int*>(gamma + n)              # the rows' chains (n ints in n doubles)
     cdef double* crba_work = gamma + 2 * n
-    cdef double* rnea_work = crba_work + CRBA_PER_BODY * nb + 6 * nv
-    cdef const double* args[4]
-    args[0] = ins[0]; args[1] = ins[1]; args[2] = NULL; args[3] = ins[3]
-    k_crba(c, args, &LD, crba_work)
-    status = _factor(m, LD)
+    cdef double* oM = crba_work + CRBA_OM * nb
+    cdef double* S = crba_work + CRBA_PER_BODY * nb
+    cdef double* V = S + 6 * nv                     # the world bias pass: twists, accelerations, forces
+    cdef double* A = V + 6 * nb
+    cdef double* F = A + 6 * nb
+    world_placements(m, ins[0], oM)
+    crba_world_terms(m, crba_work)
+    _world_bias(c, oM, crba_work + CRBA_YC * nb, S, ins[1], ins[3], V, A, F, qdd)  # h, in q_ddot's place
+    crba_composite(m, crba_work, L, False)        # (the factor reads only its lower triangle)
+    status = _factor(m, L, dinv)
     if status:
         return status
-    k_rnea(c, args, &qdd, rnea_work)              # h, in q_ddot's place until the end
     for k in range(nv):
         qdd[k] = ins[2][k] - qdd[k]
-    _contact_rows(c, crba_work + CRBA_OM * nb, rnea_work + RNEA_V * nb, rnea_work + RNEA_A * nb, Y, gamma)
+    _contact_rows(c, oM, S, V, A, Y, gamma)
     _row_chains(c, last)
-    _up_all(m, LD, qdd)
-    _contact_inertia(c, LD, Y, K, last)
+    _up(m, L, qdd)
+    _contact_inertia(c, L, dinv, Y, W, last, K)
     for r in range(n):
-        forces[r] = -gamma[r] - _row_dot(m, last[r], Y + r * nv, LD, qdd)
+        forces[r] = -gamma[r] - _chain_dot(m, last[r], W + r * nv, qdd)
     status = _contact_solve(c, K, forces)
     if status:
         return status
-    _apply_inverse_mass(c, LD, Y, forces, qdd, last)
+    _apply_inverse_mass(c, L, dinv, W, last, forces, qdd)
     return 0
 
 
 cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """M (v+ - v) = J^T Lambda with J v+ = -e J v: (K + r 1) Lambda = -(1 + e) J v and
-    v+ = v + L^-1 D^-1 Y Lambda."""
+    v+ = v + L^-1 W^T Lambda."""
     cdef const CModel* m = c.m
     cdef int nv = m.nv, n = c.nrows, k, r, status
     cdef double* v_after = outs[0]
     cdef double* impulses = outs[1]
-    cdef double* LD = work
-    cdef double* Y = LD + nv * nv
-    cdef double* K = Y + n * nv
+    cdef double* L = work
+    cdef double* dinv = L + nv * nv
+    cdef double* Y = dinv + nv
+    cdef double* W = Y + n * nv
+    cdef double* K = W + n * nv
     cdef int* last = <int*>(K + n * n)              # the rows' chains (n ints in n doubles)
     cdef double* rest = K + n * n + n
-    k_crba(c, ins, &LD, rest)
-    status = _factor(m, LD)
+    world_placements(m, ins[0], rest + CRBA_OM * m.nb)
+    crba_world_terms(m, rest)
+    crba_composite(m, rest, L, False)             # (the factor reads only its lower triangle)
+    status = _factor(m, L, dinv)
     if status:
         return status
-    _contact_rows(c, rest + CRBA_OM * m.nb, NULL, NULL, Y, NULL)
+    _contact_rows(c, rest + CRBA_OM * m.nb, rest + CRBA_PER_BODY * m.nb, NULL, NULL, Y, NULL)
     _row_chains(c, last)
     for r in range(n):
-        impulses[r] = -(1.0 + c.restitution) * _row_dot(m, last[r], Y + r * nv, NULL, ins[1])
-    _contact_inertia(c, LD, Y, K, last)
+        impulses[r] = -(1.0 + c.restitution) * _chain_dot(m, last[r], Y + r * nv, ins[1])
+    _contact_inertia(c, L, dinv, Y, W, last, K)
     status = _contact_solve(c, K, impulses)
     if status:
         return status
     memset(v_after, 0, nv * sizeof(double))
-    _apply_inverse_mass(c, LD, Y, impulses, v_after, last)
+    _apply_inverse_mass(c, L, dinv, W, last, impulses, v_after)
     for k in range(nv):
         v_after[k] += ins[1][k]
     return 0
@@ -449,15 +566,15 @@ cdef int k_regressor(const Call* c, const double** ins, double** outs, double* w
 # ==========================================================================================
 # The algorithms as the driver reads them, and the entry points rbd.contacts calls
 # ==========================================================================================
-cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_jacobian, size(nb=16),
+cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_jacobian, size(nb=16, nv=6),
                                             size(rows_nv=1, nb=25))
 cdef Algorithm CONSTRAINED_DYNAMICS = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"v", b"c"), k_constrained_dynamics,
-    size(nv2=1, rows_nv=1, rows2=1, rows=2, nb=CRBA_PER_BODY + RNEA_PER_BODY, nv=6),
+    size(nv2=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + 18, nv=7),
     size(nb=80, nv_depth=40, rows_nv=20, rows2=10))
 cdef Algorithm IMPULSE_DYNAMICS = algorithm(
     b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,
-    size(nv2=1, rows_nv=1, rows2=1, rows=1, nb=CRBA_PER_BODY, nv=6),
+    size(nv2=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY, nv=7),
     size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
 
 

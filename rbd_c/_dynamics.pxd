@@ -1,8 +1,8 @@
 # cython: language_level=3
 """What other compiled modules use of _dynamics: the RNEA kernel (the ABA derivatives
-run it for the bias forces), the CRBA kernel (M^-1 factors its M) and the layouts of
-their scratch."""
-from rbd_c._model cimport Call
+run it for the bias forces), the CRBA kernel (M^-1 factors its M; the contact dynamics
+run its two steps with a world-axes RNEA between them) and the layouts of their scratch."""
+from rbd_c._model cimport Call, CModel
 
 # Scratch of RNEA (and of the energies and momentum, which use its first fields): per
 # field, one record per body; a field's enum is its offset in doubles per body.
@@ -25,4 +25,6 @@ cdef enum:
 
 
 cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil
+cdef void crba_world_terms(const CModel* m, double* work) noexcept nogil
+cdef void crba_composite(const CModel* m, double* work, double* M, bint full) noexcept nogil
 cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) noexcept nogil

@@ -202,21 +202,38 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     inertias add without a transform and each block M[v_j, v_i] (j = i or an ancestor)
     is J_j^T F for F = Yc_i J_i: a dot product per entry, where body frames would carry
     F through a force transform per ancestor."""
-    cdef double* M = outs[0]
-    cdef const CModel* m = c.m
-    cdef const double* q = ins[0]
-    cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
+    world_placements(c.m, ins[0], work + CRBA_OM * c.m.nb)
+    crba_world_terms(c.m, work)
+    crba_composite(c.m, work, outs[0], True)
+    return 0
+
+
+cdef void crba_world_terms(const CModel* m, double* work) noexcept nogil:
+    """CRBA's first step, from the world placements in ``work``'s CRBA_OM field: each
+    body's inertia in world axes (CRBA_YC) and the world column of each dof (after the
+    per-body fields), which the contact dynamics also use."""
+    cdef int nb = m.nb, i, col
     cdef double* oM = work + CRBA_OM * nb
-    cdef double* Yc = work + CRBA_YC * nb   # composite inertias, world axes and origin
-    cdef double* J = work + CRBA_PER_BODY * nb  # 6 x nv, one world column per dof
-    cdef double f[6]
-    cdef double val
-    memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
-    world_placements(m, q, oM)
+    cdef double* Yc = work + CRBA_YC * nb
+    cdef double* J = work + CRBA_PER_BODY * nb
     for i in range(nb):
         inertia_act(oM + 16 * i, m.inertias + 10 * i, Yc + 10 * i)
         for col in range(m.nvj[i]):
             world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
+
+
+cdef void crba_composite(const CModel* m, double* work, double* M, bint full) noexcept nogil:
+    """CRBA's second step, after ``crba_world_terms``: the composite inertias (summed in
+    place of the bodies') and M, armature included.  Not ``full``: only the entries of
+    each dof's row at its ancestors' columns and its own (the lower triangle that a
+    factor along the tree reads), the rest left as it was."""
+    cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
+    cdef double* Yc = work + CRBA_YC * nb   # composite inertias, world axes and origin
+    cdef double* J = work + CRBA_PER_BODY * nb  # 6 x nv, one world column per dof
+    cdef double f[6]
+    cdef double val
+    if full:
+        memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
     for i in range(nb - 1, -1, -1):
         vi = m.v_idx[i]
         for col in range(m.nvj[i]):
@@ -227,7 +244,8 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
                 vj = m.v_idx[j]
                 for r in range(nr):
                     val = dot6(J + 6 * (vj + r), f)
-                    M[(vj + r) * nv + vi + col] = val
+                    if full:
+                        M[(vj + r) * nv + vi + col] = val
                     M[(vi + col) * nv + vj + r] = val
                 j = m.parents[j]
                 if j >= 0:
@@ -236,7 +254,6 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
         if p >= 0:
             inertia_add(Yc + 10 * p, Yc + 10 * i)
     add_armature(m, M)
-    return 0
 
 
 cdef int kb_crba(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,

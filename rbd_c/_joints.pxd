@@ -25,36 +25,6 @@ from libc.math cimport sin, cos, sqrt, fabs, atan2, NAN
 from rbd_c._model cimport CModel
 from rbd_c._kernels cimport exp_coefficients, se3_exp, left_jacobian_inverse_apply, adjoint_matrix
 
-cdef extern from *:
-    """
-    #include <math.h>
-    /* sin and cos of a joint angle together: the reduction to [-pi/4, pi/4] by a
-       three-part pi/2 (exact products for |x| < 1e5) and the classic minimax polynomials
-       of that range (1 to 2 ulp; the constants are fdlibm's), inline, where libm's
-       sincos is a call that costs as much again; libm beyond 1e5 and for NaN/inf. */
-    static inline void rbd_angle_sincos(double x, double* s, double* c) {
-        if (!(fabs(x) < 1e5)) { *s = sin(x); *c = cos(x); return; }
-        const double k = nearbyint(x * 6.36619772367581382433e-01);
-        const double y = ((x - k * 1.57079632673412561417e+00) - k * 6.07710050630396597660e-11)
-                         - k * 2.02226624871116645580e-21;
-        const double z = y * y;
-        const double sn = y + y * z * (-1.66666666666666324348e-01 + z * (8.33333333332248946124e-03
-                          + z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06
-                          + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))));
-        const double cs = 1.0 - 0.5 * z + z * z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03
-                          + z * (2.48015872894767294178e-05 + z * (-2.75573143513906633035e-07
-                          + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
-        switch ((long)k & 3) {
-            case 0: *s = sn; *c = cs; break;
-            case 1: *s = cs; *c = -sn; break;
-            case 2: *s = -sn; *c = -cs; break;
-            default: *s = -cs; *c = sn;
-        }
-    }
-    """
-    void rbd_angle_sincos(double x, double* s, double* c) noexcept nogil
-
-
 cdef enum JointCode:
     K_REV_X = 0
     K_REV_Y = 1
@@ -320,26 +290,24 @@ cdef inline void joint_placement(const CModel* m, int i, const double* qj, doubl
     cdef int r, k = m.kinds[i]
     out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
     if k == K_REV_X:
-        rbd_angle_sincos(qj[0], &s, &c)
+        c = cos(qj[0]); s = sin(qj[0])
         for r in range(3):
             out[4 * r] = P[4 * r]
             out[4 * r + 1] = c * P[4 * r + 1] + s * P[4 * r + 2]
             out[4 * r + 2] = c * P[4 * r + 2] - s * P[4 * r + 1]
             out[4 * r + 3] = P[4 * r + 3]
     elif k == K_REV_Y:
-        rbd_angle_sincos(qj[0], &s, &c)
+        c = cos(qj[0]); s = sin(qj[0])
         for r in range(3):
             out[4 * r] = c * P[4 * r] - s * P[4 * r + 2]
             out[4 * r + 1] = P[4 * r + 1]
             out[4 * r + 2] = s * P[4 * r] + c * P[4 * r + 2]
             out[4 * r + 3] = P[4 * r + 3]
     elif k == K_REV_Z:
-        rbd_angle_sincos(qj[0], &s, &c)
-        place_rot_z(P, c, s, out)
+        place_rot_z(P, cos(qj[0]), sin(qj[0]), out)
     elif k == K_REV:
         u = m.axes + 3 * i
-        rbd_angle_sincos(qj[0], &s, &c)
-        t = 1.0 - c
+        c = cos(qj[0]); s = sin(qj[0]); t = 1.0 - c
         R[0] = c + t * u[0] * u[0]
         R[1] = t * u[0] * u[1] - s * u[2]
         R[2] = t * u[0] * u[2] + s * u[1]
@@ -359,8 +327,7 @@ cdef inline void joint_placement(const CModel* m, int i, const double* qj, doubl
         quat_to_rot(qj, R)
         place_rot(P, R, out)
     elif k == K_PLANAR:
-        rbd_angle_sincos(qj[2], &s, &c)
-        place_rot_z(P, c, s, out)
+        place_rot_z(P, cos(qj[2]), sin(qj[2]), out)
         place_shift(P, qj[0], qj[1], 0.0, out)
     elif k == K_FREE:
         quat_to_rot(qj + 3, R)

@@ -860,3 +860,44 @@ def _driver_probe(model, q):
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     return run(model, cm, &call, _PROBE, (q,))
+
+
+
+# ---- rbd_c's own floor, by stage (compare.py --split; docs/performance.md) ----------------
+cdef int _k_nothing(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    outs[0][0] = 0.0
+    return 0
+
+
+cdef Algorithm _FLOOR = algorithm(b"q", ("q",), (b"1",), _k_nothing, size(), size(1))
+
+
+def _call_floor(model, q, int stage=3, out=None):
+    """What a compiled call costs before any arithmetic, one stage at a time: 0 returns
+    once its arguments are parsed, 1 after the cached compiled model is looked up, 2 after
+    the call is set up (gravity, no frame), 3 through the driver with a kernel that does
+    nothing (one output of one double: allocated, or ``out``), 4 the bare minimum instead
+    of the driver (q checked by hand, the kernel run into ``out``)."""
+    cdef Call call
+    cdef const double* ins[1]
+    cdef double* outs[1]
+    if stage == 0:
+        return None
+    if stage == 1:
+        compiled(model)
+        return None
+    cdef CompiledModel cm = prepare_call(&call, model)
+    if stage == 2:
+        return None
+    if stage == 4:
+        if not (cnp.PyArray_CheckExact(q) and cnp.PyArray_TYPE(<cnp.ndarray>q) == cnp.NPY_DOUBLE
+                and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>q) and cnp.PyArray_NDIM(<cnp.ndarray>q) == 1
+                and cnp.PyArray_DIMS(<cnp.ndarray>q)[0] == cm.m.nq
+                and cnp.PyArray_Check(out) and cnp.PyArray_TYPE(<cnp.ndarray>out) == cnp.NPY_DOUBLE
+                and cnp.PyArray_ISCARRAY(<cnp.ndarray>out) and cnp.PyArray_SIZE(<cnp.ndarray>out) == 1):
+            raise ValueError("_call_floor stage 4 takes a float64 q of shape (nq,) and an out of one double")
+        ins[0] = <const double*>cnp.PyArray_DATA(<cnp.ndarray>q)
+        outs[0] = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
+        _k_nothing(&call, ins, outs, NULL)
+        return out
+    return run(model, cm, &call, _FLOOR, (q,), out)

@@ -7,6 +7,8 @@ checked against NumPy's dense algebra on random trees with every joint kind,
 finite differences, and Pinocchio with its own ``model.armature`` set on real
 robots.
 """
+import itertools
+
 import numpy as np
 import pytest
 
@@ -119,3 +121,29 @@ def test_against_pinocchio_with_armature(robot, backend):
     for name, ours, theirs in zip(("dqdd_dq", "dqdd_dv", "dqdd_dtau"), rbd.aba_derivatives(model, q, v, tau),
                                   pin.computeABADerivatives(pm, data, Q, V, T)):
         close(ours, pair.matrix_from_pin(np.array(theirs)), name)
+
+
+def test_armature_enters_the_contact_dynamics(pair, backend):
+    """M (armature included) in the equations of motion and of impact with contacts,
+    and the contact constraints held (checked through frame_acceleration and the rows)."""
+    _, model = pair
+    q, v, _, tau, fext = state(model, seed=3)
+    bodies = range(model.nbodies - 1, -1, -1)
+    for a, b in itertools.chain(itertools.combinations(bodies, 2), ((a, None) for a in bodies)):
+        frames = [model.joint_frame(a)] + ([] if b is None else [model.joint_frame(b)])
+        contacts = [rbd.Contact(frames[0], 3)] + ([] if b is None else [rbd.Contact(frames[1], 3, "local")])
+        J = rbd.contact_jacobian(model, q, contacts)
+        if np.linalg.matrix_rank(J, tol=1e-6) == J.shape[0]:  # two independent points, else one
+            break
+    else:
+        pytest.skip("no point on this tree moves in three directions")
+    M = rbd.crba(model, q)
+    assert np.allclose(np.diag(M) - np.diag(rbd.crba(pair[0], q)), model.armature)
+    qdd, forces = rbd.constrained_dynamics(model, q, v, tau, contacts, fext)
+    h = rbd.rnea(model, q, v, np.zeros(model.nv), fext)
+    np.testing.assert_allclose(M @ qdd + h, tau + J.T @ forces, atol=1e-9 * max(1.0, np.abs(tau).max()))
+    np.testing.assert_allclose(rbd.frame_acceleration(model, q, v, qdd, frames[0], "local_world_aligned")[:3], 0,
+                               atol=1e-9)
+    v_after, impulses = rbd.impulse_dynamics(model, q, v, contacts)
+    np.testing.assert_allclose(M @ (v_after - v), J.T @ impulses, atol=1e-9)
+    np.testing.assert_allclose(J @ v_after, 0, atol=1e-9)

@@ -490,3 +490,20 @@ def test_compiled_driver_returns_several_outputs():
         np.testing.assert_array_equal(copy, Q)
         np.testing.assert_allclose(total, Q.sum(axis=-1), rtol=0, atol=1e-13 * np.abs(Q).sum(axis=-1).max())
         assert copy.shape == batch + (model.nq,) and np.shape(total) == batch
+
+
+def test_call_floor_stages_run_and_refuse_a_wrong_bare_call():
+    """rbd_c._model._call_floor (compare.py --split's floor): every stage runs; the
+    driver stage writes into ``out``; the bare stage checks what it is given."""
+    from rbd_c._model import _call_floor
+    model = rbd.sample_model("arm7")
+    q = rbd.reference.neutral(model)
+    out = np.full(1, np.nan)
+    for stage in (0, 1, 2):
+        assert _call_floor(model, q, stage) is None
+    assert _call_floor(model, q, 3, out) is out and out[0] == 0.0
+    assert _call_floor(model, q, 3).shape == (1,)
+    out[0] = np.nan
+    assert _call_floor(model, q, 4, out) is out and out[0] == 0.0
+    with pytest.raises(ValueError):
+        _call_floor(model, q[:-1], 4, out)

@@ -8,7 +8,6 @@ AVX2, and the baseline, so every kernel the machine can run is exercised.  Batch
 odd (a partial last block), inputs strided or Fortran-ordered, and the random trees of
 tests/models.py go through every joint kind.
 """
-import platform
 import warnings
 
 import numpy as np
@@ -76,22 +75,6 @@ def assert_batches_match(model, arrays, batch):
         single = one_by_one(rbd_c, name, model, args, kwargs, batch)
         ref = getattr(reference, name)(model, *args, **kwargs)
         assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), (name, kwargs.keys())
-
-
-@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
-                    reason="elsewhere the compiler may fuse multiply-adds in the baseline too")
-def test_baseline_lanes_equal_single_calls_bit_for_bit(model):
-    """Without FMA the lanes do each sample's arithmetic in the one-sample kernels' order,
-    with the same sine and cosine."""
-    previous = rbd_c._model._simd_mode_name()
-    rbd_c.set_simd("baseline")
-    try:
-        q, v, a, tau, fext = random_state(model, np.random.default_rng(9), batch=(11,))
-        for name, args, kwargs in calls(q, v, a, tau, fext):
-            np.testing.assert_array_equal(getattr(rbd_c, name)(model, *args, **kwargs),
-                                          one_by_one(rbd_c, name, model, args, kwargs, (11,)), err_msg=name)
-    finally:
-        rbd_c.set_simd(previous)
 
 
 def test_every_joint_kind_is_in_the_trees(model):
