@@ -70,6 +70,7 @@ def extensions():
             "rbd_c." + os.path.splitext(os.path.basename(path))[0],
             [path],
             include_dirs=[numpy.get_include()],
+            depends=sorted(glob.glob(os.path.join("rbd_c", "*.h"))),  # C headers (the SIMD lanes)
             extra_compile_args=compile_args,
             extra_link_args=link_args,
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
