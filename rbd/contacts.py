@@ -125,8 +125,11 @@ def _backend():
 
 
 def _restitution(value):
-    e = float(value)
-    if not 0.0 <= e <= 1.0:
+    try:
+        e = float(value)
+    except (TypeError, ValueError):
+        e = float("nan")
+    if isinstance(value, bool) or not 0.0 <= e <= 1.0:
         raise ValueError("restitution must be in [0, 1], got %s" % short_repr(value))
     return e
 
@@ -144,10 +147,13 @@ def contact_jacobian(model, q, contacts):
 
 
 def _regularization(value):
-    value = float(value)
-    if not (value >= 0.0 and np.isfinite(value)):
+    try:
+        r = float(value)
+    except (TypeError, ValueError):
+        r = float("nan")
+    if isinstance(value, bool) or not (r >= 0.0 and np.isfinite(r)):
         raise ValueError("regularization must be a finite number >= 0, got %s" % short_repr(value))
-    return value
+    return r
 
 
 def _solve_contacts(model, q, J, rhs_q, rhs_c, contacts, regularization):
@@ -164,7 +170,7 @@ def _solve_contacts(model, q, J, rhs_q, rhs_c, contacts, regularization):
     b = rhs_c - (JMinv @ rhs_q[..., None])[..., 0]
     try:
         C = np.linalg.cholesky(K)
-        if m and np.min(np.abs(np.diagonal(C, axis1=-2, axis2=-1))) ** 2 <= (
+        if m and C.size and np.min(np.abs(np.diagonal(C, axis1=-2, axis2=-1))) ** 2 <= (
                 CONTACT_RANK_TOLERANCE * max(1.0, np.abs(K).max())):
             raise np.linalg.LinAlgError
     except np.linalg.LinAlgError:

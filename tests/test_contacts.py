@@ -267,3 +267,24 @@ def test_contact_kernels_share_the_rank_tolerance_and_fall_back_for_mimic_joints
     qdd, forces = rbd.constrained_dynamics(coupled, qc, vc, np.zeros(coupled.nv), contacts)
     acc = rbd.frame_acceleration(coupled, qc, vc, qdd, contacts[0].frame, "local_world_aligned")[:3]
     np.testing.assert_allclose(acc, 0.0, atol=1e-9)
+
+
+def test_contact_edge_cases(backend):
+    """An empty batch, an empty contact set, and regularization / restitution values that
+    are not numbers: the same outcome on both backends."""
+    model = rbd.sample_model("quadruped")
+    feet = [rbd.Contact(f) for f in ("FL_foot", "FR_foot", "HL_foot", "HR_foot")]
+    z = np.zeros((0, model.nv))
+    qdd, forces = rbd.constrained_dynamics(model, np.zeros((0, model.nq)), z, z, feet)
+    assert qdd.shape == (0, model.nv) and forces.shape == (0, 12)
+    q = rbd.neutral(model)
+    v = np.zeros(model.nv)
+    qdd, forces = rbd.constrained_dynamics(model, q, v, v, [])
+    np.testing.assert_allclose(qdd, rbd.aba(model, q, v, v), atol=1e-12)  # no contact: free fall
+    assert forces.shape == (0,)
+    for bad in ("a", None, True, float("inf"), -1e-3):
+        with pytest.raises(ValueError, match="regularization must be a finite number"):
+            rbd.constrained_dynamics(model, q, v, v, feet, regularization=bad)
+    for bad in ("a", None, True, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"restitution must be in \[0, 1\]"):
+            rbd.impulse_dynamics(model, q, v, feet, restitution=bad)
