@@ -7,7 +7,11 @@ compiled backend alike, so that ``help(rbd.rnea)`` reads the same whichever runs
 _BATCH = """
 Batches: every array argument takes leading batch dimensions (broadcast together);
 the result has them in front.  SI units; spatial vectors are linear first [v; w],
-wrenches [f; tau]; quaternions [w, x, y, z]."""
+wrenches [f; tau]; quaternions [w, x, y, z].
+
+``out=`` (keyword): write the result into this array (a tuple of arrays for several
+results) of exactly the result's shape, float64, C-contiguous and writeable, sharing
+no memory with the inputs; it is returned."""
 
 _FRAME = """``frame`` is a frame name or index (link frames, then one per joint);
 ``reference`` is "local" (the frame's axes and origin), "world" (world axes and
