@@ -15,7 +15,8 @@ from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
 from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
-from rbd_c._dynamics cimport k_rnea, k_crba, RNEA_PER_BODY, CRBA_PER_BODY
+from rbd_c._dynamics cimport k_rnea, crba_world_terms, crba_composite, RNEA_PER_BODY, CRBA_PER_BODY, CRBA_OM
+from rbd_c._passes cimport world_placements
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse
 
 
@@ -413,7 +414,9 @@ cdef int k_minv_factored(const Call* c, const double** ins, double** outs, doubl
     cdef const CModel* m = c.m
     cdef double* lrow = work + CRBA_PER_BODY * m.nb + 6 * m.nv   # after CRBA's scratch
     cdef int status
-    k_crba(c, ins, outs, work)
+    world_placements(m, ins[0], work + CRBA_OM * m.nb)
+    crba_world_terms(m, work)
+    crba_composite(m, work, outs[0], False)  # the lower triangle: all the factor reads (the inverse writes the rest)
     status = rbd_ltdl(outs[0], m.nv, m.dof_parents, m.dof_run_start, m.singular_tol)
     if status:
         return 1 + m.dof_bodies[status - 1]
