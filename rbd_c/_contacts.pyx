@@ -29,8 +29,8 @@ from rbd_c._kernels cimport inv_act_motion, act_force, motion_cross, inertia_app
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, REF_LWA, REF_LOCAL,
                            CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS)
 from rbd_c._model import size
-from rbd_c._passes cimport (world_placements, child_placement, child_twist, world_column, add6, sub6, dot6,
-                            gravity_acceleration)
+from rbd_c._passes cimport (world_placements, world_columns, child_placement, child_twist, world_column, add6,
+                            sub6, dot6, gravity_acceleration, shift_to_frame)
 from rbd_c._joints cimport joint_placement, joint_motion_add
 from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._factor cimport rbd_ltdl
@@ -61,7 +61,7 @@ cdef void _contact_rows(const Call* c, const double* oM, const double* S, const 
     cdef const double* bMf
     cdef const double* w
     cdef double oMf[16]
-    cdef double vp[3]
+    cdef double vp[6]
     cdef double a[6]
     memset(J, 0, c.nrows * nv * sizeof(double))
     if V != NULL:
@@ -86,9 +86,7 @@ cdef void _contact_rows(const Call* c, const double* oM, const double* S, const 
         a[0] += c.g[0]; a[1] += c.g[1]; a[2] += c.g[2]  # gravity off
         if dim == 3:  # + w x (v + w x p), the origin's velocity
             w = V + 6 * body
-            vp[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
-            vp[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
-            vp[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
+            shift_to_frame(oMf, w, vp)
             a[0] += w[4] * vp[2] - w[5] * vp[1]
             a[1] += w[5] * vp[0] - w[3] * vp[2]
             a[2] += w[3] * vp[1] - w[4] * vp[0]
@@ -100,11 +98,9 @@ cdef inline void _at_frame(int ref, int dim, const double* oMf, const double* w,
     """out[r * stride] (r < dim): the world motion w (at the world origin) seen at the
     frame's origin p, [v + w x p; w], in world axes (ref local_world_aligned) or the
     frame's (local: turned by R^T)."""
-    cdef double lin[3]
+    cdef double lin[6]
     cdef int r
-    lin[0] = w[0] + w[4] * oMf[11] - w[5] * oMf[7]
-    lin[1] = w[1] + w[5] * oMf[3] - w[3] * oMf[11]
-    lin[2] = w[2] + w[3] * oMf[7] - w[4] * oMf[3]
+    shift_to_frame(oMf, w, lin)
     if ref == REF_LWA:
         for r in range(3):
             out[r * stride] = lin[r]
@@ -158,14 +154,6 @@ cdef void _world_bias(const Call* c, const double* oM, const double* Yw, const d
         p = m.parents[i]
         if p >= 0:
             add6(F + 6 * p, F + 6 * i)
-
-
-cdef void _world_columns(const CModel* m, const double* oM, double* S) noexcept nogil:
-    """S: the world column of every dof (6 each), from the world placements oM."""
-    cdef int i, col
-    for i in range(m.nb):
-        for col in range(m.nvj[i]):
-            world_column(m, i, col, oM + 16 * i, S + 6 * (m.v_idx[i] + col))
 
 
 # ==========================================================================================
@@ -349,7 +337,7 @@ cdef inline int _factor(const CModel* m, double* L, double* dinv) noexcept nogil
 cdef int k_contact_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* S = work + 16 * c.m.nb
     world_placements(c.m, ins[0], work)
-    _world_columns(c.m, work, S)
+    world_columns(c.m, work, S)
     _contact_rows(c, work, S, NULL, NULL, outs[0], NULL)
     return 0
 

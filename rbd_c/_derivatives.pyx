@@ -406,7 +406,6 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
     return 0
 
 
-
 cdef int k_minv_factored(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """M^-1 from CRBA's M factored along the tree as L^T D L (in place in the output;
     see rbd_ltdl and rbd_ltdl_inverse).  The pivots are the articulated-body

@@ -16,7 +16,7 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kerne
                            Algorithm, algorithm,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
 from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, add6, sub6,
-                            first_moment, total_first_moment)
+                            first_moment, total_first_moment, shift_to_frame)
 from rbd_c._model import size
 
 
@@ -33,21 +33,6 @@ cdef inline void _rotate6(const double* M, const double* x, double* out) noexcep
         out[3 + r] = M[4 * r] * x[3] + M[4 * r + 1] * x[4] + M[4 * r + 2] * x[5]
 
 
-cdef inline void _shift_to(const double* p, const double* w, double* out) noexcept nogil:
-    """A world twist (origin at the world origin) seen at the point p: [v + w x p; w]."""
-    out[0] = w[0] + w[4] * p[2] - w[5] * p[1]
-    out[1] = w[1] + w[5] * p[0] - w[3] * p[2]
-    out[2] = w[2] + w[3] * p[1] - w[4] * p[0]
-    out[3] = w[3]; out[4] = w[4]; out[5] = w[5]
-
-
-cdef inline void _shift_lwa(const double* oMf, const double* w, double* out) noexcept nogil:
-    """_shift_to the origin of the world_from_frame placement oMf."""
-    cdef double p[3]
-    p[0] = oMf[3]; p[1] = oMf[7]; p[2] = oMf[11]
-    _shift_to(p, w, out)
-
-
 cdef inline void _from_world(int ref, const double* oMf, const double* w, double* out) noexcept nogil:
     """A world motion (origin at the world origin) expressed in the reference ref for the
     frame at the world_from_frame placement oMf."""
@@ -56,7 +41,7 @@ cdef inline void _from_world(int ref, const double* oMf, const double* w, double
     elif ref == REF_LOCAL:
         inv_act_motion(oMf, w, out)
     else:
-        _shift_lwa(oMf, w, out)
+        shift_to_frame(oMf, w, out)
 
 
 cdef inline void _put_column(double* J, int ncols, int col, const double* x) noexcept nogil:
@@ -272,7 +257,7 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, 
     elif c.ref == REF_LWA:
         # velocity of the frame origin in world coordinates
         act_motion(oM + 16 * (d - 1), V + 6 * (d - 1), ov)
-        _shift_lwa(oMf, ov, t)
+        shift_to_frame(oMf, ov, t)
         pdot[0] = t[0]; pdot[1] = t[1]; pdot[2] = t[2]
     for l in range(d):
         i = _chain(m, work)[l]
@@ -315,7 +300,7 @@ cdef int k_kinematic_hessian(const Call* c, const double** ins, double** outs, d
     cdef double oMf[16]
     cdef double x[6]
     cdef double t[6]
-    cdef double pk[3]
+    cdef double pk[6]
     memset(H, 0, 6 * nv * nv * sizeof(double))
     if c.body < 0:
         return 0
@@ -335,9 +320,7 @@ cdef int k_kinematic_hessian(const Call* c, const double** ins, double** outs, d
             n += 1
     for b in range(n):  # the perturbed dof k
         if c.ref == REF_LWA:  # the velocity of the frame's origin p from dof k: v_k + w_k x p
-            pk[0] = Jw[6 * b] + Jw[6 * b + 4] * oMf[11] - Jw[6 * b + 5] * oMf[7]
-            pk[1] = Jw[6 * b + 1] + Jw[6 * b + 5] * oMf[3] - Jw[6 * b + 3] * oMf[11]
-            pk[2] = Jw[6 * b + 2] + Jw[6 * b + 3] * oMf[7] - Jw[6 * b + 4] * oMf[3]
+            shift_to_frame(oMf, Jw + 6 * b, pk)
         for a in range(n):  # the column i
             if c.ref == REF_LOCAL:
                 if pos[b] <= pos[a]:
@@ -352,7 +335,7 @@ cdef int k_kinematic_hessian(const Call* c, const double** ins, double** outs, d
                 if c.ref == REF_WORLD:
                     memcpy(t, x, 6 * sizeof(double))
                 else:
-                    _shift_lwa(oMf, x, t)
+                    shift_to_frame(oMf, x, t)
                     t[0] += Jw[6 * a + 4] * pk[2] - Jw[6 * a + 5] * pk[1]
                     t[1] += Jw[6 * a + 5] * pk[0] - Jw[6 * a + 3] * pk[2]
                     t[2] += Jw[6 * a + 3] * pk[1] - Jw[6 * a + 4] * pk[0]

@@ -14,6 +14,22 @@ cdef inline void gravity_acceleration(const Call* c, double* a0) noexcept nogil:
     a0[3] = 0.0; a0[4] = 0.0; a0[5] = 0.0
 
 
+cdef inline void shift_to_point(const double* p, const double* w, double* out) noexcept nogil:
+    """A world motion w = [v; w] (origin at the world origin) seen at the point p:
+    [v + w x p; w]."""
+    out[0] = w[0] + w[4] * p[2] - w[5] * p[1]
+    out[1] = w[1] + w[5] * p[0] - w[3] * p[2]
+    out[2] = w[2] + w[3] * p[1] - w[4] * p[0]
+    out[3] = w[3]; out[4] = w[4]; out[5] = w[5]
+
+
+cdef inline void shift_to_frame(const double* oMf, const double* w, double* out) noexcept nogil:
+    """shift_to_point the origin of the world_from_frame placement oMf."""
+    cdef double p[3]
+    p[0] = oMf[3]; p[1] = oMf[7]; p[2] = oMf[11]
+    shift_to_point(p, w, out)
+
+
 cdef inline void add6(double* x, const double* y) noexcept nogil:
     x[0] += y[0]; x[1] += y[1]; x[2] += y[2]; x[3] += y[3]; x[4] += y[4]; x[5] += y[5]
 
@@ -138,3 +154,11 @@ cdef inline void world_column(const CModel* m, int i, int col, const double* oM,
     else:
         joint_column(m, i, col, s)
         act_motion(oM, s, out)
+
+
+cdef inline void world_columns(const CModel* m, const double* oM, double* S) noexcept nogil:
+    """S: the world column of every dof (6 each), from every body's world placement oM."""
+    cdef int i, col
+    for i in range(m.nb):
+        for col in range(m.nvj[i]):
+            world_column(m, i, col, oM + 16 * i, S + 6 * (m.v_idx[i] + col))
