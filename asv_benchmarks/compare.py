@@ -137,12 +137,12 @@ class PinocchioTwin:
     matched by name, quaternions ``[x, y, z, w]``, continuous joints ``[cos, sin]``.
     Every conversion takes leading batch dimensions."""
 
-    def __init__(self, pin, robot):
+    def __init__(self, pin, robot, frames=()):
         from oracles.pinocchio_adapter import ModelPair
         self.pin = pin
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            self.pair = ModelPair(robot.name, robot.urdf, robot.floating_base, frames=())
+            self.pair = ModelPair(robot.name, robot.urdf, robot.floating_base, frames=frames)
         self.model, self.data = self.pair.pin_model, self.pair.pin_data
         self.q = self.pair.q_to_pin
         self.v = self.pair.v_to_pin
@@ -433,12 +433,9 @@ def kinematics_rows(pin, robot, rng):
     an ``out=`` array (Pinocchio writes into its Data: no allocation either)."""
     if rbd_c is None:
         return []
-    from oracles.pinocchio_adapter import ModelPair
     model = robot.model
     frame = model.link_frame_names[-1]  # the end effector, or a foot
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pair = ModelPair(robot.name, robot.urdf, robot.floating_base, frames=(frame,))
+    pair = PinocchioTwin(pin, robot, frames=(frame,)).pair
     pm, pd = pair.pin_model, pair.pin_data
     q, v, _ = random_state(model, rng)
     Q, V = pair.q_to_pin(q), pair.v_to_pin(v)
@@ -537,13 +534,6 @@ CONTACT_FEET = {
 }
 
 
-def _pin_vector(pin, kind, items):
-    out = getattr(pin, kind)()
-    for item in items:
-        out.append(item)
-    return out
-
-
 def contact_rows(pin, robot, rng, batch):
     """constrained_dynamics and impulse_dynamics (the robot on its feet, or an arm
     holding its tool) against Pinocchio's constraintDynamics and impulseDynamics after
@@ -553,18 +543,12 @@ def contact_rows(pin, robot, rng, batch):
     getJointKinematicHessian."""
     if robot.name not in CONTACT_FEET:
         return []
+    from oracles.pinocchio_adapter import constraint_models
     twin = PinocchioTwin(pin, robot)
     model, pm, pd = robot.model, twin.model, twin.data
     contacts = [rbd.Contact(frame, dim, "local_world_aligned" if dim == 3 else "local")
                 for frame, dim in CONTACT_FEET[robot.name]]
-    models = []
-    for contact in contacts:
-        frame = pm.frames[pm.getFrameId(contact.frame)]
-        models.append(pin.RigidConstraintModel(
-            pin.ContactType.CONTACT_3D if contact.dim == 3 else pin.ContactType.CONTACT_6D, pm, frame.parentJoint,
-            frame.placement, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED if contact.dim == 3 else pin.ReferenceFrame.LOCAL))
-    datas = _pin_vector(pin, "StdVec_RigidConstraintData", [c.createData() for c in models])
-    models = _pin_vector(pin, "StdVec_RigidConstraintModel", models)
+    models, datas = constraint_models(pm, contacts)
     pin.initConstraintDynamics(pm, pd, models, datas)
     exact = pin.ProximalSettings(1e-14, 0.0, 1)
     q, v, a = random_state(model, rng)

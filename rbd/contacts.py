@@ -124,12 +124,20 @@ def _backend():
     return rbd.backend
 
 
-def _restitution(value):
+def _as_float(value):
+    """``value`` as a float, or NaN for what is not a real number (booleans included),
+    which the checks below then refuse."""
+    if isinstance(value, bool):
+        return float("nan")
     try:
-        e = float(value)
+        return float(value)
     except (TypeError, ValueError):
-        e = float("nan")
-    if isinstance(value, bool) or not 0.0 <= e <= 1.0:
+        return float("nan")
+
+
+def _restitution(value):
+    e = _as_float(value)
+    if not 0.0 <= e <= 1.0:
         raise ValueError("restitution must be in [0, 1], got %s" % short_repr(value))
     return e
 
@@ -147,11 +155,8 @@ def contact_jacobian(model, q, contacts):
 
 
 def _regularization(value):
-    try:
-        r = float(value)
-    except (TypeError, ValueError):
-        r = float("nan")
-    if isinstance(value, bool) or not (r >= 0.0 and np.isfinite(r)):
+    r = _as_float(value)
+    if not (r >= 0.0 and np.isfinite(r)):
         raise ValueError("regularization must be a finite number >= 0, got %s" % short_repr(value))
     return r
 
@@ -216,9 +221,9 @@ def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0)
 def kinematic_hessian(model, q, frame, reference="local"):
     """H (..., 6, nv, nv) with H[:, i, k] = d J[:, i] / d q_k along q (+) dq, J =
     frame_jacobian(model, q, frame, reference); so H @ v is frame_jacobian_time_derivative."""
-    import rbd
-    if rbd.backend == "cython" and getattr(model, "_full", None) is None:
+    if _backend() == "cython" and getattr(model, "_full", None) is None:
         return sys.modules["rbd_c"].kinematic_hessian(model, q, frame, reference)
+    import rbd
     check_model(model)
     batch, (q,) = model_arrays(model, q=q)
     n = model.nv

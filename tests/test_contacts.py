@@ -12,7 +12,7 @@ import pytest
 import rbd
 from models import random_model
 
-from oracles.pinocchio_adapter import load_pair, pin
+from oracles.pinocchio_adapter import constraint_models, load_pair, pin
 
 
 def tree_and_state(seed=0, floating=True):
@@ -150,13 +150,6 @@ def test_regressor_and_parameters(backend):
 # ------------------------------------------------------------------------------------------
 # Against Pinocchio
 # ------------------------------------------------------------------------------------------
-def _vector(kind, items):
-    out = getattr(pin, kind)()
-    for item in items:
-        out.append(item)
-    return out
-
-
 @pytest.mark.parametrize("robot, feet, dim", [("solo12", ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"], 3),
                                               ("talos", ["left_sole_link", "right_sole_link"], 6),
                                               ("panda", ["panda_hand_tcp"], 3)])
@@ -171,12 +164,7 @@ def test_contact_dynamics_against_pinocchio(robot, feet, dim, backend):
     v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
     reference = "local_world_aligned" if dim == 3 else "local"
     contacts = [rbd.Contact(f, dim, reference) for f in feet]
-    kind = pin.ContactType.CONTACT_3D if dim == 3 else pin.ContactType.CONTACT_6D
-    frame_ref = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED if dim == 3 else pin.ReferenceFrame.LOCAL
-    models = [pin.RigidConstraintModel(kind, pm, pm.frames[pm.getFrameId(f)].parentJoint,
-                                       pm.frames[pm.getFrameId(f)].placement, frame_ref) for f in feet]
-    datas = _vector("StdVec_RigidConstraintData", [c.createData() for c in models])
-    models = _vector("StdVec_RigidConstraintModel", models)
+    models, datas = constraint_models(pm, contacts)
     pin.initConstraintDynamics(pm, data, models, datas)
     settings = pin.ProximalSettings(1e-14, 0.0, 1)
     Q, V, T = pair.q_to_pin(q), pair.v_to_pin(v), pair.v_to_pin(tau)

@@ -251,10 +251,7 @@ class ModelPair:
         forces = [pin.Force.Zero() for _ in range(self.pin_model.njoints)]
         for body in range(self.model.nbodies):
             forces[self.pin_joint_id(body)] = pin.Force(fext[body].copy())
-        out = pin.StdVec_Force()
-        for f in forces:
-            out.append(f)
-        return out
+        return _pin_vector("StdVec_Force", forces)
 
 
 @functools.lru_cache(maxsize=None)
@@ -273,6 +270,28 @@ def load_pair(name):
 _REFERENCES = {}
 if pin is not None:
     _REFERENCES = {"local": pin.LOCAL, "world": pin.WORLD, "local_world_aligned": pin.LOCAL_WORLD_ALIGNED}
+
+
+def _pin_vector(kind, items):
+    """A Pinocchio std::vector binding (``kind``, e.g. "StdVec_RigidConstraintModel") of items."""
+    out = getattr(pin, kind)()
+    for item in items:
+        out.append(item)
+    return out
+
+
+def constraint_models(pin_model, contacts):
+    """Pinocchio's rigid constraints for rbd ``contacts`` (names of frames Pinocchio
+    knows: a 3D constraint for a point contact, 6D for a flat one, in the contact's
+    axes), as (models, datas) ready for ``initConstraintDynamics``."""
+    models = []
+    for contact in contacts:
+        frame = pin_model.frames[pin_model.getFrameId(contact.frame)]
+        models.append(pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D if contact.dim == 3 else pin.ContactType.CONTACT_6D, pin_model,
+            frame.parentJoint, frame.placement, _REFERENCES[contact.reference]))
+    return (_pin_vector("StdVec_RigidConstraintModel", models),
+            _pin_vector("StdVec_RigidConstraintData", [c.createData() for c in models]))
 
 
 class PinocchioOracle:
