@@ -11,8 +11,8 @@ the whole batch, before the kernels run.  Each sample then uses the tree's struc
   fill-in; D holds the articulated pivots, kept as D^-1, so a singular model fails
   here as it fails in ``aba``);
 * M^-1 = L^-1 D^-1 L^-T: L^-T x only carries entries from each dof to its ancestors
-  (``_up``), so Y = L^-T J^T stays on the contacts' chains, and K = J M^-1 J^T =
-  Y^T D^-1 Y; L^-1 (``_down``) comes back down once, for the solution;
+  (``ltdl_up``), so Y = L^-T J^T stays on the contacts' chains, and K = J M^-1 J^T =
+  Y^T D^-1 Y; L^-1 (``ltdl_down``) comes back down once, for the solution;
 * K (+ r 1) is factored by Cholesky, with the reference's test for redundant rows.
 """
 cimport cython
@@ -33,7 +33,7 @@ from rbd_c._passes cimport (world_placements, world_columns, child_placement, ch
                             sub6, dot6, gravity_acceleration, shift_to_frame)
 from rbd_c._joints cimport joint_placement, joint_motion_add
 from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
-from rbd_c._factor cimport rbd_ltdl
+from rbd_c._factor cimport rbd_ltdl, chain_dot, chain_axpy, ltdl_up, ltdl_down
 
 cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
 
@@ -157,43 +157,12 @@ cdef void _world_bias(const Call* c, const double* oM, const double* Yw, const d
 
 
 # ==========================================================================================
-# Solves with M = L^T D L (L below the factor's diagonal, D^-1 gathered in dinv)
+# Solves with M = L^T D L (L below the factor's diagonal, D^-1 gathered in dinv; the
+# single-vector solves are _factor's chain_dot, chain_axpy, ltdl_up and ltdl_down)
 # ==========================================================================================
-# A dof's chain (itself and the dofs that move its body) is a few runs of consecutive
-# dofs (CModel.dof_run_start), so the loops over a chain below are contiguous.
-cdef inline double _chain_dot(const CModel* m, int k, const double* x, const double* y) noexcept nogil:
-    """The sum of x[t] y[t] over dof k's chain (0 for k = -1)."""
-    cdef int s, t
-    cdef double acc = 0.0
-    while k >= 0:
-        s = m.dof_run_start[k]
-        for t in range(s, k + 1):
-            acc += x[t] * y[t]
-        k = m.dof_parents[s]
-    return acc
-
-
-cdef inline void _chain_axpy(const CModel* m, int k, double a, const double* x, double* y) noexcept nogil:
-    """y[t] += a x[t] over dof k's chain."""
-    cdef int s, t
-    while k >= 0:
-        s = m.dof_run_start[k]
-        for t in range(s, k + 1):
-            y[t] += a * x[t]
-        k = m.dof_parents[s]
-
-
-cdef void _up(const CModel* m, const double* L, double* x) noexcept nogil:
-    """x <- L^-T x: from the leaves up, each entry passes to its ancestors."""
-    cdef int k
-    for k in range(m.nv - 1, -1, -1):
-        if x[k] != 0.0:
-            _chain_axpy(m, m.dof_parents[k], -x[k], L + k * m.nv, x)
-
-
 cdef void _up_rows(const CModel* m, const double* L, double* Y, int nrows, int last) noexcept nogil:
     """Each of the nrows rows of Y (a contact's, zero off the chain ending at dof
-    ``last``) <- L^-T row: ``_up`` on that chain, for the rows together (each run of the
+    ``last``) <- L^-T row: ``ltdl_up`` on that chain, for the rows together (each run of the
     chain walked once per dof)."""
     cdef int nv = m.nv, k = last, e, s, t, r
     cdef const double* Lk
@@ -209,13 +178,6 @@ cdef void _up_rows(const CModel* m, const double* L, double* Y, int nrows, int l
                     Y[r * nv + t] -= a * Lk[t]
             e = m.dof_parents[s]
         k = m.dof_parents[k]
-
-
-cdef void _down(const CModel* m, const double* L, double* x) noexcept nogil:
-    """x <- L^-1 x: from the root down, each entry takes from its ancestors."""
-    cdef int k
-    for k in range(m.nv):
-        x[k] -= _chain_dot(m, m.dof_parents[k], L + k * m.nv, x)
 
 
 cdef inline int _common_dof(const CModel* m, int a, int b) noexcept nogil:
@@ -267,7 +229,7 @@ cdef void _contact_inertia(const Call* c, const double* L, const double* dinv, d
             common = _common_dof(m, last[ra], last[rb])
             for r in range(ra, ra + c.contacts[CONTACT_FIELDS * a + CONTACT_DIM]):
                 for s in range(rb, min(r + 1, rb + c.contacts[CONTACT_FIELDS * b + CONTACT_DIM])):
-                    K[r * n + s] = _chain_dot(m, common, W + r * nv, Y + s * nv)
+                    K[r * n + s] = chain_dot(m, common, W + r * nv, Y + s * nv)
 
 
 @cython.cdivision(True)
@@ -316,8 +278,8 @@ cdef void _apply_inverse_mass(const Call* c, const double* L, const double* dinv
     for k in range(nv):
         x[k] *= dinv[k]
     for r in range(c.nrows):
-        _chain_axpy(m, last[r], forces[r], W + r * nv, x)
-    _down(m, L, x)
+        chain_axpy(m, last[r], forces[r], W + r * nv, x)
+    ltdl_down(m, L, x)
 
 
 cdef inline int _factor(const CModel* m, double* L, double* dinv) noexcept nogil:
@@ -376,10 +338,10 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
         qdd[k] = ins[2][k] - qdd[k]
     _contact_rows(c, oM, S, V, A, Y, gamma)
     _row_chains(c, last)
-    _up(m, L, qdd)
+    ltdl_up(m, L, qdd)
     _contact_inertia(c, L, dinv, Y, W, last, K)
     for r in range(n):
-        forces[r] = -gamma[r] - _chain_dot(m, last[r], W + r * nv, qdd)
+        forces[r] = -gamma[r] - chain_dot(m, last[r], W + r * nv, qdd)
     status = _contact_solve(c, K, forces)
     if status:
         return status
@@ -410,7 +372,7 @@ cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, do
     _contact_rows(c, rest + CRBA_OM * m.nb, rest + CRBA_PER_BODY * m.nb, NULL, NULL, Y, NULL)
     _row_chains(c, last)
     for r in range(n):
-        impulses[r] = -(1.0 + c.restitution) * _chain_dot(m, last[r], Y + r * nv, ins[1])
+        impulses[r] = -(1.0 + c.restitution) * chain_dot(m, last[r], Y + r * nv, ins[1])
     _contact_inertia(c, L, dinv, Y, W, last, K)
     status = _contact_solve(c, K, impulses)
     if status:

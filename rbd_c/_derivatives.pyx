@@ -15,9 +15,9 @@ from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
 from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
-from rbd_c._dynamics cimport k_rnea, crba_world_terms, crba_composite, RNEA_PER_BODY, CRBA_PER_BODY, CRBA_OM
+from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._passes cimport world_placements
-from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse
+from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
 
 
 # ==========================================================================================
@@ -43,43 +43,26 @@ cdef enum:
     RD_PER_DOF = 24
 
 
-@cython.cdivision(True)
-cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
-    """dtau/dq, dtau/dv and M = dtau/da in one forward and one backward pass."""
+cdef void _rd_forward(const Call* c, const double* q, const double* v, const double* a, const double* fext,
+                     double* work) noexcept nogil:
+    """The forward pass of the RNEA derivatives: each body's fields (RD_OM to RD_SYM: the
+    subtree composites start as the body's own) and each dof's s, u, w, d.  a = NULL:
+    no joint accelerations (the bias; see _rd_accelerate)."""
     cdef const CModel* m = c.m
-    cdef const double* q = ins[0]
-    cdef const double* v = ins[1]
-    cdef const double* a = ins[2]
-    cdef const double* fext = ins[3]
-    cdef double* dq = outs[0]
-    cdef double* dv = outs[1]
-    cdef double* M = outs[2]
-    cdef int nb = m.nb, nv = m.nv, i, p, col, r, j, jc, ic
+    cdef int nb = m.nb, i, p, col, r, ic
     cdef double* dofs = work + RD_PER_BODY * nb
     cdef double* B
     cdef double* P
     cdef double* s
-    cdef double* o
     cdef double Xl[16]
     cdef double vJ[6]
     cdef double aJ[6]
     cdef double t[6]
-    cdef double x[6]
-    cdef double G1[6]
-    cdef double G2[6]
-    cdef double Pv[6]
-    cdef double Pq[6]
     cdef double zero[6]
     cdef double a0[6]
     cdef double vp[6]
     memset(zero, 0, 6 * sizeof(double))
     gravity_acceleration(c, a0)
-    memset(dq, 0, nv * nv * sizeof(double))
-    memset(dv, 0, nv * nv * sizeof(double))
-    if M != NULL:  # (NULL: the caller needs no mass matrix)
-        memset(M, 0, nv * nv * sizeof(double))
-
-    # ---- forward: world placements, twists, accelerations, forces, u, w, d --------------
     for i in range(nb):
         B = work + RD_PER_BODY * i
         p = m.parents[i]
@@ -94,7 +77,9 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
             world_column(m, i, col, B + RD_OM, s + RD_S)
             for r in range(6):
                 vJ[r] += s[RD_S + r] * v[ic]
-                aJ[r] += s[RD_S + r] * a[ic]
+            if a != NULL:
+                for r in range(6):
+                    aJ[r] += s[RD_S + r] * a[ic]
         memcpy(vp, P + RD_OV if p >= 0 else zero, 6 * sizeof(double))
         for r in range(6):
             B[RD_OV + r] = vp[r] + vJ[r]
@@ -120,6 +105,27 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
             sub6(B + RD_F, t)
         velocity_variation(B + RD_YC, B + RD_OV, B + RD_SYM)
 
+
+cdef void _rd_backward(const CModel* m, double* work, double* dq, double* dv, double* M) noexcept nogil:
+    """The backward pass of the RNEA derivatives, after _rd_forward: the composites
+    (summed in place of the bodies') and each column against its body's ancestors.
+    M = NULL: no mass matrix."""
+    cdef int nb = m.nb, nv = m.nv, i, p, col, r, j, jc, ic
+    cdef double* dofs = work + RD_PER_BODY * nb
+    cdef double* B
+    cdef double* P
+    cdef double* s
+    cdef double* o
+    cdef double t[6]
+    cdef double x[6]
+    cdef double G1[6]
+    cdef double G2[6]
+    cdef double Pv[6]
+    cdef double Pq[6]
+    memset(dq, 0, nv * nv * sizeof(double))
+    memset(dv, 0, nv * nv * sizeof(double))
+    if M != NULL:
+        memset(M, 0, nv * nv * sizeof(double))
     # ---- backward: composites, and each column against its body's ancestors ------------
     for i in range(nb - 1, -1, -1):
         B = work + RD_PER_BODY * i
@@ -167,6 +173,12 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
                 P[r] += B[r]
     if M != NULL:
         add_armature(m, M)
+
+
+cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """dtau/dq, dtau/dv and M = dtau/da in one forward and one backward pass."""
+    _rd_forward(c, ins[0], ins[1], ins[2], ins[3], work)
+    _rd_backward(c.m, work, outs[0], outs[1], outs[2])
     return 0
 
 
@@ -520,35 +532,92 @@ cdef inline void _minus_products(const CModel* m, const double* Minv, const doub
             O2[i * nv + col] = OT2[col * nv + i]
 
 
+cdef void _rd_accelerate(const CModel* m, const double* qdd, double* work, double* da) noexcept nogil:
+    """After _rd_forward with no joint accelerations: add those of qdd.  Everything they
+    change is linear in them: each body's acceleration grows by da_i = da_parent + S_i
+    qdd_i (world axes), its force by Y_i da_i, each dof's w by da_parent x s.  da: 6 per
+    body."""
+    cdef int nb = m.nb, i, p, col, r, ic
+    cdef double* dofs = work + RD_PER_BODY * m.nb
+    cdef double* B
+    cdef double* s
+    cdef double t[6]
+    for i in range(nb):
+        B = work + RD_PER_BODY * i
+        p = m.parents[i]
+        if p >= 0:
+            memcpy(da + 6 * i, da + 6 * p, 6 * sizeof(double))
+            for col in range(m.nvj[i]):  # w = a_parent x s + ...
+                s = dofs + RD_PER_DOF * (m.v_idx[i] + col)
+                motion_cross(da + 6 * p, s + RD_S, t)
+                add6(s + RD_W, t)
+        else:
+            memset(da + 6 * i, 0, 6 * sizeof(double))
+        for col in range(m.nvj[i]):
+            ic = m.v_idx[i] + col
+            s = dofs + RD_PER_DOF * ic
+            for r in range(6):
+                da[6 * i + r] += s[RD_S + r] * qdd[ic]
+        add6(B + RD_OA, da + 6 * i)
+        inertia_apply(B + RD_YC, da + 6 * i, t)
+        add6(B + RD_F, t)
+
+
 cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
-    """M^-1 first; qdd = M^-1 (tau - rnea(q, v, 0, fext)); dtau/dq and dtau/dv at
-    (q, v, qdd); dqdd/dx = -M^-1 dtau/dx."""
+    """One forward pass of the RNEA derivatives without joint accelerations gives the
+    bias torques h and (through CRBA's composite step) M; qdd = M^-1 (tau - h) through
+    M's factor, which then gives M^-1; the accelerations of qdd are added to the forward
+    pass, the backward pass gives dtau/dq and dtau/dv, and dqdd/dx = -M^-1 dtau/dx.
+    Deep chains take M^-1 from the articulated-body sweeps instead (see
+    k_inverse_mass_matrix)."""
     cdef const CModel* m = c.m
-    cdef int nv = m.nv, status, r, l
-    cdef double* qdd = work
-    cdef double* bias = qdd + nv
-    cdef double* dtau_dq = bias + nv
+    cdef int nb = m.nb, nv = m.nv, status, i, p, col, ic, r, l
+    cdef double* rd = work                                        # _rd_forward's fields
+    cdef double* dofs = rd + RD_PER_BODY * nb
+    cdef double* crba = dofs + RD_PER_DOF * nv                    # CRBA's composite step
+    cdef double* F = crba + CRBA_PER_BODY * nb + 6 * nv            # subtree bias forces; then da
+    cdef double* qdd = F + 6 * nb
+    cdef double* dtau_dq = qdd + nv
     cdef double* dtau_dv = dtau_dq + nv * nv
-    cdef int* ranges = <int*>(dtau_dv + nv * nv)  # 2 (depth + 1) ints
-    cdef double* rest = dtau_dv + nv * nv + m.max_depth + 1
-    cdef const double* args[4]
-    cdef double* results[3]
+    cdef int* ranges = <int*>(dtau_dv + nv * nv)                  # 2 (depth + 1) ints
+    cdef double* rest = dtau_dv + nv * nv + m.max_depth + 1        # _minus_products' or M^-1's
     cdef double* Minv = outs[2]
+    cdef double* B
     cdef double acc
-    status = k_inverse_mass_matrix(c, ins, outs + 2, rest)
-    if status:
-        return status
-    args[0] = ins[0]; args[1] = ins[1]; args[2] = NULL; args[3] = ins[3]
-    results[0] = bias
-    k_rnea(c, args, results, rest)
-    for r in range(nv):
-        acc = 0.0
-        for l in range(nv):
-            acc += Minv[r * nv + l] * (ins[2][l] - bias[l])
-        qdd[r] = acc
-    args[2] = qdd
-    results[0] = dtau_dq; results[1] = dtau_dv; results[2] = NULL  # (M itself is not needed)
-    k_rnea_derivatives(c, args, results, rest)
+    _rd_forward(c, ins[0], ins[1], NULL, ins[3], rd)
+    # h = S^T (the subtree's bias forces); qdd <- tau - h
+    for i in range(nb):
+        memcpy(F + 6 * i, rd + RD_PER_BODY * i + RD_F, 6 * sizeof(double))
+    for i in range(nb - 1, -1, -1):
+        for col in range(m.nvj[i]):
+            ic = m.v_idx[i] + col
+            qdd[ic] = ins[2][ic] - dot6(dofs + RD_PER_DOF * ic + RD_S, F + 6 * i)
+        p = m.parents[i]
+        if p >= 0:
+            add6(F + 6 * p, F + 6 * i)
+    if m.minv_factored:
+        for i in range(nb):  # the world inertias and columns, where CRBA's composite step reads them
+            memcpy(crba + CRBA_YC * nb + 10 * i, rd + RD_PER_BODY * i + RD_YC, 10 * sizeof(double))
+        for ic in range(nv):
+            memcpy(crba + CRBA_PER_BODY * nb + 6 * ic, dofs + RD_PER_DOF * ic + RD_S, 6 * sizeof(double))
+        crba_composite(m, crba, Minv, False)
+        status = rbd_ltdl(Minv, nv, m.dof_parents, m.dof_run_start, m.singular_tol)
+        if status:
+            return 1 + m.dof_bodies[status - 1]
+        ltdl_solve(m, Minv, qdd)
+        rbd_ltdl_inverse(Minv, nv, m.dof_parents, rest, <int*>(rest + nv))
+    else:
+        status = k_minv_articulated(c, ins, outs + 2, rest)
+        if status:
+            return status
+        memcpy(rest, qdd, nv * sizeof(double))
+        for r in range(nv):
+            acc = 0.0
+            for l in range(nv):
+                acc += Minv[r * nv + l] * rest[l]
+            qdd[r] = acc
+    _rd_accelerate(m, qdd, rd, F)
+    _rd_backward(m, rd, dtau_dq, dtau_dv, NULL)
     _minus_products(m, Minv, dtau_dq, dtau_dv, outs[0], outs[1], rest, ranges, ranges + m.max_depth + 1)
     return 0
 
@@ -564,12 +633,13 @@ cdef Algorithm RNEA_DERIVATIVES = algorithm(
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
     size(nb=max(MI_PER_BODY, CRBA_PER_BODY), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
-# scratch: qdd, the bias torques, two nv x nv matrices, the ranges of _minus_products,
-# then the largest of the three kernels' own (or the 2 nv^2 + 2 nv of _minus_products)
+# scratch: the RNEA derivatives' fields, CRBA's, the subtree forces, qdd, two nv x nv
+# matrices, the ranges of _minus_products, then the larger of the articulated M^-1's
+# scratch and _minus_products' 2 nv^2 + 2 nv (which also holds the factored inverse's 2 nv)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
-    size(constant=1, depth=1, nb=max(RD_PER_BODY, MI_PER_BODY, CRBA_PER_BODY, RNEA_PER_BODY),
-         nv=2 + max(RD_PER_DOF, 18), nd2=1, nv_depth=6, nv2=4),
+    size(constant=1, depth=1, nb=RD_PER_BODY + CRBA_PER_BODY + 6 + MI_PER_BODY,
+         nv=RD_PER_DOF + 6 + 1 + 18 + 2, nd2=1, nv_depth=6, nv2=4),
     size(nb=400, nv_depth=40, nv2=15))
 
 

@@ -4,7 +4,10 @@ nonzero only at its ancestors' dofs) and M^-1 through it.  Used by
 inverse_mass_matrix (its factored form) and the contact dynamics.
 
 ``RBD_FAST`` compiles a function for x86-64-v3 (AVX2 with FMA) and for the baseline,
-chosen when the module loads (FMA may change the last bits between the two)."""
+chosen when the module loads (FMA may change the last bits between the two).
+
+Then solves through the factor, walking each dof's chain of ancestors."""
+from rbd_c._model cimport CModel
 
 cdef extern from *:
     """
@@ -85,3 +88,54 @@ cdef extern from *:
     """
     int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, double tol) noexcept nogil
     void rbd_ltdl_inverse(double* Z, int nv, const int* parent, double* lrow, int* anc) noexcept nogil
+
+
+# ==========================================================================================
+# Solves with M = L^T D L (L below the factor's diagonal)
+# ==========================================================================================
+# A dof's chain (itself and the dofs that move its body) is a few runs of consecutive
+# dofs (CModel.dof_run_start), so the loops over a chain below are contiguous.
+cdef inline double chain_dot(const CModel* m, int k, const double* x, const double* y) noexcept nogil:
+    """The sum of x[t] y[t] over dof k's chain (0 for k = -1)."""
+    cdef int s, t
+    cdef double acc = 0.0
+    while k >= 0:
+        s = m.dof_run_start[k]
+        for t in range(s, k + 1):
+            acc += x[t] * y[t]
+        k = m.dof_parents[s]
+    return acc
+
+
+cdef inline void chain_axpy(const CModel* m, int k, double a, const double* x, double* y) noexcept nogil:
+    """y[t] += a x[t] over dof k's chain."""
+    cdef int s, t
+    while k >= 0:
+        s = m.dof_run_start[k]
+        for t in range(s, k + 1):
+            y[t] += a * x[t]
+        k = m.dof_parents[s]
+
+
+cdef inline void ltdl_up(const CModel* m, const double* L, double* x) noexcept nogil:
+    """x <- L^-T x: from the leaves up, each entry passes to its ancestors."""
+    cdef int k
+    for k in range(m.nv - 1, -1, -1):
+        if x[k] != 0.0:
+            chain_axpy(m, m.dof_parents[k], -x[k], L + k * m.nv, x)
+
+
+cdef inline void ltdl_down(const CModel* m, const double* L, double* x) noexcept nogil:
+    """x <- L^-1 x: from the root down, each entry takes from its ancestors."""
+    cdef int k
+    for k in range(m.nv):
+        x[k] -= chain_dot(m, m.dof_parents[k], L + k * m.nv, x)
+
+
+cdef inline void ltdl_solve(const CModel* m, const double* Z, double* x) noexcept nogil:
+    """x <- M^-1 x through rbd_ltdl's factor Z (D^-1 on its diagonal)."""
+    cdef int k
+    ltdl_up(m, Z, x)
+    for k in range(m.nv):
+        x[k] *= Z[k * m.nv + k]
+    ltdl_down(m, Z, x)
