@@ -73,7 +73,8 @@ def extensions():
             depends=sorted(glob.glob(os.path.join("rbd_c", "*.h"))),  # C headers (the SIMD lanes)
             extra_compile_args=compile_args,
             extra_link_args=link_args,
-            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
+                           ("NPY_TARGET_VERSION", "NPY_1_22_API_VERSION")],  # memory handlers (_model)
         )
         for path in sorted(glob.glob(os.path.join("rbd_c", "*.pyx")))
     ]

@@ -7,7 +7,7 @@ modules were not built, which is how ``rbd`` falls back to NumPy.
 from ._spatial import *  # noqa: F401,F403  (ImportError here means "not built")
 
 # The algorithms (same names and signatures as rbd.reference), and the batch thread count.
-from ._model import set_num_threads, get_num_threads, have_openmp, MAX_THREADS, set_simd  # noqa: F401,E402
+from ._model import set_num_threads, get_num_threads, have_openmp, MAX_THREADS, set_simd, release_memory  # noqa: F401,E402
 from ._configuration import (  # noqa: F401,E402
     neutral, integrate, difference, normalize, integrate_jacobians, difference_jacobians,
 )

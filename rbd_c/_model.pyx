@@ -49,6 +49,77 @@ cdef extern from *:
     int rbd_have_openmp() noexcept nogil
 
 
+# ---- large outputs: a pool of freed blocks ------------------------------------------
+# A batch's fresh outputs are megabytes; when they are freed, glibc gives such blocks
+# back to the system, so the next batch's outputs fault in every page again (on a
+# virtual machine, more than the arithmetic: Talos's batched RNEA derivatives twice as
+# slow as into out=).  Outputs of RBD_POOL_MIN bytes or more are allocated through a
+# NumPy memory handler that keeps a few freed blocks (up to RBD_POOL_MAX bytes in all)
+# and hands them out again for the same size.  NumPy calls it with the GIL held.
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #define RBD_POOL_SLOTS 8
+    #define RBD_POOL_MIN ((size_t)1 << 18)
+    #define RBD_POOL_MAX ((size_t)1 << 28)
+    static void* rbd_pool_block[RBD_POOL_SLOTS];
+    static size_t rbd_pool_bytes[RBD_POOL_SLOTS];
+    static size_t rbd_pool_total = 0;
+
+    static void* rbd_pool_malloc(void* ctx, size_t size) {
+        for (int i = 0; i < RBD_POOL_SLOTS; i++) {
+            if (rbd_pool_block[i] != NULL && rbd_pool_bytes[i] == size) {
+                void* block = rbd_pool_block[i];
+                rbd_pool_block[i] = NULL;
+                rbd_pool_total -= size;
+                return block;
+            }
+        }
+        return malloc(size);
+    }
+    static void* rbd_pool_calloc(void* ctx, size_t n, size_t size) { return calloc(n, size); }
+    static void* rbd_pool_realloc(void* ctx, void* block, size_t size) { return realloc(block, size); }
+    static void rbd_pool_free(void* ctx, void* block, size_t size) {
+        if (block != NULL && size >= RBD_POOL_MIN && rbd_pool_total + size <= RBD_POOL_MAX) {
+            for (int i = 0; i < RBD_POOL_SLOTS; i++) {
+                if (rbd_pool_block[i] == NULL) {
+                    rbd_pool_block[i] = block;
+                    rbd_pool_bytes[i] = size;
+                    rbd_pool_total += size;
+                    return;
+                }
+            }
+        }
+        free(block);
+    }
+    /* Frees the kept blocks; returns how many bytes they held. */
+    static size_t rbd_pool_release(void) {
+        size_t total = rbd_pool_total;
+        for (int i = 0; i < RBD_POOL_SLOTS; i++) {
+            free(rbd_pool_block[i]);
+            rbd_pool_block[i] = NULL;
+        }
+        rbd_pool_total = 0;
+        return total;
+    }
+    static PyDataMem_Handler rbd_pool_handler = {
+        "rbd_c_output_pool", 1, {NULL, rbd_pool_malloc, rbd_pool_calloc, rbd_pool_realloc, rbd_pool_free}};
+    static PyObject* rbd_pool_capsule(void) { return PyCapsule_New(&rbd_pool_handler, "mem_handler", NULL); }
+    """
+    size_t RBD_POOL_MIN
+    size_t rbd_pool_release()
+    object rbd_pool_capsule()
+    object PyDataMem_SetHandler(object handler)
+
+cdef object _output_pool = rbd_pool_capsule()
+
+
+def release_memory():
+    """Free the blocks that rbd_c keeps from batches' freed outputs for the next
+    batch's (at most 256 MB); returns how many bytes they held."""
+    return rbd_pool_release()
+
+
 # Work (in units of ``cost``, roughly nanoseconds) below which a batch runs on the
 # calling thread: waking an OpenMP team costs tens of microseconds, and far more
 # on a loaded machine, so only batches of about 50 us of work or more are split.
@@ -706,31 +777,45 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     cdef bint user_out = out is not None
     cdef list several = [] if nout > 1 and not user_out else None
     cdef object given
-    for o in range(nout):
-        osize[o] = 1
-        for j in range(ond[o]):
-            dims[nbatch + j] = odims[o][j]
-            osize[o] *= odims[o][j]
-        if not user_out:
-            arr = cnp.PyArray_EMPTY(nbatch + ond[o], dims, cnp.NPY_DOUBLE, 0)
-        else:  # the caller's array: exactly the result's shape, float64, C-contiguous, writeable
-            if nout == 1:
-                given = out
-            elif (type(out) is tuple or type(out) is list) and len(out) == nout:
-                given = out[o]
-            else:
-                given = None
-            if not (cnp.PyArray_Check(given) and cnp.PyArray_TYPE(<cnp.ndarray>given) == cnp.NPY_DOUBLE
-                    and cnp.PyArray_ISCARRAY(<cnp.ndarray>given)
-                    and cnp.PyArray_NDIM(<cnp.ndarray>given) == nbatch + ond[o]):
-                _refuse_out(out, alg, values, nbatch, dims, ond, odims)
-            for j in range(nbatch + ond[o]):
-                if cnp.PyArray_DIMS(<cnp.ndarray>given)[j] != dims[j]:
+    cdef object handler = None
+    cdef Py_ssize_t total = 0
+    if not user_out and N > 1:  # a batch's fresh outputs: large ones from the pool
+        for o in range(nout):
+            osize[o] = N
+            for j in range(ond[o]):
+                osize[o] *= odims[o][j]
+            total += osize[o]
+        if total * <Py_ssize_t>sizeof(double) >= <Py_ssize_t>RBD_POOL_MIN:
+            handler = PyDataMem_SetHandler(_output_pool)
+    try:
+        for o in range(nout):
+            osize[o] = 1
+            for j in range(ond[o]):
+                dims[nbatch + j] = odims[o][j]
+                osize[o] *= odims[o][j]
+            if not user_out:
+                arr = cnp.PyArray_EMPTY(nbatch + ond[o], dims, cnp.NPY_DOUBLE, 0)
+            else:  # the caller's array: exactly the result's shape, float64, C-contiguous, writeable
+                if nout == 1:
+                    given = out
+                elif (type(out) is tuple or type(out) is list) and len(out) == nout:
+                    given = out[o]
+                else:
+                    given = None
+                if not (cnp.PyArray_Check(given) and cnp.PyArray_TYPE(<cnp.ndarray>given) == cnp.NPY_DOUBLE
+                        and cnp.PyArray_ISCARRAY(<cnp.ndarray>given)
+                        and cnp.PyArray_NDIM(<cnp.ndarray>given) == nbatch + ond[o]):
                     _refuse_out(out, alg, values, nbatch, dims, ond, odims)
-            arr = <cnp.ndarray>given
-        outp[o] = <double*>cnp.PyArray_DATA(arr)
-        if several is not None:
-            several.append(arr)
+                for j in range(nbatch + ond[o]):
+                    if cnp.PyArray_DIMS(<cnp.ndarray>given)[j] != dims[j]:
+                        _refuse_out(out, alg, values, nbatch, dims, ond, odims)
+                arr = <cnp.ndarray>given
+            outp[o] = <double*>cnp.PyArray_DATA(arr)
+            if several is not None:
+                several.append(arr)
+    finally:
+        if handler is not None:
+            PyDataMem_SetHandler(handler)
     if user_out:
         if not fast:  # the inputs were converted: the originals' memory is checked as the reference does
             checks_module().check_out(out, [(out if nout == 1 else out[o]).shape for o in range(nout)],
