@@ -30,9 +30,10 @@ cdef extern from *:
                 const double a = zk[i] * inverse;
                 double* zi = Z + (long)i * nv;
                 for (int end = i; end >= 0; ) {
-                    const int start = run_start[end];
-                    #pragma GCC ivdep
-                    for (int j = start; j <= end; j++) zi[j] -= a * zk[j];
+                    const int start = run_start[end], n = end + 1 - start;
+                    double* restrict zi_run = zi + start;
+                    const double* restrict zk_run = zk + start;
+                    for (int j = 0; j < n; j++) zi_run[j] -= a * zk_run[j];  /* (a count from 0: vectorised under -fwrapv) */
                     end = parent[start];
                 }
                 zk[i] = a;
