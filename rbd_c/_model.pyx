@@ -125,6 +125,7 @@ def release_memory():
 # on a loaded machine, so only batches of about 50 us of work or more are split.
 # Work above RELEASE_GIL_WORK releases the GIL (cheap calls keep it: releasing costs more).
 cdef enum:
+    OUTPUT_OVERFLOW = 1 << 30   # _one/_span's flag for a non-finite output (the bits below: inputs)
     PARALLEL_WORK = 50000
     RELEASE_GIL_WORK = 4000
     CHUNK_WORK = 20000000   # ~20 ms of work between two looks at the signals (Ctrl-C)
@@ -521,8 +522,9 @@ cdef object _validate(object model, tuple names, tuple values):
 cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** base, const Py_ssize_t* size,
                      bint check, int qmask, Py_ssize_t s, int nout, double** out, const Py_ssize_t* out_size,
                      double* work, int* status) noexcept nogil:
-    """Run sample s: returns a bit per non-finite input (bit k for input k); the
-    first non-zero kernel status lands in status."""
+    """Run sample s: returns a bit per non-finite input (bit k for input k), and
+    OUTPUT_OVERFLOW for a non-finite output; the first non-zero kernel status lands in
+    status."""
     cdef const double* ins[MAX_INPUTS]
     cdef double* outs[MAX_OUTPUTS]
     cdef int k, bad = 0
@@ -539,6 +541,9 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
     k = kern(call, ins, outs, work)
     if k != 0 and status[0] == 0:
         status[0] = k
+    for k in range(nout):  # while the outputs are in the cache
+        if any_nonfinite(outs[k], out_size[k]):
+            bad |= OUTPUT_OVERFLOW
     return bad
 
 
@@ -571,6 +576,9 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
             k = blk(call, n, ins, size, outs, out_size, work)
             if k != 0 and status[0] == 0:
                 status[0] = k
+            for k in range(nout):  # while the outputs are in the cache
+                if any_nonfinite(outs[k], n * out_size[k]):
+                    bad |= OUTPUT_OVERFLOW
         s += n
     return bad
 
@@ -908,7 +916,7 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
             free(work)
             free(flags)
 
-    if bad:
+    if bad & ~OUTPUT_OVERFLOW:
         _validate(model, names, values)  # raises the reference's error for the NaN/inf
         for k in range(nin):
             if bad & (1 << k):
@@ -917,9 +925,8 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
         raise checks_module().redundant_contacts_error(contacts)
     if status:
         raise checks_module().singular_joint_error(model, status - 1)
-    for o in range(nout):
-        if any_nonfinite(outp[o], N * osize[o]):
-            raise checks_module().overflow_error()
+    if bad & OUTPUT_OVERFLOW:
+        raise checks_module().overflow_error()
     if nout == 1 and nbatch == 0 and out_nd == 0 and not user_out:
         return outp[0][0]  # a scalar result as a float (into a 0-d out=, the array)
     return out

@@ -94,6 +94,35 @@ def test_overflowing_inputs_raise_instead_of_returning_nan(backend):
             f(*args)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", ["rnea", "nonlinear_effects", "aba", "rnea_derivatives"])
+def test_one_overflowing_sample_in_a_batch_is_an_error(backend, name, threads):
+    """Only the last sample of a batch overflows (after several SIMD blocks, and split over
+    two threads where the batch is long enough): the overflow error on both backends."""
+    model = rbd.sample_model("arm7")
+    n = 2001 if threads == 2 else 13
+    q = np.repeat(rbd.neutral(model)[None], n, axis=0)
+    v = np.zeros((n, model.nv))
+    v[-1] = 1e154
+    args = (model, q, v) if name == "nonlinear_effects" else (model, q, v, np.zeros((n, model.nv)))
+    previous = rbd_c_threads(threads)
+    try:
+        with pytest.raises(ValueError, match="too large for float64"):
+            getattr(rbd, name)(*args)
+    finally:
+        rbd_c_threads(previous)
+
+
+def rbd_c_threads(n):
+    """Set rbd_c's batch threads (when built); returns the previous count."""
+    if not HAVE_COMPILED:
+        return n
+    import rbd_c
+    previous = rbd_c.get_num_threads()
+    rbd_c.set_num_threads(n)
+    return previous
+
+
 def test_overflow_error_is_the_same_on_both_backends():
     model = rbd.sample_model("arm7")
     q = rbd.neutral(model)
