@@ -572,13 +572,24 @@ cdef inline void inertia_matrix(const double* Y, double* out) noexcept nogil:
 # ------------------------------------------------------------------------------------------
 # Input checks
 # ------------------------------------------------------------------------------------------
-cdef inline bint any_nonfinite(const double* x, Py_ssize_t n) noexcept nogil:
-    """Whether any of the n doubles is NaN or infinite: its exponent bits are all ones,
-    the only case where adding one to the exponent field carries into the sign bit.
-    Integer operations without a dependency chain, so the compiler vectorises the scan."""
-    cdef uint64_t bits, carry = 0
-    cdef Py_ssize_t j
-    for j in range(n):
-        memcpy(&bits, &x[j], sizeof(uint64_t))
-        carry |= (bits & <uint64_t>0x7FF0000000000000ULL) + <uint64_t>0x0010000000000000ULL
-    return (carry >> 63) != 0
+cdef extern from *:
+    """
+    #ifndef RBD_FAST
+    #define RBD_FAST __attribute__((target_clones("arch=x86-64-v3", "default")))
+    #endif
+    /* Whether any of the n doubles is NaN or infinite: its exponent bits are all ones,
+       the only case where adding one to the exponent field carries into the sign bit.
+       Integer operations without a dependency chain, so the compiler vectorises the
+       scan (AVX2 where the machine has it: the driver scans every output). */
+    RBD_FAST __attribute__((unused))
+    static int rbd_any_nonfinite(const double* x, Py_ssize_t n) {
+        uint64_t carry = 0;
+        for (size_t j = 0; j < (size_t)n; j++) {
+            uint64_t bits;
+            memcpy(&bits, x + j, sizeof bits);
+            carry |= (bits & 0x7FF0000000000000ULL) + 0x0010000000000000ULL;
+        }
+        return (int)(carry >> 63);
+    }
+    """
+    bint any_nonfinite "rbd_any_nonfinite" (const double* x, Py_ssize_t n) noexcept nogil
