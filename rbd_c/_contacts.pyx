@@ -285,7 +285,9 @@ cdef void _apply_inverse_mass(const Call* c, const double* L, const double* dinv
 cdef inline int _factor(const CModel* m, double* L, double* dinv) noexcept nogil:
     """M = L^T D L in place (D^-1 also gathered into dinv); 1 + the body whose pivot is
     singular, else 0."""
-    cdef int status = rbd_ltdl(L, m.nv, m.dof_parents, m.dof_run_start, m.singular_tol), k
+    cdef int k
+    cdef int status = rbd_ltdl(L, m.nv, m.dof_parents, m.dof_run_start, m.dof_ancestors, m.dof_ancestors_start,
+                               m.singular_tol)
     if status:
         return 1 + m.dof_bodies[status - 1]
     for k in range(m.nv):

@@ -428,10 +428,11 @@ cdef int k_minv_factored(const Call* c, const double** ins, double** outs, doubl
     world_placements(m, ins[0], work + CRBA_OM * m.nb)
     crba_world_terms(m, work)
     crba_composite(m, work, outs[0], False)  # the lower triangle: all the factor reads (the inverse writes the rest)
-    status = rbd_ltdl(outs[0], m.nv, m.dof_parents, m.dof_run_start, m.singular_tol)
+    status = rbd_ltdl(outs[0], m.nv, m.dof_parents, m.dof_run_start, m.dof_ancestors, m.dof_ancestors_start,
+                      m.singular_tol)
     if status:
         return 1 + m.dof_bodies[status - 1]
-    rbd_ltdl_inverse(outs[0], m.nv, m.dof_parents, lrow, <int*>(lrow + m.nv))
+    rbd_ltdl_inverse(outs[0], m.nv, m.dof_ancestors, m.dof_ancestors_start, lrow)
     return 0
 
 
@@ -601,11 +602,12 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
         for ic in range(nv):
             memcpy(crba + CRBA_PER_BODY * nb + 6 * ic, dofs + RD_PER_DOF * ic + RD_S, 6 * sizeof(double))
         crba_composite(m, crba, Minv, False)
-        status = rbd_ltdl(Minv, nv, m.dof_parents, m.dof_run_start, m.singular_tol)
+        status = rbd_ltdl(Minv, nv, m.dof_parents, m.dof_run_start, m.dof_ancestors, m.dof_ancestors_start,
+                          m.singular_tol)
         if status:
             return 1 + m.dof_bodies[status - 1]
         ltdl_solve(m, Minv, qdd)
-        rbd_ltdl_inverse(Minv, nv, m.dof_parents, rest, <int*>(rest + nv))
+        rbd_ltdl_inverse(Minv, nv, m.dof_ancestors, m.dof_ancestors_start, rest)
     else:
         status = k_minv_articulated(c, ins, outs + 2, rest)
         if status:

@@ -21,12 +21,14 @@ cdef extern from *:
        which are a few runs of consecutive dofs (run_start).  Returns 1 + the first dof
        whose pivot is at or below tol (NaN included), else 0. */
     RBD_FAST
-    static int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, double tol) {
+    static int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, const int* ancestors,
+                        const int* ancestors_start, double tol) {
         for (int k = nv - 1; k >= 0; k--) {
             double* zk = Z + (long)k * nv;
             if (!(zk[k] > tol)) return 1 + k;
             const double inverse = 1.0 / zk[k];
-            for (int i = parent[k]; i >= 0; i = parent[i]) {
+            for (int t = ancestors_start[k]; t < ancestors_start[k + 1]; t++) {
+                const int i = ancestors[t];
                 const double a = zk[i] * inverse;
                 double* zi = Z + (long)i * nv;
                 for (int end = i; end >= 0; ) {
@@ -47,17 +49,15 @@ cdef extern from *:
        L^-1 D^-1 is lower triangular with diagonal D^-1, so for i < k, Z[k, i] = -sum
        over the ancestors j of k of L[k, j] Z[j, i] (rows already known, read whole),
        and Z[k, k] = D_k^-1 - sum_j L[k, j] Z[k, j].  Each row is mirrored into its
-       column when finished: later rows read it there.  lrow, anc: nv each. */
+       column when finished: later rows read it there.  lrow: nv doubles. */
     RBD_FAST
-    static void rbd_ltdl_inverse(double* Z, int nv, const int* parent, double* lrow, int* anc) {
+    static void rbd_ltdl_inverse(double* Z, int nv, const int* ancestors, const int* ancestors_start,
+                                 double* lrow) {
         for (int k = 0; k < nv; k++) {
             double* zk = Z + (long)k * nv;
-            int n = 0;
-            for (int j = parent[k]; j >= 0; j = parent[j]) {  /* L's row k, before Z's row k replaces it */
-                anc[n] = j;
-                lrow[n] = zk[j];
-                n++;
-            }
+            const int* anc = ancestors + ancestors_start[k];
+            const int n = ancestors_start[k + 1] - ancestors_start[k];
+            for (int j = 0; j < n; j++) lrow[j] = zk[anc[j]];  /* L's row k, before Z's row k replaces it */
             if (n == 0) {
                 for (int i = 0; i < k; i++) zk[i] = 0.0;  /* no ancestor: no coupling with the dofs before */
             } else {
@@ -87,8 +87,10 @@ cdef extern from *:
         }
     }
     """
-    int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, double tol) noexcept nogil
-    void rbd_ltdl_inverse(double* Z, int nv, const int* parent, double* lrow, int* anc) noexcept nogil
+    int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, const int* ancestors,
+                 const int* ancestors_start, double tol) noexcept nogil
+    void rbd_ltdl_inverse(double* Z, int nv, const int* ancestors, const int* ancestors_start,
+                          double* lrow) noexcept nogil
 
 
 # ==========================================================================================

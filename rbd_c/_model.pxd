@@ -53,6 +53,8 @@ ctypedef struct CModel:
                             #        joint, else its nearest moving ancestor's last (-1: none)
     int* dof_run_start      # (nv,)  the first of the run of dofs d, d-1, ... that are each the one
                             #        before the next (a dof's ancestors are a few such runs)
+    int* dof_ancestors      # each dof's ancestors along dof_parents, nearest first, dof after dof
+    int* dof_ancestors_start  # (nv + 1,) where each dof's list starts in dof_ancestors
     bint minv_factored      # M^-1 by factoring M along the tree (shallow trees) or by the
                             #        articulated-body sweeps (deep chains): see _build
     double* axes            # (nb, 3)

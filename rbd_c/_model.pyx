@@ -385,6 +385,15 @@ cdef CompiledModel _build(object model):
     cm.m.dof_bodies = _ints(owner, dof_bodies)
     cm.m.dof_parents = _ints(owner, dof_parents)
     cm.m.dof_run_start = _ints(owner, dof_run_start)
+    ancestors, starts = [], [0]
+    for d in range(nv):  # (the factor walks them once per dof: no pointer chase per step)
+        a = dof_parents[d]
+        while a >= 0:
+            ancestors.append(a)
+            a = dof_parents[a]
+        starts.append(len(ancestors))
+    cm.m.dof_ancestors = _ints(owner, ancestors)
+    cm.m.dof_ancestors_start = _ints(owner, starts)
     cm.m.minv_factored = _minv_factored_is_cheaper(dof_parents)
     cm.m.axes = _doubles(owner, axes)
     cm.m.placements = _doubles(owner, placements)
