@@ -513,12 +513,17 @@ def derivative_rows(pin, robot, rng, batch):
     batched = {"rnea_derivatives": (lambda: rbd_c.rnea_derivatives(model, qb, vb, ab),
                                     lambda k: pin.computeRNEADerivatives(pm, pd, qb_pin[k], vb_pin[k], ab_pin[k])),
                "aba_derivatives": (lambda: rbd_c.aba_derivatives(model, qb, vb, taub),
-                                   lambda k: pin.computeABADerivatives(pm, pd, qb_pin[k], vb_pin[k], taub_pin[k]))}
+                                   lambda k: pin.computeABADerivatives(pm, pd, qb_pin[k], vb_pin[k], taub_pin[k])),
+               "inverse_mass_matrix": (lambda: rbd_c.inverse_mass_matrix(model, qb),
+                                       lambda k: (pin.computeMinverse(pm, pd, qb_pin[k]),))}
     for case, (ours, theirs) in batched.items():
         def pin_loop(theirs=theirs):
             return [[np.array(m) for m in theirs(k)] for k in range(batch)]
-        peer = Contender("%s loop" % peers[case].label, pin_loop,
-                         lambda loop: np.stack([matrices_back(ms) for ms in loop], axis=1))
+        if case == "inverse_mass_matrix":  # (Pinocchio fills M^-1's upper triangle: mass_matrix_back mirrors it)
+            back = lambda loop: np.stack([twin.mass_matrix_back(ms[0]) for ms in loop])  # noqa: E731
+        else:
+            back = lambda loop: np.stack([matrices_back(ms) for ms in loop], axis=1)  # noqa: E731
+        peer = Contender("%s loop" % peers[case].label, pin_loop, back)
         rows.append(Row("batched %s N=%d" % (case, batch), robot.name,
                         Contender("rbd cython, 1 thr", _with_threads(1, ours), np.stack), peer, samples_per_call=batch))
     return rows
