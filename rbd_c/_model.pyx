@@ -55,7 +55,7 @@ cdef extern from *:
 # virtual machine, more than the arithmetic: Talos's batched RNEA derivatives twice as
 # slow as into out=).  Outputs of RBD_POOL_MIN bytes or more are allocated through a
 # NumPy memory handler that keeps a few freed blocks (up to RBD_POOL_MAX bytes in all)
-# and hands them out again for the same size.  NumPy calls it with the GIL held.
+# and hands them out again for the same size.
 cdef extern from *:
     """
     #include <stdlib.h>
@@ -65,41 +65,58 @@ cdef extern from *:
     static void* rbd_pool_block[RBD_POOL_SLOTS];
     static size_t rbd_pool_bytes[RBD_POOL_SLOTS];
     static size_t rbd_pool_total = 0;
+    static char rbd_pool_busy = 0;  /* a spin lock: NumPy holds the GIL, a free-threaded build may not */
+    static void rbd_pool_lock(void) { while (__atomic_test_and_set(&rbd_pool_busy, __ATOMIC_ACQUIRE)) {} }
+    static void rbd_pool_unlock(void) { __atomic_clear(&rbd_pool_busy, __ATOMIC_RELEASE); }
 
     static void* rbd_pool_malloc(void* ctx, size_t size) {
-        for (int i = 0; i < RBD_POOL_SLOTS; i++) {
-            if (rbd_pool_block[i] != NULL && rbd_pool_bytes[i] == size) {
-                void* block = rbd_pool_block[i];
-                rbd_pool_block[i] = NULL;
-                rbd_pool_total -= size;
-                return block;
+        if (size >= RBD_POOL_MIN) {
+            rbd_pool_lock();
+            for (int i = 0; i < RBD_POOL_SLOTS; i++) {
+                if (rbd_pool_block[i] != NULL && rbd_pool_bytes[i] == size) {
+                    void* block = rbd_pool_block[i];
+                    rbd_pool_block[i] = NULL;
+                    rbd_pool_total -= size;
+                    rbd_pool_unlock();
+                    return block;
+                }
             }
+            rbd_pool_unlock();
         }
         return malloc(size);
     }
     static void* rbd_pool_calloc(void* ctx, size_t n, size_t size) { return calloc(n, size); }
     static void* rbd_pool_realloc(void* ctx, void* block, size_t size) { return realloc(block, size); }
     static void rbd_pool_free(void* ctx, void* block, size_t size) {
-        if (block != NULL && size >= RBD_POOL_MIN && rbd_pool_total + size <= RBD_POOL_MAX) {
-            for (int i = 0; i < RBD_POOL_SLOTS; i++) {
-                if (rbd_pool_block[i] == NULL) {
-                    rbd_pool_block[i] = block;
-                    rbd_pool_bytes[i] = size;
-                    rbd_pool_total += size;
-                    return;
+        if (block != NULL && size >= RBD_POOL_MIN) {
+            rbd_pool_lock();
+            if (rbd_pool_total + size <= RBD_POOL_MAX) {
+                for (int i = 0; i < RBD_POOL_SLOTS; i++) {
+                    if (rbd_pool_block[i] == NULL) {
+                        rbd_pool_block[i] = block;
+                        rbd_pool_bytes[i] = size;
+                        rbd_pool_total += size;
+                        rbd_pool_unlock();
+                        return;
+                    }
                 }
             }
+            rbd_pool_unlock();
         }
         free(block);
     }
     /* Frees the kept blocks; returns how many bytes they held. */
     static size_t rbd_pool_release(void) {
+        void* blocks[RBD_POOL_SLOTS];
+        rbd_pool_lock();
         size_t total = rbd_pool_total;
         for (int i = 0; i < RBD_POOL_SLOTS; i++) {
-            free(rbd_pool_block[i]);
+            blocks[i] = rbd_pool_block[i];
             rbd_pool_block[i] = NULL;
         }
         rbd_pool_total = 0;
+        rbd_pool_unlock();
+        for (int i = 0; i < RBD_POOL_SLOTS; i++) free(blocks[i]);
         return total;
     }
     static PyDataMem_Handler rbd_pool_handler = {
