@@ -18,6 +18,9 @@ from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, art
 from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._passes cimport world_placements
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
+from rbd_c._model cimport block_kernel_t, set_block, LANES
+from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
+                           lanes_placements, lanes_in)
 
 
 # ==========================================================================================
@@ -179,6 +182,46 @@ cdef int k_rnea_derivatives(const Call* c, const double** ins, double** outs, do
     """dtau/dq, dtau/dv and M = dtau/da in one forward and one backward pass."""
     _rd_forward(c, ins[0], ins[1], ins[2], ins[3], work)
     _rd_backward(c.m, work, outs[0], outs[1], outs[2])
+    return 0
+
+
+# ---- batches: LANES samples per instruction (rbd_c/_lanes.h) ----------------------------
+lanes_tables()
+cdef int _best = rbd_lanes_best()
+
+
+cdef int kb_rnea_derivatives(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                             const Py_ssize_t* osize, double* work) noexcept nogil:
+    """The RNEA derivatives on a block: each lane writes its own three matrices (padded
+    lanes into the scratch)."""
+    cdef const CModel* m = c.m
+    cdef rbd_lanes_model lm
+    cdef Py_ssize_t nb = m.nb, nv = m.nv
+    cdef double* X = work
+    cdef double* Q = X + 12 * LANES * nb         # q (nq <= nb + nv rows)
+    cdef double* rows = Q + LANES * (nb + nv)    # v, a (nv rows each), fext (6 per body)
+    cdef const double* v = lanes_in(n, ins[1], nv, rows)
+    cdef const double* a = lanes_in(n, ins[2], nv, rows + LANES * nv)
+    cdef const double* f = lanes_in(n, ins[3], 6 * nb, rows + 2 * LANES * nv)
+    cdef double* rest = rows + 2 * LANES * nv + 6 * LANES * nb
+    cdef double* dq[LANES]
+    cdef double* dv[LANES]
+    cdef double* Ms[LANES]
+    cdef int l
+    for l in range(LANES):
+        if l < n:
+            dq[l] = outs[0] + l * osize[0]
+            dv[l] = outs[1] + l * osize[1]
+            Ms[l] = outs[2] + l * osize[2]
+        else:
+            dq[l] = rest
+            dv[l] = rest + nv * nv
+            Ms[l] = rest + 2 * nv * nv
+    rest += 3 * nv * nv
+    lanes_model(m, &lm)
+    cdef const rbd_lanes_set* ks = lanes_set(_best)
+    lanes_placements(ks, &lm, m, n, ins[0], size[0], X, Q)
+    ks.rnea_derivatives(&lm, c.g, X, v, a, f, dq, dv, Ms, rest)
     return 0
 
 
@@ -630,6 +673,8 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
 cdef Algorithm RNEA_DERIVATIVES = algorithm(
     b"qvaf", ("q", "v", "a", "fext"), (b"vv", b"vv", b"vv"), k_rnea_derivatives,
     size(nb=RD_PER_BODY, nv=RD_PER_DOF), size(nb=150, nv_depth=40))
+# a block: placements, q, v, a, fext in lanes, the padded lanes' matrices, the kernel's rows
+set_block(RNEA_DERIVATIVES, kb_rnea_derivatives, size(nb=75 * LANES, nv=27 * LANES, nv2=3))
 # scratch: the larger of the two forms' (the factored one: CRBA's, then a row of L and
 # its ancestors, nv doubles and nv ints)
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(

@@ -23,7 +23,7 @@ from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint
 from rbd_c._passes cimport (gravity_acceleration, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, total_first_moment)
 from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
-from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_sets, rbd_lanes_best, lanes_model, lanes_tables,
+from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_in, lanes_out)
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_act_add,
                                  joint_articulated, articulated_reduce)
@@ -109,7 +109,7 @@ cdef int _best = rbd_lanes_best()
 
 
 def simd():
-    """The kernels batched rnea, crba and aba run on: "avx512", "avx2" or "baseline" (the
+    """The kernels batched rnea, crba, aba and rnea_derivatives run on: "avx512", "avx2" or "baseline" (the
     widest this machine has, at most what rbd_c.set_simd allows), or "off"."""
     from rbd_c._model import _simd_mode_name
     if _simd_mode_name() == "off":
@@ -119,7 +119,7 @@ def simd():
 
 cdef inline const rbd_lanes_set* _kernels() noexcept nogil:
     """The widest kernel set this machine runs, within rbd_c.set_simd's choice."""
-    return &rbd_lanes_sets[_best if _best < simd_cap() else simd_cap()]
+    return lanes_set(_best)
 
 
 cdef int _rnea_block(const Call* c, int n, const double** ins, const Py_ssize_t* size, int nin, double* tau,

@@ -73,10 +73,12 @@ typedef struct {
 #define rbd_rnea_lanes_avx2 rbd_rnea_lanes_base
 #define rbd_crba_lanes_avx2 rbd_crba_lanes_base
 #define rbd_aba_lanes_avx2 rbd_aba_lanes_base
+#define rbd_rnea_derivatives_lanes_avx2 rbd_rnea_derivatives_lanes_base
 #define rbd_place_lanes_avx512 rbd_place_lanes_base
 #define rbd_rnea_lanes_avx512 rbd_rnea_lanes_base
 #define rbd_crba_lanes_avx512 rbd_crba_lanes_base
 #define rbd_aba_lanes_avx512 rbd_aba_lanes_base
+#define rbd_rnea_derivatives_lanes_avx512 rbd_rnea_derivatives_lanes_base
 #endif
 
 /* One instruction set's kernels. */
@@ -87,13 +89,18 @@ typedef struct {
     void (*crba)(const rbd_lanes_model*, const double*, double* const*, double*);
     void (*aba)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
                 const double*, double*, double*, int*);
+    void (*rnea_derivatives)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
+                             const double*, double* const*, double* const*, double* const*, double*);
     const char* name;
 } rbd_lanes_set;
 
 static const rbd_lanes_set rbd_lanes_sets[3] = {
-    {rbd_place_lanes_base, rbd_rnea_lanes_base, rbd_crba_lanes_base, rbd_aba_lanes_base, "baseline"},
-    {rbd_place_lanes_avx2, rbd_rnea_lanes_avx2, rbd_crba_lanes_avx2, rbd_aba_lanes_avx2, "avx2"},
-    {rbd_place_lanes_avx512, rbd_rnea_lanes_avx512, rbd_crba_lanes_avx512, rbd_aba_lanes_avx512, "avx512"},
+    {rbd_place_lanes_base, rbd_rnea_lanes_base, rbd_crba_lanes_base, rbd_aba_lanes_base,
+     rbd_rnea_derivatives_lanes_base, "baseline"},
+    {rbd_place_lanes_avx2, rbd_rnea_lanes_avx2, rbd_crba_lanes_avx2, rbd_aba_lanes_avx2,
+     rbd_rnea_derivatives_lanes_avx2, "avx2"},
+    {rbd_place_lanes_avx512, rbd_rnea_lanes_avx512, rbd_crba_lanes_avx512, rbd_aba_lanes_avx512,
+     rbd_rnea_derivatives_lanes_avx512, "avx512"},
 };
 
 /* The widest set this machine runs: 2 (AVX-512 F/DQ/VL + FMA), 1 (AVX2 + FMA) or 0. */

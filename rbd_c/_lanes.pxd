@@ -3,7 +3,7 @@
 what the block kernels of _dynamics.pyx share: the kernels' model view, the joint
 placements of a block (per lane, by the one-sample joint code: every joint kind) and
 the transposition of inputs into lanes and of outputs back."""
-from rbd_c._model cimport CModel, LANES
+from rbd_c._model cimport CModel, LANES, simd_cap
 from rbd_c._joints cimport (joint_placement, rbd_joint_table, K_COUNT, K_REV_X, K_REV_Y, K_REV_Z, K_REV, K_PRISM,
                             K_PLANAR, K_SPH, K_FREE)
 
@@ -31,9 +31,18 @@ cdef extern from "_lanes.h":
         void (*crba)(const rbd_lanes_model*, const double*, double**, double*) noexcept nogil
         void (*aba)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
                     const double*, double*, double*, int*) noexcept nogil
+        void (*rnea_derivatives)(const rbd_lanes_model*, const double*, const double*, const double*,
+                                 const double*, const double*, double**, double**, double**,
+                                 double*) noexcept nogil
         const char* name
     const rbd_lanes_set rbd_lanes_sets[3]
     int rbd_lanes_best() noexcept nogil
+
+
+cdef inline const rbd_lanes_set* lanes_set(int best) noexcept nogil:
+    """The kernel set to run: the widest this machine has (``best``, rbd_lanes_best() of
+    the calling module), within rbd_c.set_simd's choice."""
+    return &rbd_lanes_sets[best if best < simd_cap() else simd_cap()]
 
 
 cdef inline int lanes_tables() except -1:

@@ -445,6 +445,216 @@ static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, d
                 M[l][(size_t)k * nv + k] += m->armature[k];
 }
 
+/* out = m1 x m2  (motion_cross) */
+static inline void RBD_SFX(ln_motion_cross)(const double* restrict m1, const double* restrict m2,
+                                            double* restrict out) {
+    LANE {
+        double v0 = R(m1, 0), v1 = R(m1, 1), v2 = R(m1, 2), w0 = R(m1, 3), w1 = R(m1, 4), w2 = R(m1, 5);
+        double x0 = R(m2, 0), x1 = R(m2, 1), x2 = R(m2, 2), y0 = R(m2, 3), y1 = R(m2, 4), y2 = R(m2, 5);
+        R(out, 0) = v1 * y2 - v2 * y1 + w1 * x2 - w2 * x1;
+        R(out, 1) = v2 * y0 - v0 * y2 + w2 * x0 - w0 * x2;
+        R(out, 2) = v0 * y1 - v1 * y0 + w0 * x1 - w1 * x0;
+        R(out, 3) = w1 * y2 - w2 * y1;
+        R(out, 4) = w2 * y0 - w0 * y2;
+        R(out, 5) = w0 * y1 - w1 * y0;
+    }
+}
+
+/* out = m x* f  (force_cross) */
+static inline void RBD_SFX(ln_force_cross)(const double* restrict m, const double* restrict f,
+                                           double* restrict out) {
+    LANE {
+        double v0 = R(m, 0), v1 = R(m, 1), v2 = R(m, 2), w0 = R(m, 3), w1 = R(m, 4), w2 = R(m, 5);
+        double f0 = R(f, 0), f1 = R(f, 1), f2 = R(f, 2), n0 = R(f, 3), n1 = R(f, 4), n2 = R(f, 5);
+        R(out, 0) = w1 * f2 - w2 * f1;
+        R(out, 1) = w2 * f0 - w0 * f2;
+        R(out, 2) = w0 * f1 - w1 * f0;
+        R(out, 3) = w1 * n2 - w2 * n1 + v1 * f2 - v2 * f1;
+        R(out, 4) = w2 * n0 - w0 * n2 + v2 * f0 - v0 * f2;
+        R(out, 5) = w0 * n1 - w1 * n0 + v0 * f1 - v1 * f0;
+    }
+}
+
+/* (V x*) Y - Y (V x) as an inertia (0, g, N)  (velocity_variation) */
+static inline void RBD_SFX(ln_velocity_variation)(const double* restrict Y, const double* restrict V,
+                                                  double* restrict out) {
+    LANE {
+        double mass = R(Y, 0), h0 = R(Y, 1), h1 = R(Y, 2), h2 = R(Y, 3);
+        double v0 = R(V, 0), v1 = R(V, 1), v2 = R(V, 2), w0 = R(V, 3), w1 = R(V, 4), w2 = R(V, 5);
+        double xx = R(Y, 4), xy = R(Y, 5), xz = R(Y, 6), yy = R(Y, 7), yz = R(Y, 8), zz = R(Y, 9);
+        R(out, 0) = 0.0;
+        R(out, 1) = mass * v0 + w1 * h2 - w2 * h1;
+        R(out, 2) = mass * v1 + w2 * h0 - w0 * h2;
+        R(out, 3) = mass * v2 + w0 * h1 - w1 * h0;
+        double a00 = w1 * xz - w2 * xy, a01 = w1 * yz - w2 * yy, a02 = w1 * zz - w2 * yz;
+        double a10 = w2 * xx - w0 * xz, a11 = w2 * xy - w0 * yz, a12 = w2 * xz - w0 * zz;
+        double a20 = w0 * xy - w1 * xx, a21 = w0 * yy - w1 * xy, a22 = w0 * yz - w1 * xz;
+        double vh = v0 * h0 + v1 * h1 + v2 * h2;
+        R(out, 4) = 2.0 * a00 - (2.0 * h0 * v0 - 2.0 * vh);
+        R(out, 5) = a01 + a10 - (h0 * v1 + v0 * h1);
+        R(out, 6) = a02 + a20 - (h0 * v2 + v0 * h2);
+        R(out, 7) = 2.0 * a11 - (2.0 * h1 * v1 - 2.0 * vh);
+        R(out, 8) = a12 + a21 - (h1 * v2 + v1 * h2);
+        R(out, 9) = 2.0 * a22 - (2.0 * h2 * v2 - 2.0 * vh);
+    }
+}
+
+/* val = x . y for motions and forces of 6 rows (dot6) */
+static inline void RBD_SFX(ln_dot6)(const double* restrict x, const double* restrict y, double* restrict val) {
+    LANE val[l] = R(x, 0) * R(y, 0) + R(x, 1) * R(y, 1) + R(x, 2) * R(y, 2) + R(x, 3) * R(y, 3)
+                  + R(x, 4) * R(y, 4) + R(x, 5) * R(y, 5);
+}
+
+/* The RNEA derivatives on a block (k_rnea_derivatives, lane by lane): dtau/dq, dtau/dv
+   and M of lane l into dq[l], dv[l], M[l] (nv x nv, row-major), from the placements X
+   (12 rows per body), v, a (nv rows each) and fext (6 rows per body; NULL: none);
+   work: 56 rows per body (world placement 12, twist 6, acceleration 6, then the
+   composites: inertia 10, B's symmetric part 10, momentum 6, force 6) + 24 per dof
+   (s, u, w, d). */
+static void RBD_SFX(rbd_rnea_derivatives_lanes)(const rbd_lanes_model* m, const double* g, const double* X,
+                                                const double* v, const double* a, const double* fext,
+                                                double* const* dq, double* const* dv, double* const* M,
+                                                double* work) {
+    enum { OM = 0, OV = 12, OA = 18, YC = 24, SYM = 34, K = 44, F = 50, PER_BODY = 56 };
+    enum { S = 0, U = 6, W = 12, D = 18, PER_DOF = 24 };
+    const int nb = m->nb, nv = m->nv;
+    double* dofs = work + PER_BODY * L * nb;
+    double a0[6 * L], zero[6 * L], vJ[6 * L], aJ[6 * L], t[6 * L], x[6 * L];
+    double G1[6 * L], G2[6 * L], Pv[6 * L], Pq[6 * L], val[L];
+    LANE {
+        R(a0, 0) = -g[0]; R(a0, 1) = -g[1]; R(a0, 2) = -g[2];
+        R(a0, 3) = 0.0; R(a0, 4) = 0.0; R(a0, 5) = 0.0;
+    }
+    memset(zero, 0, sizeof(zero));
+    for (int l = 0; l < L; l++) {
+        memset(dq[l], 0, (size_t)nv * nv * sizeof(double));
+        memset(dv[l], 0, (size_t)nv * nv * sizeof(double));
+        memset(M[l], 0, (size_t)nv * nv * sizeof(double));
+    }
+    /* forward: world placements, twists, accelerations, forces; each dof's s, u, w, d */
+    for (int i = 0; i < nb; i++) {
+        const int p = m->parents[i];
+        double* B = work + PER_BODY * L * i;
+        const double* P = p >= 0 ? work + PER_BODY * L * p : NULL;
+        if (p >= 0)
+            RBD_SFX(ln_compose)(P + OM * L, X + 12 * L * i, B + OM * L);
+        else
+            memcpy(B + OM * L, X + 12 * L * i, 12 * L * sizeof(double));
+        memset(vJ, 0, sizeof(vJ));
+        memset(aJ, 0, sizeof(aJ));
+        for (int col = 0; col < m->nvj[i]; col++) {
+            const int ic = m->v_idx[i] + col;
+            double* s = dofs + PER_DOF * L * ic;
+            RBD_SFX(ln_world_column)(m, i, col, B + OM * L, s + S * L);
+            for (int r = 0; r < 6; r++)
+                LANE {
+                    R(vJ, r) += R(s + S * L, r) * R(v, ic);
+                    R(aJ, r) += R(s + S * L, r) * R(a, ic);
+                }
+        }
+        const double* vp = p >= 0 ? P + OV * L : zero;
+        const double* ap = p >= 0 ? P + OA * L : a0;
+        for (int r = 0; r < 6 * L; r++)
+            B[OV * L + r] = vp[r] + vJ[r];
+        RBD_SFX(ln_motion_cross)(B + OV * L, vJ, t);
+        for (int r = 0; r < 6 * L; r++)
+            B[OA * L + r] = ap[r] + aJ[r] + t[r];
+        for (int col = 0; col < m->nvj[i]; col++) {
+            double* s = dofs + PER_DOF * L * (m->v_idx[i] + col);
+            RBD_SFX(ln_motion_cross)(vp, s + S * L, s + U * L);
+            RBD_SFX(ln_motion_cross)(ap, s + S * L, s + W * L);
+            RBD_SFX(ln_motion_cross)(vp, s + U * L, t);
+            for (int r = 0; r < 6 * L; r++)
+                s[W * L + r] += t[r];
+            for (int r = 0; r < 6 * L; r++)
+                t[r] = B[OV * L + r] + vp[r];
+            RBD_SFX(ln_motion_cross)(t, s + S * L, s + D * L);
+        }
+        RBD_SFX(ln_inertia_act)(B + OM * L, m->inertias + 10 * i, B + YC * L);
+        RBD_SFX(ln_inertia_apply)(B + YC * L, B + OV * L, B + K * L);
+        RBD_SFX(ln_inertia_apply)(B + YC * L, B + OA * L, B + F * L);
+        RBD_SFX(ln_force_cross)(B + OV * L, B + K * L, t);
+        for (int r = 0; r < 6 * L; r++)
+            B[F * L + r] += t[r];
+        if (fext != NULL) {  /* the body's external force in world axes (act_force) */
+            const double* fe = fext + 6 * L * i;
+            RBD_SFX(ln_act_pair)(B + OM * L, fe + 3 * L, fe, t + 3 * L, t, 0);
+            for (int r = 0; r < 6 * L; r++)
+                B[F * L + r] -= t[r];
+        }
+        RBD_SFX(ln_velocity_variation)(B + YC * L, B + OV * L, B + SYM * L);
+    }
+    /* backward: composites, and each column against its body's ancestors */
+    for (int i = nb - 1; i >= 0; i--) {
+        double* B = work + PER_BODY * L * i;
+        for (int col = 0; col < m->nvj[i]; col++) {
+            const int ic = m->v_idx[i] + col;
+            const double* s = dofs + PER_DOF * L * ic;
+            RBD_SFX(ln_inertia_apply)(B + YC * L, s + S * L, G1);          /* Yc s */
+            RBD_SFX(ln_inertia_apply)(B + SYM * L, s + S * L, t);
+            RBD_SFX(ln_force_cross)(s + S * L, B + K * L, x);
+            for (int r = 0; r < 6 * L; r++) {
+                G2[r] = t[r] - x[r];                                          /* Bc^T s */
+                Pv[r] = t[r] + x[r];                                          /* Bc s ... */
+            }
+            RBD_SFX(ln_inertia_apply)(B + YC * L, s + D * L, t);
+            for (int r = 0; r < 6 * L; r++)
+                Pv[r] += t[r];                                                /* ... + Yc d */
+            RBD_SFX(ln_inertia_apply)(B + SYM * L, s + U * L, Pq);
+            RBD_SFX(ln_force_cross)(s + U * L, B + K * L, t);
+            for (int r = 0; r < 6 * L; r++)
+                Pq[r] += t[r];
+            RBD_SFX(ln_inertia_apply)(B + YC * L, s + W * L, t);
+            for (int r = 0; r < 6 * L; r++)
+                Pq[r] += t[r];                                                /* Bc u + Yc w */
+            for (int r = 0; r < m->nvj[i]; r++) {                             /* the joint's own block */
+                const int jc = m->v_idx[i] + r;
+                const double* o = dofs + PER_DOF * L * jc;
+                const size_t e = (size_t)jc * nv + ic;
+                RBD_SFX(ln_dot6)(o + S * L, Pq, val);
+                for (int l = 0; l < L; l++) dq[l][e] = val[l];
+                RBD_SFX(ln_dot6)(o + S * L, Pv, val);
+                for (int l = 0; l < L; l++) dv[l][e] = val[l];
+                RBD_SFX(ln_dot6)(o + S * L, G1, val);
+                for (int l = 0; l < L; l++) M[l][e] = val[l];
+            }
+            RBD_SFX(ln_force_cross)(s + S * L, B + F * L, t);
+            for (int r = 0; r < 6 * L; r++)
+                Pq[r] += t[r];                                                /* + s x* F for the ancestors */
+            for (int j = m->parents[i]; j >= 0; j = m->parents[j]) {
+                for (int r = 0; r < m->nvj[j]; r++) {
+                    const int jc = m->v_idx[j] + r;
+                    const double* o = dofs + PER_DOF * L * jc;
+                    const size_t up = (size_t)jc * nv + ic, down = (size_t)ic * nv + jc;
+                    double v2[L];
+                    RBD_SFX(ln_dot6)(o + S * L, Pq, val);
+                    for (int l = 0; l < L; l++) dq[l][up] = val[l];
+                    RBD_SFX(ln_dot6)(o + S * L, Pv, val);
+                    for (int l = 0; l < L; l++) dv[l][up] = val[l];
+                    RBD_SFX(ln_dot6)(o + S * L, G1, val);
+                    for (int l = 0; l < L; l++) M[l][up] = M[l][down] = val[l];
+                    RBD_SFX(ln_dot6)(G2, o + U * L, val);
+                    RBD_SFX(ln_dot6)(G1, o + W * L, v2);
+                    for (int l = 0; l < L; l++) dq[l][down] = val[l] + v2[l];
+                    RBD_SFX(ln_dot6)(G2, o + S * L, val);
+                    RBD_SFX(ln_dot6)(G1, o + D * L, v2);
+                    for (int l = 0; l < L; l++) dv[l][down] = val[l] + v2[l];
+                }
+            }
+        }
+        const int p = m->parents[i];
+        if (p >= 0) {
+            double* P = work + PER_BODY * L * p;
+            for (int r = YC * L; r < PER_BODY * L; r++)  /* Yc, B's symmetric part, momentum, force */
+                P[r] += B[r];
+        }
+    }
+    if (m->has_armature)
+        for (int l = 0; l < L; l++)
+            for (int k = 0; k < nv; k++)
+                M[l][(size_t)k * nv + k] += m->armature[k];
+}
+
 /* out += X* S X^-1: the articulated inertia S (21 rows) of a child in its parent's frame,
    X = parent_from_child (sym6_act_add, lane by lane) */
 static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const double* restrict S,

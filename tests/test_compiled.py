@@ -99,7 +99,7 @@ def test_single_samples_agree(model):
 
 
 # the algorithms whose batches run in SIMD lanes (tests/test_simd_batches.py)
-SIMD_BATCHED = {"rnea", "gravity", "nonlinear_effects", "crba", "aba"}
+SIMD_BATCHED = {"rnea", "gravity", "nonlinear_effects", "crba", "aba", "rnea_derivatives"}
 
 
 @pytest.mark.parametrize("batch", [(7,), (2, 3)], ids=["N7", "2x3"])

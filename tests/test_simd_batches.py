@@ -1,5 +1,5 @@
-"""Batches in SIMD lanes: rbd_c runs batched rnea (gravity, nonlinear effects), crba and aba
-in blocks of several samples per instruction (rbd_c/_lanes.h), with kernels compiled for
+"""Batches in SIMD lanes: rbd_c runs batched rnea (gravity, nonlinear effects), crba, aba and
+rnea_derivatives in blocks of several samples per instruction (rbd_c/_lanes.h), with kernels compiled for
 the baseline, AVX2 + FMA and AVX-512, the widest the machine has chosen at run time.
 
 Oracles: the same call on one sample at a time (which never takes the block path) and the
@@ -44,7 +44,13 @@ def calls(q, v, a, tau, fext):
     """(name, positional arrays, keyword arrays) of every algorithm with a block kernel."""
     return [("rnea", (q, v, a), {}), ("rnea", (q, v, a), {"fext": fext}), ("gravity", (q,), {}),
             ("nonlinear_effects", (q, v), {}), ("crba", (q,), {}), ("aba", (q, v, tau), {}),
-            ("aba", (q, v, tau), {"fext": fext})]
+            ("aba", (q, v, tau), {"fext": fext}), ("rnea_derivatives", (q, v, a), {}),
+            ("rnea_derivatives", (q, v, a), {"fext": fext})]
+
+
+def joined(result, batch_ndim):
+    """An algorithm's result as one array: several outputs stacked after the batch axes."""
+    return np.stack(result, axis=batch_ndim) if isinstance(result, tuple) else np.asarray(result)
 
 
 def one_by_one(impl, name, model, args, kwargs, batch):
@@ -52,7 +58,7 @@ def one_by_one(impl, name, model, args, kwargs, batch):
     flat = [np.reshape(x, (-1,) + np.shape(x)[len(batch):]) for x in args]
     kflat = {k: np.reshape(x, (-1,) + np.shape(x)[len(batch):]) for k, x in kwargs.items()}
     n = flat[0].shape[0]
-    outs = [getattr(impl, name)(model, *[x[s] for x in flat], **{k: x[s] for k, x in kflat.items()})
+    outs = [joined(getattr(impl, name)(model, *[x[s] for x in flat], **{k: x[s] for k, x in kflat.items()}), 0)
             for s in range(n)]
     return np.reshape(np.stack(outs), batch + np.shape(outs[0]))
 
@@ -71,9 +77,9 @@ def tolerance(name, single, ref):
 def assert_batches_match(model, arrays, batch):
     """Every algorithm on the batch ``arrays`` equals its one-sample calls."""
     for name, args, kwargs in calls(*arrays):
-        batched = getattr(rbd_c, name)(model, *args, **kwargs)
+        batched = joined(getattr(rbd_c, name)(model, *args, **kwargs), len(batch))
         single = one_by_one(rbd_c, name, model, args, kwargs, batch)
-        ref = getattr(reference, name)(model, *args, **kwargs)
+        ref = joined(getattr(reference, name)(model, *args, **kwargs), len(batch))
         assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), (name, kwargs.keys())
 
 
@@ -86,9 +92,9 @@ def test_batches_equal_single_calls_and_the_numpy_backend(model, simd, n):
     rng = np.random.default_rng(n)
     q, v, a, tau, fext = random_state(model, rng, batch=(n,))
     for name, args, kwargs in calls(q, v, a, tau, fext):
-        batched = getattr(rbd_c, name)(model, *args, **kwargs)
+        batched = joined(getattr(rbd_c, name)(model, *args, **kwargs), 1)
         single = one_by_one(rbd_c, name, model, args, kwargs, (n,))
-        ref = getattr(reference, name)(model, *args, **kwargs)
+        ref = joined(getattr(reference, name)(model, *args, **kwargs), 1)
         assert batched.shape == single.shape == ref.shape
         tol = tolerance(name, single, ref)
         assert np.max(np.abs(batched - single)) <= tol, (name, kwargs.keys())
