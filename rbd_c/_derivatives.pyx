@@ -20,7 +20,7 @@ from rbd_c._passes cimport world_placements
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
 from rbd_c._model cimport block_kernel_t, set_block, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
-                           lanes_placements, lanes_in)
+                           lanes_placements, lanes_in, rbd_lanes_scatter)
 
 
 # ==========================================================================================
@@ -487,6 +487,38 @@ cdef int k_inverse_mass_matrix(const Call* c, const double** ins, double** outs,
     return k_minv_articulated(c, ins, outs, work)
 
 
+cdef int kb_inverse_mass_matrix(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                                const Py_ssize_t* osize, double* work) noexcept nogil:
+    """M^-1 on a block: the factored form in lanes (rbd_minv_lanes); the articulated
+    form, and a block where some lane's pivot is singular, one sample at a time (the
+    errors are the single calls')."""
+    cdef const CModel* m = c.m
+    cdef rbd_lanes_model lm
+    cdef Py_ssize_t nb = m.nb, nv = m.nv
+    cdef double* X = work
+    cdef double* Q = X + 12 * LANES * nb         # q (nq <= nb + nv rows)
+    cdef double* Z = Q + LANES * (nb + nv)       # M^-1 in lanes (nv x nv rows)
+    cdef double* rest = Z + LANES * nv * nv
+    cdef const double* one[1]
+    cdef double* out[1]
+    cdef int l, status
+    cdef const rbd_lanes_set* ks
+    if m.minv_factored:
+        lanes_model(m, &lm)
+        ks = lanes_set(_best)
+        lanes_placements(ks, &lm, m, n, ins[0], size[0], X, Q)
+        if ks.minv(&lm, X, Z, rest) == 0:
+            rbd_lanes_scatter(n, Z, nv * nv, outs[0], osize[0])
+            return 0
+    for l in range(n):
+        one[0] = ins[0] + l * size[0]
+        out[0] = outs[0] + l * osize[0]
+        status = k_inverse_mass_matrix(c, one, out, work)
+        if status:
+            return status
+    return 0
+
+
 # ==========================================================================================
 # ABA derivatives
 # ==========================================================================================
@@ -680,6 +712,9 @@ set_block(RNEA_DERIVATIVES, kb_rnea_derivatives, size(nb=75 * LANES, nv=27 * LAN
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
     size(nb=max(MI_PER_BODY, CRBA_PER_BODY), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
+# a block: placements, q and M^-1 in lanes, the lanes kernel's rows (or one sample's scratch)
+set_block(INVERSE_MASS_MATRIX, kb_inverse_mass_matrix,
+          size(nb=35 * LANES + max(MI_PER_BODY, CRBA_PER_BODY), nv=8 * LANES + 18, nd2=1, nv_depth=6, nv2=LANES))
 # scratch: the RNEA derivatives' fields, CRBA's, the subtree forces, qdd, two nv x nv
 # matrices, the ranges of _minus_products, then the larger of the articulated M^-1's
 # scratch and _minus_products' 2 nv^2 + 2 nv (which also holds the factored inverse's 2 nv)

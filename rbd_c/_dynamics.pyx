@@ -109,7 +109,7 @@ cdef int _best = rbd_lanes_best()
 
 
 def simd():
-    """The kernels batched rnea, crba, aba and rnea_derivatives run on: "avx512", "avx2" or "baseline" (the
+    """The kernels batched rnea, crba, aba, rnea_derivatives and inverse_mass_matrix run on: "avx512", "avx2" or "baseline" (the
     widest this machine has, at most what rbd_c.set_simd allows), or "off"."""
     from rbd_c._model import _simd_mode_name
     if _simd_mode_name() == "off":

@@ -44,6 +44,8 @@ typedef struct {
     const double *armature;     /* (nv,) */
     int has_armature;
     double singular_tol;
+    /* the dofs' tree (CModel's): parent dof, start of its run, ancestors (nearest first) */
+    const int *dof_parents, *dof_run_start, *dof_ancestors, *dof_ancestors_start;
 } rbd_lanes_model;
 
 #define RBD_SFX(name) name##_base
@@ -74,12 +76,27 @@ typedef struct {
 #define rbd_crba_lanes_avx2 rbd_crba_lanes_base
 #define rbd_aba_lanes_avx2 rbd_aba_lanes_base
 #define rbd_rnea_derivatives_lanes_avx2 rbd_rnea_derivatives_lanes_base
+#define rbd_minv_lanes_avx2 rbd_minv_lanes_base
 #define rbd_place_lanes_avx512 rbd_place_lanes_base
 #define rbd_rnea_lanes_avx512 rbd_rnea_lanes_base
 #define rbd_crba_lanes_avx512 rbd_crba_lanes_base
 #define rbd_aba_lanes_avx512 rbd_aba_lanes_base
 #define rbd_rnea_derivatives_lanes_avx512 rbd_rnea_derivatives_lanes_base
+#define rbd_minv_lanes_avx512 rbd_minv_lanes_base
 #endif
+
+/* x_l[e] = rows[e * RBD_LANES + l] for the first n lanes and e < size: a block's results
+   back to n samples (x_l = x + l * stride), reading the rows once, in order. */
+static void rbd_lanes_scatter(int n, const double* rows, Py_ssize_t size, double* x, Py_ssize_t stride) {
+    double* out[RBD_LANES];
+    for (int l = 0; l < n; l++)
+        out[l] = x + l * stride;
+    for (Py_ssize_t e = 0; e < size; e++) {
+        const double* r = rows + e * RBD_LANES;
+        for (int l = 0; l < n; l++)
+            out[l][e] = r[l];
+    }
+}
 
 /* One instruction set's kernels. */
 typedef struct {
@@ -91,16 +108,17 @@ typedef struct {
                 const double*, double*, double*, int*);
     void (*rnea_derivatives)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
                              const double*, double* const*, double* const*, double* const*, double*);
+    int (*minv)(const rbd_lanes_model*, const double*, double*, double*);
     const char* name;
 } rbd_lanes_set;
 
 static const rbd_lanes_set rbd_lanes_sets[3] = {
     {rbd_place_lanes_base, rbd_rnea_lanes_base, rbd_crba_lanes_base, rbd_aba_lanes_base,
-     rbd_rnea_derivatives_lanes_base, "baseline"},
+     rbd_rnea_derivatives_lanes_base, rbd_minv_lanes_base, "baseline"},
     {rbd_place_lanes_avx2, rbd_rnea_lanes_avx2, rbd_crba_lanes_avx2, rbd_aba_lanes_avx2,
-     rbd_rnea_derivatives_lanes_avx2, "avx2"},
+     rbd_rnea_derivatives_lanes_avx2, rbd_minv_lanes_avx2, "avx2"},
     {rbd_place_lanes_avx512, rbd_rnea_lanes_avx512, rbd_crba_lanes_avx512, rbd_aba_lanes_avx512,
-     rbd_rnea_derivatives_lanes_avx512, "avx512"},
+     rbd_rnea_derivatives_lanes_avx512, rbd_minv_lanes_avx512, "avx512"},
 };
 
 /* The widest set this machine runs: 2 (AVX-512 F/DQ/VL + FMA), 1 (AVX2 + FMA) or 0. */

@@ -23,6 +23,7 @@ cdef extern from "_lanes.h":
         const int *parents, *kinds, *q_idx, *v_idx, *nvj, *d2_idx, *cols, *basis
         const double *axes, *placements, *inertias, *armature
         double singular_tol
+        const int *dof_parents, *dof_run_start, *dof_ancestors, *dof_ancestors_start
     int RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR
     ctypedef struct rbd_lanes_set:
         void (*place)(const rbd_lanes_model*, const double*, double*) noexcept nogil
@@ -34,9 +35,11 @@ cdef extern from "_lanes.h":
         void (*rnea_derivatives)(const rbd_lanes_model*, const double*, const double*, const double*,
                                  const double*, const double*, double**, double**, double**,
                                  double*) noexcept nogil
+        int (*minv)(const rbd_lanes_model*, const double*, double*, double*) noexcept nogil
         const char* name
     const rbd_lanes_set rbd_lanes_sets[3]
     int rbd_lanes_best() noexcept nogil
+    void rbd_lanes_scatter(int n, const double* rows, Py_ssize_t size, double* x, Py_ssize_t stride) noexcept nogil
 
 
 cdef inline const rbd_lanes_set* lanes_set(int best) noexcept nogil:
@@ -68,6 +71,8 @@ cdef inline void lanes_model(const CModel* m, rbd_lanes_model* out) noexcept nog
         m.parents, m.kinds, m.q_idx, m.v_idx, m.nvj, m.d2_idx)
     out.axes, out.placements, out.inertias, out.armature = m.axes, m.placements, m.inertias, m.armature
     out.cols, out.basis = rbd_lanes_cols, rbd_lanes_basis
+    out.dof_parents, out.dof_run_start = m.dof_parents, m.dof_run_start
+    out.dof_ancestors, out.dof_ancestors_start = m.dof_ancestors, m.dof_ancestors_start
 
 
 cdef inline void lanes_placements(const rbd_lanes_set* ks, const rbd_lanes_model* lm, const CModel* m, int n,

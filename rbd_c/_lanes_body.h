@@ -655,6 +655,113 @@ static void RBD_SFX(rbd_rnea_derivatives_lanes)(const rbd_lanes_model* m, const 
                 M[l][(size_t)k * nv + k] += m->armature[k];
 }
 
+/* M^-1 on a block in its factored form (k_minv_factored, lane by lane): CRBA's lower
+   triangle in world axes, M = L^T D L along the tree (rbd_ltdl) and M^-1 through the
+   factor (rbd_ltdl_inverse), every step the one-sample code's with each number a row of
+   L lanes.  Z: nv x nv rows (row-major, entry e at Z + e L), M^-1 on return; work: 22
+   rows per body + 7 per dof.  Returns 0, or 1 when a pivot of some lane is not above
+   the singularity tolerance (NaN included): the caller then runs the lanes one by one. */
+static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, double* Z, double* work) {
+    const int nb = m->nb, nv = m->nv;
+    double* oM = work;
+    double* Yc = work + 12 * L * nb;
+    double* J = work + 22 * L * nb;
+    double* lrow = J + 6 * L * nv;
+    double f[6 * L], val[L];
+    #define ZE(row, col) (Z + ((size_t)(row) * nv + (col)) * L)
+    /* CRBA: world placements, inertias and columns; composites and the lower triangle */
+    for (int i = 0; i < nb; i++) {
+        const int p = m->parents[i];
+        if (p >= 0)
+            RBD_SFX(ln_compose)(oM + 12 * L * p, X + 12 * L * i, oM + 12 * L * i);
+        else
+            memcpy(oM + 12 * L * i, X + 12 * L * i, 12 * L * sizeof(double));
+        RBD_SFX(ln_inertia_act)(oM + 12 * L * i, m->inertias + 10 * i, Yc + 10 * L * i);
+        for (int col = 0; col < m->nvj[i]; col++)
+            RBD_SFX(ln_world_column)(m, i, col, oM + 12 * L * i, J + 6 * L * (m->v_idx[i] + col));
+    }
+    for (int i = nb - 1; i >= 0; i--) {
+        const int vi = m->v_idx[i];
+        for (int col = 0; col < m->nvj[i]; col++) {
+            RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, J + 6 * L * (vi + col), f);
+            int j = i, nr = col + 1;
+            while (j >= 0) {
+                const int vj = m->v_idx[j];
+                for (int r = 0; r < nr; r++) {
+                    RBD_SFX(ln_dot6)(J + 6 * L * (vj + r), f, val);
+                    memcpy(ZE(vi + col, vj + r), val, sizeof(val));
+                }
+                j = m->parents[j];
+                if (j >= 0)
+                    nr = m->nvj[j];
+            }
+        }
+        const int p = m->parents[i];
+        if (p >= 0)
+            for (int r = 0; r < 10 * L; r++)
+                Yc[10 * L * p + r] += Yc[10 * L * i + r];
+    }
+    if (m->has_armature)
+        for (int k = 0; k < nv; k++)
+            LANE ZE(k, k)[l] += m->armature[k];
+    /* the factor (rbd_ltdl) */
+    for (int k = nv - 1; k >= 0; k--) {
+        double* zkk = ZE(k, k);
+        double inverse[L];
+        int bad = 0;
+        LANE {
+            bad |= !(zkk[l] > m->singular_tol);
+            inverse[l] = 1.0 / zkk[l];
+        }
+        if (bad)
+            return 1;
+        for (int t = m->dof_ancestors_start[k]; t < m->dof_ancestors_start[k + 1]; t++) {
+            const int i = m->dof_ancestors[t];
+            double a[L];
+            double* zki = ZE(k, i);
+            LANE a[l] = zki[l] * inverse[l];
+            for (int end = i; end >= 0; ) {
+                const int start = m->dof_run_start[end];
+                for (int j = start; j <= end; j++) {
+                    double* zij = ZE(i, j);
+                    const double* zkj = ZE(k, j);
+                    LANE zij[l] -= a[l] * zkj[l];
+                }
+                end = m->dof_parents[start];
+            }
+            LANE zki[l] = a[l];
+        }
+        LANE zkk[l] = inverse[l];
+    }
+    /* M^-1 through the factor (rbd_ltdl_inverse), row by row from the top */
+    for (int k = 0; k < nv; k++) {
+        const int* anc = m->dof_ancestors + m->dof_ancestors_start[k];
+        const int n = m->dof_ancestors_start[k + 1] - m->dof_ancestors_start[k];
+        for (int j = 0; j < n; j++)
+            memcpy(lrow + (size_t)j * L, ZE(k, anc[j]), L * sizeof(double));
+        for (int i = 0; i < k; i++) {  /* (each entry summed in registers over the ancestors) */
+            double acc[L];
+            LANE acc[l] = 0.0;
+            for (int j = 0; j < n; j++) {
+                const double* lj = lrow + (size_t)j * L;
+                const double* zji = ZE(anc[j], i);
+                LANE acc[l] -= lj[l] * zji[l];
+            }
+            memcpy(ZE(k, i), acc, sizeof(acc));
+        }
+        double* zkk = ZE(k, k);
+        for (int j = 0; j < n; j++) {
+            const double* zkj = ZE(k, anc[j]);
+            const double* lj = lrow + (size_t)j * L;
+            LANE zkk[l] -= lj[l] * zkj[l];
+        }
+        for (int i = 0; i < k; i++)
+            memcpy(ZE(i, k), ZE(k, i), L * sizeof(double));
+    }
+    #undef ZE
+    return 0;
+}
+
 /* out += X* S X^-1: the articulated inertia S (21 rows) of a child in its parent's frame,
    X = parent_from_child (sym6_act_add, lane by lane) */
 static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const double* restrict S,

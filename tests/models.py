@@ -149,3 +149,10 @@ def algorithm_calls(q, v, a, tau, fext, q1, frames):
                 ("frame_acceleration_derivatives", (q, v, a, frame), {"reference": reference}),
             ]
     return calls
+
+
+def m_inverse_slack(M, Minv):
+    """How far rounding M (a relative 1e-16 per entry, summed over nv) can move M^-1:
+    |d(M^-1)| <= |M^-1|^2 |dM|, with a factor 8 for the orders of the two computations."""
+    nv = M.shape[-1]
+    return 8.0 * nv * np.finfo(float).eps * float(np.max(np.abs(Minv))) ** 2 * float(np.max(np.abs(M)))

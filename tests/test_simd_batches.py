@@ -1,5 +1,5 @@
 """Batches in SIMD lanes: rbd_c runs batched rnea (gravity, nonlinear effects), crba, aba and
-rnea_derivatives in blocks of several samples per instruction (rbd_c/_lanes.h), with kernels compiled for
+rnea_derivatives and inverse_mass_matrix in blocks of several samples per instruction (rbd_c/_lanes.h), with kernels compiled for
 the baseline, AVX2 + FMA and AVX-512, the widest the machine has chosen at run time.
 
 Oracles: the same call on one sample at a time (which never takes the block path) and the
@@ -17,7 +17,7 @@ import rbd
 import rbd.reference as reference
 
 from conftest import HAVE_COMPILED
-from models import random_model, random_state
+from models import random_model, random_state, m_inverse_slack
 
 pytestmark = pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
 
@@ -45,7 +45,7 @@ def calls(q, v, a, tau, fext):
     return [("rnea", (q, v, a), {}), ("rnea", (q, v, a), {"fext": fext}), ("gravity", (q,), {}),
             ("nonlinear_effects", (q, v), {}), ("crba", (q,), {}), ("aba", (q, v, tau), {}),
             ("aba", (q, v, tau), {"fext": fext}), ("rnea_derivatives", (q, v, a), {}),
-            ("rnea_derivatives", (q, v, a), {"fext": fext})]
+            ("rnea_derivatives", (q, v, a), {"fext": fext}), ("inverse_mass_matrix", (q,), {})]
 
 
 def joined(result, batch_ndim):
@@ -63,14 +63,17 @@ def one_by_one(impl, name, model, args, kwargs, batch):
     return np.reshape(np.stack(outs), batch + np.shape(outs[0]))
 
 
-def tolerance(name, single, ref):
+def tolerance(name, single, ref, model=None, q=None):
     """1e-14 of the result's size; forward dynamics inherits the conditioning of M, so
-    there the lanes may also differ from one sample as much as the two backends do (FMA and
-    the lanes' sine and cosine change the last bits)."""
+    there the lanes may also differ from one sample as much as the two backends do, and
+    M^-1 as much as rounding M moves it (FMA and the lanes' sine and cosine change the
+    last bits)."""
     scale = max(1.0, float(np.max(np.abs(single))))
     tol = 1e-14 * scale
     if name == "aba":
         tol += 4.0 * float(np.max(np.abs(single - ref)))
+    elif name == "inverse_mass_matrix":
+        tol += m_inverse_slack(rbd_c.crba(model, q), single)
     return tol
 
 
@@ -80,7 +83,7 @@ def assert_batches_match(model, arrays, batch):
         batched = joined(getattr(rbd_c, name)(model, *args, **kwargs), len(batch))
         single = one_by_one(rbd_c, name, model, args, kwargs, batch)
         ref = joined(getattr(reference, name)(model, *args, **kwargs), len(batch))
-        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), (name, kwargs.keys())
+        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref, model, args[0]), (name, kwargs.keys())
 
 
 def test_every_joint_kind_is_in_the_trees(model):
@@ -96,7 +99,7 @@ def test_batches_equal_single_calls_and_the_numpy_backend(model, simd, n):
         single = one_by_one(rbd_c, name, model, args, kwargs, (n,))
         ref = joined(getattr(reference, name)(model, *args, **kwargs), 1)
         assert batched.shape == single.shape == ref.shape
-        tol = tolerance(name, single, ref)
+        tol = tolerance(name, single, ref, model, q)
         assert np.max(np.abs(batched - single)) <= tol, (name, kwargs.keys())
         # against NumPy: as close as a single compiled call is (plus the same 1e-14)
         assert np.max(np.abs(batched - ref)) <= np.max(np.abs(single - ref)) + tol, (name, kwargs.keys())
@@ -137,6 +140,12 @@ def test_a_singular_joint_in_a_block_names_the_first_sample_s_joint(simd):
     with pytest.raises(ValueError) as batched:
         rbd_c.aba(model, q, v, v)
     assert str(batched.value) == str(alone.value)
+    for name, args in (("inverse_mass_matrix", (q,)), ("aba_derivatives", (q, v, v))):
+        with pytest.raises(ValueError) as alone:
+            getattr(rbd_c, name)(model, *(x[0] for x in args))
+        with pytest.raises(ValueError) as batched:
+            getattr(rbd_c, name)(model, *args)
+        assert str(batched.value) == str(alone.value), name
 
 
 def test_armature_in_the_lanes(simd):
