@@ -699,6 +699,76 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
     return 0
 
 
+cdef int _aba_derivatives_one_by_one(const Call* c, int n, const double** ins, const Py_ssize_t* size,
+                                     double** outs, const Py_ssize_t* osize, double* work) noexcept nogil:
+    """The block's samples one at a time (the first non-zero status, as the single calls')."""
+    cdef const double* one[4]
+    cdef double* res[3]
+    cdef int l, k, status
+    for l in range(n):
+        for k in range(4):
+            one[k] = NULL if ins[k] == NULL else ins[k] + l * size[k]
+        for k in range(3):
+            res[k] = outs[k] + l * osize[k]
+        status = k_aba_derivatives(c, one, res, work)
+        if status:
+            return status
+    return 0
+
+
+cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                            const Py_ssize_t* osize, double* work) noexcept nogil:
+    """The ABA derivatives on a block, from the lanes kernels: M^-1 (rbd_minv_lanes), the
+    bias torques (RNEA), qdd = M^-1 (tau - h), the RNEA derivatives at qdd, then each
+    lane's products dqdd/dx = -M^-1 dtau/dx (_minus_products).  Articulated-form models
+    and a block with a singular lane run one sample at a time."""
+    cdef const CModel* m = c.m
+    if not m.minv_factored:
+        return _aba_derivatives_one_by_one(c, n, ins, size, outs, osize, work)
+    cdef rbd_lanes_model lm
+    cdef Py_ssize_t nb = m.nb, nv = m.nv, r, k
+    cdef double* X = work
+    cdef double* Q = X + 12 * LANES * nb                  # q (nq <= nb + nv rows)
+    cdef double* rows = Q + LANES * (nb + nv)             # v, tau (nv rows each), fext (6 per body)
+    cdef const double* v = lanes_in(n, ins[1], nv, rows)
+    cdef const double* tau = lanes_in(n, ins[2], nv, rows + LANES * nv)
+    cdef const double* f = lanes_in(n, ins[3], 6 * nb, rows + 2 * LANES * nv)
+    cdef double* h = rows + 2 * LANES * nv + 6 * LANES * nb
+    cdef double* qdd = h + LANES * nv
+    cdef double* Z = qdd + LANES * nv                     # M^-1 in lanes
+    cdef double* T = Z + LANES * nv * nv                  # each lane's dtau/dq, dtau/dv, M
+    cdef int* ranges = <int*>(T + 3 * LANES * nv * nv)   # 2 (depth + 1) ints
+    cdef double* rest = T + 3 * LANES * nv * nv + m.max_depth + 1
+    cdef double* dq[LANES]
+    cdef double* dv[LANES]
+    cdef double* Ms[LANES]
+    cdef double acc
+    cdef int l
+    cdef const rbd_lanes_set* ks
+    lanes_model(m, &lm)
+    ks = lanes_set(_best)
+    lanes_placements(ks, &lm, m, n, ins[0], size[0], X, Q)
+    if ks.minv(&lm, X, Z, rest) != 0:
+        return _aba_derivatives_one_by_one(c, n, ins, size, outs, osize, work)
+    ks.rnea(&lm, c.g, X, v, NULL, f, h, rest)
+    for r in range(nv):
+        for l in range(LANES):
+            acc = 0.0
+            for k in range(nv):
+                acc += Z[(r * nv + k) * LANES + l] * (tau[k * LANES + l] - h[k * LANES + l])
+            qdd[r * LANES + l] = acc
+    for l in range(LANES):
+        dq[l] = T + (3 * l) * nv * nv
+        dv[l] = T + (3 * l + 1) * nv * nv
+        Ms[l] = T + (3 * l + 2) * nv * nv
+    ks.rnea_derivatives(&lm, c.g, X, v, qdd, f, dq, dv, Ms, rest)
+    rbd_lanes_scatter(n, Z, nv * nv, outs[2], osize[2])
+    for l in range(n):
+        _minus_products(m, outs[2] + l * osize[2], dq[l], dv[l], outs[0] + l * osize[0], outs[1] + l * osize[1],
+                        rest, ranges, ranges + m.max_depth + 1)
+    return 0
+
+
 # ==========================================================================================
 # The algorithms as the driver reads them, and the wrappers
 # ==========================================================================================
@@ -723,6 +793,11 @@ cdef Algorithm ABA_DERIVATIVES = algorithm(
     size(constant=1, depth=1, nb=RD_PER_BODY + CRBA_PER_BODY + 6 + MI_PER_BODY,
          nv=RD_PER_DOF + 6 + 1 + 18 + 2, nd2=1, nv_depth=6, nv2=4),
     size(nb=400, nv_depth=40, nv2=15))
+# a block: placements, q, v, tau, fext, h, qdd and M^-1 in lanes, each lane's three
+# matrices, then the lanes kernels' rows (or one sample's scratch, from the start)
+set_block(ABA_DERIVATIVES, kb_aba_derivatives,
+          size(constant=1, depth=2, nb=75 * LANES + RD_PER_BODY + CRBA_PER_BODY + 6 + MI_PER_BODY,
+               nv=29 * LANES + RD_PER_DOF + 6 + 1 + 18 + 4, nd2=1, nv_depth=6, nv2=4 * LANES + 6))
 
 
 def rnea_derivatives(model, q, v, a, fext=None, *, out=None):

@@ -156,3 +156,13 @@ def m_inverse_slack(M, Minv):
     |d(M^-1)| <= |M^-1|^2 |dM|, with a factor 8 for the orders of the two computations."""
     nv = M.shape[-1]
     return 8.0 * nv * np.finfo(float).eps * float(np.max(np.abs(Minv))) ** 2 * float(np.max(np.abs(M)))
+
+
+def aba_derivatives_slack(model, q, v, tau, fext, Minv):
+    """How far rounding M can move aba_derivatives' outputs: M^-1 by m_inverse_slack, and
+    -M^-1 dtau/dx by that times nv |dtau/dx|."""
+    import rbd
+    slack = m_inverse_slack(rbd.crba(model, q), Minv)
+    qdd = rbd.aba(model, q, v, tau, fext)
+    dtau = rbd.rnea_derivatives(model, q, v, qdd, fext)
+    return slack * (1.0 + model.nv * max(float(np.max(np.abs(d))) for d in dtau[:2]))

@@ -16,7 +16,7 @@ import rbd
 from rbd import reference as ref
 
 from conftest import HAVE_COMPILED
-from models import algorithm_calls, random_model, m_inverse_slack
+from models import algorithm_calls, random_model, m_inverse_slack, aba_derivatives_slack
 
 if not HAVE_COMPILED:
     pytest.skip("rbd_c is not built", allow_module_level=True)
@@ -99,7 +99,8 @@ def test_single_samples_agree(model):
 
 
 # the algorithms whose batches run in SIMD lanes (tests/test_simd_batches.py)
-SIMD_BATCHED = {"rnea", "gravity", "nonlinear_effects", "crba", "aba", "rnea_derivatives", "inverse_mass_matrix"}
+SIMD_BATCHED = {"rnea", "gravity", "nonlinear_effects", "crba", "aba", "rnea_derivatives", "inverse_mass_matrix",
+                "aba_derivatives"}
 
 
 @pytest.mark.parametrize("batch", [(7,), (2, 3)], ids=["N7", "2x3"])
@@ -119,6 +120,8 @@ def test_batches_agree(model, batch):
                 atol = 1e-14 * max(1.0, np.max(np.abs(single)))
                 if name == "aba":  # ... amplified by M's conditioning, as between the two backends
                     atol += 4.0 * np.max(np.abs(single - ref.aba(model, *single_args, **single_kwargs)))
+                elif name == "aba_derivatives":  # ... as rounding M moves M^-1 and -M^-1 dtau/dx
+                    atol += aba_derivatives_slack(model, *single_args, single_kwargs.get("fext"), single[2])
                 elif name == "inverse_mass_matrix":  # ... as a perturbation of M by its rounding moves M^-1
                     atol += m_inverse_slack(rbd_c.crba(model, single_args[0]), single)
                 np.testing.assert_allclose(sample, single, rtol=0, atol=atol)

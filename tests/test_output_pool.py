@@ -94,7 +94,8 @@ def test_several_outputs_and_threads(model):
     for i in range(len(arrays)):
         for j in range(i):
             assert not np.shares_memory(arrays[i], arrays[j])
-    del results, arrays
+    results[:] = []
+    arrays = None
     rbd_c.release_memory()
 
 

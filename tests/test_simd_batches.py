@@ -1,5 +1,5 @@
 """Batches in SIMD lanes: rbd_c runs batched rnea (gravity, nonlinear effects), crba, aba and
-rnea_derivatives and inverse_mass_matrix in blocks of several samples per instruction (rbd_c/_lanes.h), with kernels compiled for
+rnea_derivatives, inverse_mass_matrix and aba_derivatives in blocks of several samples per instruction (rbd_c/_lanes.h), with kernels compiled for
 the baseline, AVX2 + FMA and AVX-512, the widest the machine has chosen at run time.
 
 Oracles: the same call on one sample at a time (which never takes the block path) and the
@@ -17,7 +17,7 @@ import rbd
 import rbd.reference as reference
 
 from conftest import HAVE_COMPILED
-from models import random_model, random_state, m_inverse_slack
+from models import random_model, random_state, m_inverse_slack, aba_derivatives_slack
 
 pytestmark = pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
 
@@ -45,7 +45,8 @@ def calls(q, v, a, tau, fext):
     return [("rnea", (q, v, a), {}), ("rnea", (q, v, a), {"fext": fext}), ("gravity", (q,), {}),
             ("nonlinear_effects", (q, v), {}), ("crba", (q,), {}), ("aba", (q, v, tau), {}),
             ("aba", (q, v, tau), {"fext": fext}), ("rnea_derivatives", (q, v, a), {}),
-            ("rnea_derivatives", (q, v, a), {"fext": fext}), ("inverse_mass_matrix", (q,), {})]
+            ("rnea_derivatives", (q, v, a), {"fext": fext}), ("inverse_mass_matrix", (q,), {}),
+            ("aba_derivatives", (q, v, tau), {}), ("aba_derivatives", (q, v, tau), {"fext": fext})]
 
 
 def joined(result, batch_ndim):
@@ -63,7 +64,7 @@ def one_by_one(impl, name, model, args, kwargs, batch):
     return np.reshape(np.stack(outs), batch + np.shape(outs[0]))
 
 
-def tolerance(name, single, ref, model=None, q=None):
+def tolerance(name, single, ref, model=None, q=None, args=(), kwargs=None):
     """1e-14 of the result's size; forward dynamics inherits the conditioning of M, so
     there the lanes may also differ from one sample as much as the two backends do, and
     M^-1 as much as rounding M moves it (FMA and the lanes' sine and cosine change the
@@ -74,6 +75,8 @@ def tolerance(name, single, ref, model=None, q=None):
         tol += 4.0 * float(np.max(np.abs(single - ref)))
     elif name == "inverse_mass_matrix":
         tol += m_inverse_slack(rbd_c.crba(model, q), single)
+    elif name == "aba_derivatives":  # (single: the three outputs stacked after the batch axes)
+        tol += aba_derivatives_slack(model, *args, (kwargs or {}).get("fext"), single[..., 2, :, :])
     return tol
 
 
@@ -83,7 +86,8 @@ def assert_batches_match(model, arrays, batch):
         batched = joined(getattr(rbd_c, name)(model, *args, **kwargs), len(batch))
         single = one_by_one(rbd_c, name, model, args, kwargs, batch)
         ref = joined(getattr(reference, name)(model, *args, **kwargs), len(batch))
-        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref, model, args[0]), (name, kwargs.keys())
+        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref, model, args[0], args, kwargs), (
+            name, kwargs.keys())
 
 
 def test_every_joint_kind_is_in_the_trees(model):
@@ -99,7 +103,7 @@ def test_batches_equal_single_calls_and_the_numpy_backend(model, simd, n):
         single = one_by_one(rbd_c, name, model, args, kwargs, (n,))
         ref = joined(getattr(reference, name)(model, *args, **kwargs), 1)
         assert batched.shape == single.shape == ref.shape
-        tol = tolerance(name, single, ref, model, q)
+        tol = tolerance(name, single, ref, model, q, args, kwargs)
         assert np.max(np.abs(batched - single)) <= tol, (name, kwargs.keys())
         # against NumPy: as close as a single compiled call is (plus the same 1e-14)
         assert np.max(np.abs(batched - ref)) <= np.max(np.abs(single - ref)) + tol, (name, kwargs.keys())
