@@ -736,12 +736,11 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     cdef double* h = rows + 2 * LANES * nv + 6 * LANES * nb
     cdef double* qdd = h + LANES * nv
     cdef double* Z = qdd + LANES * nv                     # M^-1 in lanes
-    cdef double* T = Z + LANES * nv * nv                  # each lane's dtau/dq, dtau/dv, M
-    cdef int* ranges = <int*>(T + 3 * LANES * nv * nv)   # 2 (depth + 1) ints
-    cdef double* rest = T + 3 * LANES * nv * nv + m.max_depth + 1
+    cdef double* T = Z + LANES * nv * nv                  # each lane's dtau/dq, dtau/dv
+    cdef int* ranges = <int*>(T + 2 * LANES * nv * nv)   # 2 (depth + 1) ints
+    cdef double* rest = T + 2 * LANES * nv * nv + m.max_depth + 1
     cdef double* dq[LANES]
     cdef double* dv[LANES]
-    cdef double* Ms[LANES]
     cdef double acc
     cdef int l
     cdef const rbd_lanes_set* ks
@@ -758,10 +757,9 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
                 acc += Z[(r * nv + k) * LANES + l] * (tau[k * LANES + l] - h[k * LANES + l])
             qdd[r * LANES + l] = acc
     for l in range(LANES):
-        dq[l] = T + (3 * l) * nv * nv
-        dv[l] = T + (3 * l + 1) * nv * nv
-        Ms[l] = T + (3 * l + 2) * nv * nv
-    ks.rnea_derivatives(&lm, c.g, X, v, qdd, f, dq, dv, Ms, rest)
+        dq[l] = T + (2 * l) * nv * nv
+        dv[l] = T + (2 * l + 1) * nv * nv
+    ks.rnea_derivatives(&lm, c.g, X, v, qdd, f, dq, dv, NULL, rest)  # (M: not needed)
     rbd_lanes_scatter(n, Z, nv * nv, outs[2], osize[2])
     for l in range(n):
         _minus_products(m, outs[2] + l * osize[2], dq[l], dv[l], outs[0] + l * osize[0], outs[1] + l * osize[1],

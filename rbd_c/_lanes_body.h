@@ -506,7 +506,7 @@ static inline void RBD_SFX(ln_dot6)(const double* restrict x, const double* rest
 }
 
 /* The RNEA derivatives on a block (k_rnea_derivatives, lane by lane): dtau/dq, dtau/dv
-   and M of lane l into dq[l], dv[l], M[l] (nv x nv, row-major), from the placements X
+   and M of lane l into dq[l], dv[l], M[l] (nv x nv, row-major; M NULL: no mass matrix), from the placements X
    (12 rows per body), v, a (nv rows each) and fext (6 rows per body; NULL: none);
    work: 56 rows per body (world placement 12, twist 6, acceleration 6, then the
    composites: inertia 10, B's symmetric part 10, momentum 6, force 6) + 24 per dof
@@ -529,7 +529,8 @@ static void RBD_SFX(rbd_rnea_derivatives_lanes)(const rbd_lanes_model* m, const 
     for (int l = 0; l < L; l++) {
         memset(dq[l], 0, (size_t)nv * nv * sizeof(double));
         memset(dv[l], 0, (size_t)nv * nv * sizeof(double));
-        memset(M[l], 0, (size_t)nv * nv * sizeof(double));
+        if (M)
+            memset(M[l], 0, (size_t)nv * nv * sizeof(double));
     }
     /* forward: world placements, twists, accelerations, forces; each dof's s, u, w, d */
     for (int i = 0; i < nb; i++) {
@@ -615,8 +616,10 @@ static void RBD_SFX(rbd_rnea_derivatives_lanes)(const rbd_lanes_model* m, const 
                 for (int l = 0; l < L; l++) dq[l][e] = val[l];
                 RBD_SFX(ln_dot6)(o + S * L, Pv, val);
                 for (int l = 0; l < L; l++) dv[l][e] = val[l];
-                RBD_SFX(ln_dot6)(o + S * L, G1, val);
-                for (int l = 0; l < L; l++) M[l][e] = val[l];
+                if (M) {
+                    RBD_SFX(ln_dot6)(o + S * L, G1, val);
+                    for (int l = 0; l < L; l++) M[l][e] = val[l];
+                }
             }
             RBD_SFX(ln_force_cross)(s + S * L, B + F * L, t);
             for (int r = 0; r < 6 * L; r++)
@@ -631,8 +634,10 @@ static void RBD_SFX(rbd_rnea_derivatives_lanes)(const rbd_lanes_model* m, const 
                     for (int l = 0; l < L; l++) dq[l][up] = val[l];
                     RBD_SFX(ln_dot6)(o + S * L, Pv, val);
                     for (int l = 0; l < L; l++) dv[l][up] = val[l];
-                    RBD_SFX(ln_dot6)(o + S * L, G1, val);
-                    for (int l = 0; l < L; l++) M[l][up] = M[l][down] = val[l];
+                    if (M) {
+                        RBD_SFX(ln_dot6)(o + S * L, G1, val);
+                        for (int l = 0; l < L; l++) M[l][up] = M[l][down] = val[l];
+                    }
                     RBD_SFX(ln_dot6)(G2, o + U * L, val);
                     RBD_SFX(ln_dot6)(G1, o + W * L, v2);
                     for (int l = 0; l < L; l++) dq[l][down] = val[l] + v2[l];
@@ -649,7 +654,7 @@ static void RBD_SFX(rbd_rnea_derivatives_lanes)(const rbd_lanes_model* m, const 
                 P[r] += B[r];
         }
     }
-    if (m->has_armature)
+    if (M && m->has_armature)
         for (int l = 0; l < L; l++)
             for (int k = 0; k < nv; k++)
                 M[l][(size_t)k * nv + k] += m->armature[k];
