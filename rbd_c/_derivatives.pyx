@@ -20,7 +20,7 @@ from rbd_c._passes cimport world_placements
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
 from rbd_c._model cimport block_kernel_t, set_block, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
-                           lanes_placements, lanes_in, rbd_lanes_scatter)
+                           lanes_placements, lanes_state, rbd_lanes_scatter)
 
 
 # ==========================================================================================
@@ -199,11 +199,10 @@ cdef int kb_rnea_derivatives(const Call* c, int n, const double** ins, const Py_
     cdef Py_ssize_t nb = m.nb, nv = m.nv
     cdef double* X = work
     cdef double* Q = X + 12 * LANES * nb         # q (nq <= nb + nv rows)
-    cdef double* rows = Q + LANES * (nb + nv)    # v, a (nv rows each), fext (6 per body)
-    cdef const double* v = lanes_in(n, ins[1], nv, rows)
-    cdef const double* a = lanes_in(n, ins[2], nv, rows + LANES * nv)
-    cdef const double* f = lanes_in(n, ins[3], 6 * nb, rows + 2 * LANES * nv)
-    cdef double* rest = rows + 2 * LANES * nv + 6 * LANES * nb
+    cdef const double* v
+    cdef const double* a
+    cdef const double* f
+    cdef double* rest = lanes_state(n, ins, nb, nv, Q + LANES * (nb + nv), &v, &a, &f)
     cdef double* dq[LANES]
     cdef double* dv[LANES]
     cdef double* Ms[LANES]
@@ -729,11 +728,10 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     cdef Py_ssize_t nb = m.nb, nv = m.nv, r, k
     cdef double* X = work
     cdef double* Q = X + 12 * LANES * nb                  # q (nq <= nb + nv rows)
-    cdef double* rows = Q + LANES * (nb + nv)             # v, tau (nv rows each), fext (6 per body)
-    cdef const double* v = lanes_in(n, ins[1], nv, rows)
-    cdef const double* tau = lanes_in(n, ins[2], nv, rows + LANES * nv)
-    cdef const double* f = lanes_in(n, ins[3], 6 * nb, rows + 2 * LANES * nv)
-    cdef double* h = rows + 2 * LANES * nv + 6 * LANES * nb
+    cdef const double* v
+    cdef const double* tau
+    cdef const double* f
+    cdef double* h = lanes_state(n, ins, nb, nv, Q + LANES * (nb + nv), &v, &tau, &f)
     cdef double* qdd = h + LANES * nv
     cdef double* Z = qdd + LANES * nv                     # M^-1 in lanes
     cdef double* T = Z + LANES * nv * nv                  # each lane's dtau/dq, dtau/dv

@@ -109,6 +109,16 @@ cdef inline double* lanes_in(int n, const double* x, Py_ssize_t xsize, double* r
     return rows
 
 
+cdef inline double* lanes_state(int n, const double** ins, Py_ssize_t nb, Py_ssize_t nv, double* rows,
+                                const double** v, const double** x, const double** fext) noexcept nogil:
+    """A block's state inputs in lanes: ins[1] and ins[2] (nv rows each) into v and x,
+    ins[3] (6 rows per body, or absent) into fext, from ``rows`` on; returns what follows."""
+    v[0] = lanes_in(n, ins[1], nv, rows)
+    x[0] = lanes_in(n, ins[2], nv, rows + LANES * nv)
+    fext[0] = lanes_in(n, ins[3], 6 * nb, rows + 2 * LANES * nv)
+    return rows + 2 * LANES * nv + 6 * LANES * nb
+
+
 cdef inline void lanes_out(int n, const double* rows, Py_ssize_t xsize, double* x) noexcept nogil:
     """The first n lanes of rows back into n samples of xsize doubles."""
     cdef int l

@@ -393,16 +393,12 @@ static inline void RBD_SFX(ln_world_column)(const rbd_lanes_model* m, int i, int
     }
 }
 
-/* CRBA on a block (k_crba, lane by lane): the mass matrix of lane l into M[l] (nv x nv,
-   row-major), from the placements X (12 rows per body); work: 22 rows per body + 6 per dof. */
-static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, double* const* M, double* work) {
-    const int nb = m->nb, nv = m->nv;
-    double* oM = work;
-    double* Yc = work + 12 * L * nb;
-    double* J = work + 22 * L * nb;
-    double f[6 * L], val[L];
-    for (int l = 0; l < L; l++)
-        memset(M[l], 0, (size_t)nv * nv * sizeof(double));
+/* CRBA's first step on a block (crba_world_terms): each body's world placement oM (12 rows)
+   and inertia in world axes Yc (10 rows), each dof's world column J (6 rows), from the
+   placements X (12 rows per body) */
+static void RBD_SFX(ln_crba_world_terms)(const rbd_lanes_model* m, const double* X, double* oM, double* Yc,
+                                         double* J) {
+    const int nb = m->nb;
     for (int i = 0; i < nb; i++) {
         const int p = m->parents[i];
         if (p >= 0)
@@ -413,6 +409,19 @@ static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, d
         for (int col = 0; col < m->nvj[i]; col++)
             RBD_SFX(ln_world_column)(m, i, col, oM + 12 * L * i, J + 6 * L * (m->v_idx[i] + col));
     }
+}
+
+/* CRBA on a block (k_crba, lane by lane): the mass matrix of lane l into M[l] (nv x nv,
+   row-major), from the placements X (12 rows per body); work: 22 rows per body + 6 per dof. */
+static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, double* const* M, double* work) {
+    const int nb = m->nb, nv = m->nv;
+    double* oM = work;
+    double* Yc = work + 12 * L * nb;
+    double* J = work + 22 * L * nb;
+    double f[6 * L], val[L];
+    for (int l = 0; l < L; l++)
+        memset(M[l], 0, (size_t)nv * nv * sizeof(double));
+    RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
     for (int i = nb - 1; i >= 0; i--) {
         const int vi = m->v_idx[i];
         for (int col = 0; col < m->nvj[i]; col++) {
@@ -675,16 +684,7 @@ static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, do
     double f[6 * L], val[L];
     #define ZE(row, col) (Z + ((size_t)(row) * nv + (col)) * L)
     /* CRBA: world placements, inertias and columns; composites and the lower triangle */
-    for (int i = 0; i < nb; i++) {
-        const int p = m->parents[i];
-        if (p >= 0)
-            RBD_SFX(ln_compose)(oM + 12 * L * p, X + 12 * L * i, oM + 12 * L * i);
-        else
-            memcpy(oM + 12 * L * i, X + 12 * L * i, 12 * L * sizeof(double));
-        RBD_SFX(ln_inertia_act)(oM + 12 * L * i, m->inertias + 10 * i, Yc + 10 * L * i);
-        for (int col = 0; col < m->nvj[i]; col++)
-            RBD_SFX(ln_world_column)(m, i, col, oM + 12 * L * i, J + 6 * L * (m->v_idx[i] + col));
-    }
+    RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
     for (int i = nb - 1; i >= 0; i--) {
         const int vi = m->v_idx[i];
         for (int col = 0; col < m->nvj[i]; col++) {
