@@ -813,20 +813,17 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     cdef object given
     cdef object handler = None
     cdef Py_ssize_t total = 0
-    if not user_out and N > 1:  # a batch's fresh outputs: large ones from the pool
-        for o in range(nout):
-            osize[o] = N
-            for j in range(ond[o]):
-                osize[o] *= odims[o][j]
-            total += osize[o]
-        if total * <Py_ssize_t>sizeof(double) >= <Py_ssize_t>RBD_POOL_MIN:
-            handler = PyDataMem_SetHandler(_output_pool)
+    for o in range(nout):  # each output's doubles per sample
+        osize[o] = 1
+        for j in range(ond[o]):
+            osize[o] *= odims[o][j]
+        total += osize[o]
+    if not user_out and N > 1 and N * total * <Py_ssize_t>sizeof(double) >= <Py_ssize_t>RBD_POOL_MIN:
+        handler = PyDataMem_SetHandler(_output_pool)  # a batch's large fresh outputs: from the pool
     try:
         for o in range(nout):
-            osize[o] = 1
             for j in range(ond[o]):
                 dims[nbatch + j] = odims[o][j]
-                osize[o] *= odims[o][j]
             if not user_out:
                 arr = cnp.PyArray_EMPTY(nbatch + ond[o], dims, cnp.NPY_DOUBLE, 0)
             else:  # the caller's array: exactly the result's shape, float64, C-contiguous, writeable
