@@ -18,7 +18,7 @@ from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, art
 from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._passes cimport world_placements
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
-from rbd_c._model cimport block_kernel_t, set_block, LANES
+from rbd_c._model cimport block_kernel_t, kernel_t, set_block, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_state, rbd_lanes_scatter)
 
@@ -498,9 +498,6 @@ cdef int kb_inverse_mass_matrix(const Call* c, int n, const double** ins, const 
     cdef double* Q = X + 12 * LANES * nb         # q (nq <= nb + nv rows)
     cdef double* Z = Q + LANES * (nb + nv)       # M^-1 in lanes (nv x nv rows)
     cdef double* rest = Z + LANES * nv * nv
-    cdef const double* one[1]
-    cdef double* out[1]
-    cdef int l, status
     cdef const rbd_lanes_set* ks
     if m.minv_factored:
         lanes_model(m, &lm)
@@ -509,10 +506,22 @@ cdef int kb_inverse_mass_matrix(const Call* c, int n, const double** ins, const 
         if ks.minv(&lm, X, Z, rest) == 0:
             rbd_lanes_scatter(n, Z, nv * nv, outs[0], osize[0])
             return 0
+    return _one_by_one(k_inverse_mass_matrix, c, n, 1, ins, size, 1, outs, osize, work)
+
+
+cdef int _one_by_one(kernel_t kernel, const Call* c, int n, int nin, const double** ins, const Py_ssize_t* size,
+                     int nout, double** outs, const Py_ssize_t* osize, double* work) noexcept nogil:
+    """A block's samples through the one-sample kernel, one at a time (where the lanes
+    do not apply); the first non-zero status, as the single calls'."""
+    cdef const double* one[4]
+    cdef double* res[3]
+    cdef int l, k, status
     for l in range(n):
-        one[0] = ins[0] + l * size[0]
-        out[0] = outs[0] + l * osize[0]
-        status = k_inverse_mass_matrix(c, one, out, work)
+        for k in range(nin):
+            one[k] = NULL if ins[k] == NULL else ins[k] + l * size[k]
+        for k in range(nout):
+            res[k] = outs[k] + l * osize[k]
+        status = kernel(c, one, res, work)
         if status:
             return status
     return 0
@@ -657,7 +666,6 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
     cdef int* ranges = <int*>(dtau_dv + nv * nv)                  # 2 (depth + 1) ints
     cdef double* rest = dtau_dv + nv * nv + m.max_depth + 1        # _minus_products' or M^-1's
     cdef double* Minv = outs[2]
-    cdef double* B
     cdef double acc
     _rd_forward(c, ins[0], ins[1], NULL, ins[3], rd)
     # h = S^T (the subtree's bias forces); qdd <- tau - h
@@ -698,23 +706,6 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
     return 0
 
 
-cdef int _aba_derivatives_one_by_one(const Call* c, int n, const double** ins, const Py_ssize_t* size,
-                                     double** outs, const Py_ssize_t* osize, double* work) noexcept nogil:
-    """The block's samples one at a time (the first non-zero status, as the single calls')."""
-    cdef const double* one[4]
-    cdef double* res[3]
-    cdef int l, k, status
-    for l in range(n):
-        for k in range(4):
-            one[k] = NULL if ins[k] == NULL else ins[k] + l * size[k]
-        for k in range(3):
-            res[k] = outs[k] + l * osize[k]
-        status = k_aba_derivatives(c, one, res, work)
-        if status:
-            return status
-    return 0
-
-
 cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
                             const Py_ssize_t* osize, double* work) noexcept nogil:
     """The ABA derivatives on a block, from the lanes kernels: M^-1 (rbd_minv_lanes), the
@@ -723,7 +714,7 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     and a block with a singular lane run one sample at a time."""
     cdef const CModel* m = c.m
     if not m.minv_factored:
-        return _aba_derivatives_one_by_one(c, n, ins, size, outs, osize, work)
+        return _one_by_one(k_aba_derivatives, c, n, 4, ins, size, 3, outs, osize, work)
     cdef rbd_lanes_model lm
     cdef Py_ssize_t nb = m.nb, nv = m.nv, r, k
     cdef double* X = work
@@ -746,13 +737,15 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     ks = lanes_set(_best)
     lanes_placements(ks, &lm, m, n, ins[0], size[0], X, Q)
     if ks.minv(&lm, X, Z, rest) != 0:
-        return _aba_derivatives_one_by_one(c, n, ins, size, outs, osize, work)
+        return _one_by_one(k_aba_derivatives, c, n, 4, ins, size, 3, outs, osize, work)
     ks.rnea(&lm, c.g, X, v, NULL, f, h, rest)
+    for r in range(nv * LANES):
+        h[r] = tau[r] - h[r]
     for r in range(nv):
         for l in range(LANES):
             acc = 0.0
             for k in range(nv):
-                acc += Z[(r * nv + k) * LANES + l] * (tau[k * LANES + l] - h[k * LANES + l])
+                acc += Z[(r * nv + k) * LANES + l] * h[k * LANES + l]
             qdd[r * LANES + l] = acc
     for l in range(LANES):
         dq[l] = T + (2 * l) * nv * nv

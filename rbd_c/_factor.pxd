@@ -3,17 +3,17 @@
 nonzero only at its ancestors' dofs) and M^-1 through it.  Used by
 inverse_mass_matrix (its factored form) and the contact dynamics.
 
-``RBD_FAST`` compiles a function for x86-64-v3 (AVX2 with FMA) and for the baseline,
-chosen when the module loads (FMA may change the last bits between the two).
+``RBD_FAST`` (_fast.h) compiles a function for x86-64-v3 (AVX2 with FMA) and for the
+baseline, chosen when the module loads (FMA may change the last bits between the two).
 
 Then solves through the factor, walking each dof's chain of ancestors."""
 from rbd_c._model cimport CModel
 
+cdef extern from "_fast.h":  # RBD_FAST
+    pass
+
 cdef extern from *:
     """
-    #ifndef RBD_FAST
-    #define RBD_FAST __attribute__((target_clones("arch=x86-64-v3", "default")))
-    #endif
 
     /* M = L^T D L in place (row-major nv x nv; only the lower triangle is read): D^-1 on
        the diagonal, L below it.  Dofs are eliminated from the last (a leaf) to the first;

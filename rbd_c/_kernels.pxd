@@ -572,11 +572,11 @@ cdef inline void inertia_matrix(const double* Y, double* out) noexcept nogil:
 # ------------------------------------------------------------------------------------------
 # Input checks
 # ------------------------------------------------------------------------------------------
+cdef extern from "_fast.h":  # RBD_FAST
+    pass
+
 cdef extern from *:
     """
-    #ifndef RBD_FAST
-    #define RBD_FAST __attribute__((target_clones("arch=x86-64-v3", "default")))
-    #endif
     /* Whether any of the n doubles is NaN or infinite: its exponent bits are all ones,
        the only case where adding one to the exponent field carries into the sign bit.
        Integer operations without a dependency chain, so the compiler vectorises the

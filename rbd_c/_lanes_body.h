@@ -411,49 +411,6 @@ static void RBD_SFX(ln_crba_world_terms)(const rbd_lanes_model* m, const double*
     }
 }
 
-/* CRBA on a block (k_crba, lane by lane): the mass matrix of lane l into M[l] (nv x nv,
-   row-major), from the placements X (12 rows per body); work: 22 rows per body + 6 per dof. */
-static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, double* const* M, double* work) {
-    const int nb = m->nb, nv = m->nv;
-    double* oM = work;
-    double* Yc = work + 12 * L * nb;
-    double* J = work + 22 * L * nb;
-    double f[6 * L], val[L];
-    for (int l = 0; l < L; l++)
-        memset(M[l], 0, (size_t)nv * nv * sizeof(double));
-    RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
-    for (int i = nb - 1; i >= 0; i--) {
-        const int vi = m->v_idx[i];
-        for (int col = 0; col < m->nvj[i]; col++) {
-            RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, J + 6 * L * (vi + col), f);
-            int j = i, nr = col + 1;   /* own block: its upper triangle, then mirrored */
-            while (j >= 0) {
-                const int vj = m->v_idx[j];
-                for (int r = 0; r < nr; r++) {
-                    const double* Jr = J + 6 * L * (vj + r);
-                    LANE val[l] = R(Jr, 0) * R(f, 0) + R(Jr, 1) * R(f, 1) + R(Jr, 2) * R(f, 2)
-                                  + R(Jr, 3) * R(f, 3) + R(Jr, 4) * R(f, 4) + R(Jr, 5) * R(f, 5);
-                    for (int l = 0; l < L; l++) {
-                        M[l][(size_t)(vj + r) * nv + vi + col] = val[l];
-                        M[l][(size_t)(vi + col) * nv + vj + r] = val[l];
-                    }
-                }
-                j = m->parents[j];
-                if (j >= 0)
-                    nr = m->nvj[j];
-            }
-        }
-        const int p = m->parents[i];
-        if (p >= 0)
-            for (int r = 0; r < 10 * L; r++)
-                Yc[10 * L * p + r] += Yc[10 * L * i + r];
-    }
-    if (m->has_armature)
-        for (int l = 0; l < L; l++)
-            for (int k = 0; k < nv; k++)
-                M[l][(size_t)k * nv + k] += m->armature[k];
-}
-
 /* out = m1 x m2  (motion_cross) */
 static inline void RBD_SFX(ln_motion_cross)(const double* restrict m1, const double* restrict m2,
                                             double* restrict out) {
@@ -512,6 +469,65 @@ static inline void RBD_SFX(ln_velocity_variation)(const double* restrict Y, cons
 static inline void RBD_SFX(ln_dot6)(const double* restrict x, const double* restrict y, double* restrict val) {
     LANE val[l] = R(x, 0) * R(y, 0) + R(x, 1) * R(y, 1) + R(x, 2) * R(y, 2) + R(x, 3) * R(y, 3)
                   + R(x, 4) * R(y, 4) + R(x, 5) * R(y, 5);
+}
+
+/* CRBA's composite step on a block (crba_composite), after ln_crba_world_terms: the
+   composite inertias (summed in place of Yc) and M, armature included, into each lane's
+   matrix M[l] (both triangles; the entries of unrelated dofs left as they were) or, M
+   NULL, into the lanes matrix Z (nv x nv rows of L lanes; the lower triangle only). */
+static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, double* Yc, const double* J, double* const* M,
+                                       double* Z) {
+    const int nb = m->nb, nv = m->nv;
+    double f[6 * L], val[L];
+    for (int i = nb - 1; i >= 0; i--) {
+        const int vi = m->v_idx[i];
+        for (int col = 0; col < m->nvj[i]; col++) {
+            RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, J + 6 * L * (vi + col), f);
+            int j = i, nr = col + 1;   /* own block: its lower triangle (mirrored into M) */
+            while (j >= 0) {
+                const int vj = m->v_idx[j];
+                for (int r = 0; r < nr; r++) {
+                    RBD_SFX(ln_dot6)(J + 6 * L * (vj + r), f, val);
+                    if (M != NULL) {
+                        for (int l = 0; l < L; l++) {
+                            M[l][(size_t)(vj + r) * nv + vi + col] = val[l];
+                            M[l][(size_t)(vi + col) * nv + vj + r] = val[l];
+                        }
+                    } else {
+                        memcpy(Z + ((size_t)(vi + col) * nv + vj + r) * L, val, sizeof(val));
+                    }
+                }
+                j = m->parents[j];
+                if (j >= 0)
+                    nr = m->nvj[j];
+            }
+        }
+        const int p = m->parents[i];
+        if (p >= 0)
+            for (int r = 0; r < 10 * L; r++)
+                Yc[10 * L * p + r] += Yc[10 * L * i + r];
+    }
+    if (m->has_armature)
+        for (int k = 0; k < nv; k++) {
+            if (M != NULL)
+                for (int l = 0; l < L; l++)
+                    M[l][(size_t)k * nv + k] += m->armature[k];
+            else
+                LANE Z[((size_t)k * nv + k) * L + l] += m->armature[k];
+        }
+}
+
+/* CRBA on a block (k_crba, lane by lane): the mass matrix of lane l into M[l] (nv x nv,
+   row-major), from the placements X (12 rows per body); work: 22 rows per body + 6 per dof. */
+static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, double* const* M, double* work) {
+    const int nb = m->nb, nv = m->nv;
+    double* oM = work;
+    double* Yc = work + 12 * L * nb;
+    double* J = work + 22 * L * nb;
+    for (int l = 0; l < L; l++)
+        memset(M[l], 0, (size_t)nv * nv * sizeof(double));
+    RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
+    RBD_SFX(ln_crba_composite)(m, Yc, J, M, NULL);
 }
 
 /* The RNEA derivatives on a block (k_rnea_derivatives, lane by lane): dtau/dq, dtau/dv
@@ -681,34 +697,10 @@ static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, do
     double* Yc = work + 12 * L * nb;
     double* J = work + 22 * L * nb;
     double* lrow = J + 6 * L * nv;
-    double f[6 * L], val[L];
     #define ZE(row, col) (Z + ((size_t)(row) * nv + (col)) * L)
     /* CRBA: world placements, inertias and columns; composites and the lower triangle */
     RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
-    for (int i = nb - 1; i >= 0; i--) {
-        const int vi = m->v_idx[i];
-        for (int col = 0; col < m->nvj[i]; col++) {
-            RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, J + 6 * L * (vi + col), f);
-            int j = i, nr = col + 1;
-            while (j >= 0) {
-                const int vj = m->v_idx[j];
-                for (int r = 0; r < nr; r++) {
-                    RBD_SFX(ln_dot6)(J + 6 * L * (vj + r), f, val);
-                    memcpy(ZE(vi + col, vj + r), val, sizeof(val));
-                }
-                j = m->parents[j];
-                if (j >= 0)
-                    nr = m->nvj[j];
-            }
-        }
-        const int p = m->parents[i];
-        if (p >= 0)
-            for (int r = 0; r < 10 * L; r++)
-                Yc[10 * L * p + r] += Yc[10 * L * i + r];
-    }
-    if (m->has_armature)
-        for (int k = 0; k < nv; k++)
-            LANE ZE(k, k)[l] += m->armature[k];
+    RBD_SFX(ln_crba_composite)(m, Yc, J, NULL, Z);
     /* the factor (rbd_ltdl) */
     for (int k = nv - 1; k >= 0; k--) {
         double* zkk = ZE(k, k);
