@@ -27,12 +27,15 @@ cnp.import_array()
 
 from rbd_c._kernels cimport inv_act_motion, act_force, motion_cross, inertia_apply, inertia_cross_term
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, REF_LWA, REF_LOCAL,
-                           CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS)
+                           CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS,
+                           kernel_t, set_block, LANES)
 from rbd_c._model import size
 from rbd_c._passes cimport (world_placements, world_columns, child_placement, child_twist, world_column, add6,
                             sub6, dot6, gravity_acceleration, shift_to_frame)
 from rbd_c._joints cimport joint_placement, joint_motion_add
 from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
+from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_contacts, rbd_lanes_set, rbd_lanes_best, lanes_model,
+                           lanes_tables, lanes_set, lanes_placements, lanes_in, rbd_lanes_scatter, one_by_one)
 from rbd_c._factor cimport rbd_ltdl, chain_dot, chain_axpy, ltdl_up, ltdl_down
 
 cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
@@ -516,6 +519,56 @@ cdef int k_regressor(const Call* c, const double** ins, double** outs, double* w
 
 
 # ==========================================================================================
+# Blocks of samples in SIMD lanes (batches; rbd_c/_lanes.h)
+# ==========================================================================================
+lanes_tables()
+cdef int _best = rbd_lanes_best()
+
+
+cdef int _contacts_block(kernel_t kernel, const Call* c, int n, const double** ins, const Py_ssize_t* size,
+                         double** outs, const Py_ssize_t* osize, double* work) noexcept nogil:
+    """Constrained dynamics (ins: q, v, tau, fext) or impulses (ins: q, v; kernel
+    k_impulse_dynamics) on a block: rbd_contacts_lanes, or, when a lane's pivot fails
+    (a singular model, redundant contacts), one sample at a time, whose errors are the
+    single calls'."""
+    cdef const CModel* m = c.m
+    cdef rbd_lanes_model lm
+    cdef rbd_lanes_contacts lc
+    cdef Py_ssize_t nb = m.nb, nv = m.nv, rows = c.nrows
+    cdef bint impulse = kernel == k_impulse_dynamics
+    cdef double* X = work
+    cdef double* Q = X + 12 * LANES * nb        # q (nq <= nb + nv rows)
+    cdef double* v = Q + LANES * (nb + nv)
+    cdef double* tau = v + LANES * nv
+    cdef double* fext = tau + LANES * nv        # (6 rows per body)
+    cdef double* x = fext + 6 * LANES * nb      # q_ddot or v after the impact
+    cdef double* f = x + LANES * nv             # the contact rows' forces or impulses
+    cdef double* rest = f + LANES * rows
+    cdef const rbd_lanes_set* ks = lanes_set(_best)
+    lanes_model(m, &lm)
+    lc.table, lc.ncontacts, lc.nrows, lc.frame_offsets = c.contacts, c.ncontacts, c.nrows, m.frame_offsets
+    lc.regularization, lc.restitution, lc.rank_tol = c.regularization, c.restitution, CONTACT_RANK_TOLERANCE
+    lanes_placements(ks, &lm, m, n, ins[0], size[0], X, Q)
+    lanes_in(n, ins[1], nv, v)
+    if ks.contacts(&lm, &lc, c.g, X, v, NULL if impulse else lanes_in(n, ins[2], nv, tau),
+                   NULL if impulse else lanes_in(n, ins[3], 6 * nb, fext), x, f, rest) == 0:
+        rbd_lanes_scatter(n, x, nv, outs[0], osize[0])
+        rbd_lanes_scatter(n, f, rows, outs[1], osize[1])
+        return 0
+    return one_by_one(kernel, c, n, 2 if impulse else 4, ins, size, 2, outs, osize, work)
+
+
+cdef int kb_constrained_dynamics(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                                 const Py_ssize_t* osize, double* work) noexcept nogil:
+    return _contacts_block(k_constrained_dynamics, c, n, ins, size, outs, osize, work)
+
+
+cdef int kb_impulse_dynamics(const Call* c, int n, const double** ins, const Py_ssize_t* size, double** outs,
+                             const Py_ssize_t* osize, double* work) noexcept nogil:
+    return _contacts_block(k_impulse_dynamics, c, n, ins, size, outs, osize, work)
+
+
+# ==========================================================================================
 # The algorithms as the driver reads them, and the entry points rbd.contacts calls
 # ==========================================================================================
 cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_jacobian, size(nb=16, nv=6),
@@ -528,6 +581,12 @@ cdef Algorithm IMPULSE_DYNAMICS = algorithm(
     b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,
     size(nv2=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY, nv=7),
     size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
+# a block: placements, q, v, tau, fext, x and the forces in lanes, then rbd_contacts_lanes' rows
+# (or one sample's scratch, from the start)
+_contacts_block_scratch = size(nb=(12 + 1 + 6 + 40) * LANES + CRBA_PER_BODY + 18, nv=(1 + 2 + 1 + 7) * LANES + 7,
+                               nv2=LANES + 1, rows=3 * LANES + 2, rows_nv=2 * LANES + 2, rows2=LANES + 1)
+set_block(CONSTRAINED_DYNAMICS, kb_constrained_dynamics, _contacts_block_scratch)
+set_block(IMPULSE_DYNAMICS, kb_impulse_dynamics, _contacts_block_scratch)
 
 
 cdef Algorithm JOINT_TORQUE_REGRESSOR = algorithm(b"qvv", ("q", "v", "a"), (b"vp",), k_regressor,

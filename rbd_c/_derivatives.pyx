@@ -20,7 +20,7 @@ from rbd_c._passes cimport world_placements
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
 from rbd_c._model cimport block_kernel_t, kernel_t, set_block, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
-                           lanes_placements, lanes_state, rbd_lanes_scatter)
+                           lanes_placements, lanes_state, rbd_lanes_scatter, one_by_one)
 
 
 # ==========================================================================================
@@ -506,25 +506,7 @@ cdef int kb_inverse_mass_matrix(const Call* c, int n, const double** ins, const 
         if ks.minv(&lm, X, Z, rest) == 0:
             rbd_lanes_scatter(n, Z, nv * nv, outs[0], osize[0])
             return 0
-    return _one_by_one(k_inverse_mass_matrix, c, n, 1, ins, size, 1, outs, osize, work)
-
-
-cdef int _one_by_one(kernel_t kernel, const Call* c, int n, int nin, const double** ins, const Py_ssize_t* size,
-                     int nout, double** outs, const Py_ssize_t* osize, double* work) noexcept nogil:
-    """A block's samples through the one-sample kernel, one at a time (where the lanes
-    do not apply); the first non-zero status, as the single calls'."""
-    cdef const double* one[4]
-    cdef double* res[3]
-    cdef int l, k, status
-    for l in range(n):
-        for k in range(nin):
-            one[k] = NULL if ins[k] == NULL else ins[k] + l * size[k]
-        for k in range(nout):
-            res[k] = outs[k] + l * osize[k]
-        status = kernel(c, one, res, work)
-        if status:
-            return status
-    return 0
+    return one_by_one(k_inverse_mass_matrix, c, n, 1, ins, size, 1, outs, osize, work)
 
 
 # ==========================================================================================
@@ -714,7 +696,7 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     and a block with a singular lane run one sample at a time."""
     cdef const CModel* m = c.m
     if not m.minv_factored:
-        return _one_by_one(k_aba_derivatives, c, n, 4, ins, size, 3, outs, osize, work)
+        return one_by_one(k_aba_derivatives, c, n, 4, ins, size, 3, outs, osize, work)
     cdef rbd_lanes_model lm
     cdef Py_ssize_t nb = m.nb, nv = m.nv, r, k
     cdef double* X = work
@@ -737,7 +719,7 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     ks = lanes_set(_best)
     lanes_placements(ks, &lm, m, n, ins[0], size[0], X, Q)
     if ks.minv(&lm, X, Z, rest) != 0:
-        return _one_by_one(k_aba_derivatives, c, n, 4, ins, size, 3, outs, osize, work)
+        return one_by_one(k_aba_derivatives, c, n, 4, ins, size, 3, outs, osize, work)
     ks.rnea(&lm, c.g, X, v, NULL, f, h, rest)
     for r in range(nv * LANES):
         h[r] = tau[r] - h[r]

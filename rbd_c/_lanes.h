@@ -48,6 +48,24 @@ typedef struct {
     const int *dof_parents, *dof_run_start, *dof_ancestors, *dof_ancestors_start;
 } rbd_lanes_model;
 
+/* The fields of a contact in a contact table (CONTACT_* of rbd_c/_model.pxd, checked at
+   import) and the code of local_world_aligned axes (REF_LWA) */
+#define RBD_CONTACT_FRAME 0
+#define RBD_CONTACT_BODY 1
+#define RBD_CONTACT_DIM 2
+#define RBD_CONTACT_REF 3
+#define RBD_CONTACT_ROW 4
+#define RBD_CONTACT_FIELDS 5
+#define RBD_REF_LWA 2
+
+/* A call's rigid contacts as the contact kernel reads them */
+typedef struct {
+    const int *table;              /* RBD_CONTACT_FIELDS ints per contact */
+    int ncontacts, nrows;
+    const double *frame_offsets;   /* (nframes, 16): each frame's body_from_frame */
+    double regularization, restitution, rank_tol;
+} rbd_lanes_contacts;
+
 #define RBD_SFX(name) name##_base
 #include "_lanes_body.h"
 #undef RBD_SFX
@@ -77,12 +95,14 @@ typedef struct {
 #define rbd_aba_lanes_avx2 rbd_aba_lanes_base
 #define rbd_rnea_derivatives_lanes_avx2 rbd_rnea_derivatives_lanes_base
 #define rbd_minv_lanes_avx2 rbd_minv_lanes_base
+#define rbd_contacts_lanes_avx2 rbd_contacts_lanes_base
 #define rbd_place_lanes_avx512 rbd_place_lanes_base
 #define rbd_rnea_lanes_avx512 rbd_rnea_lanes_base
 #define rbd_crba_lanes_avx512 rbd_crba_lanes_base
 #define rbd_aba_lanes_avx512 rbd_aba_lanes_base
 #define rbd_rnea_derivatives_lanes_avx512 rbd_rnea_derivatives_lanes_base
 #define rbd_minv_lanes_avx512 rbd_minv_lanes_base
+#define rbd_contacts_lanes_avx512 rbd_contacts_lanes_base
 #endif
 
 /* x_l[e] = rows[e * RBD_LANES + l] for the first n lanes and e < size: a block's results
@@ -109,16 +129,18 @@ typedef struct {
     void (*rnea_derivatives)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
                              const double*, double* const*, double* const*, double* const*, double*);
     int (*minv)(const rbd_lanes_model*, const double*, double*, double*);
+    int (*contacts)(const rbd_lanes_model*, const rbd_lanes_contacts*, const double*, const double*, const double*,
+                    const double*, const double*, double*, double*, double*);
     const char* name;
 } rbd_lanes_set;
 
 static const rbd_lanes_set rbd_lanes_sets[3] = {
     {rbd_place_lanes_base, rbd_rnea_lanes_base, rbd_crba_lanes_base, rbd_aba_lanes_base,
-     rbd_rnea_derivatives_lanes_base, rbd_minv_lanes_base, "baseline"},
+     rbd_rnea_derivatives_lanes_base, rbd_minv_lanes_base, rbd_contacts_lanes_base, "baseline"},
     {rbd_place_lanes_avx2, rbd_rnea_lanes_avx2, rbd_crba_lanes_avx2, rbd_aba_lanes_avx2,
-     rbd_rnea_derivatives_lanes_avx2, rbd_minv_lanes_avx2, "avx2"},
+     rbd_rnea_derivatives_lanes_avx2, rbd_minv_lanes_avx2, rbd_contacts_lanes_avx2, "avx2"},
     {rbd_place_lanes_avx512, rbd_rnea_lanes_avx512, rbd_crba_lanes_avx512, rbd_aba_lanes_avx512,
-     rbd_rnea_derivatives_lanes_avx512, rbd_minv_lanes_avx512, "avx512"},
+     rbd_rnea_derivatives_lanes_avx512, rbd_minv_lanes_avx512, rbd_contacts_lanes_avx512, "avx512"},
 };
 
 /* The widest set this machine runs: 2 (AVX-512 F/DQ/VL + FMA), 1 (AVX2 + FMA) or 0. */

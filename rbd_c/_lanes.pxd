@@ -3,7 +3,8 @@
 what the block kernels of _dynamics.pyx share: the kernels' model view, the joint
 placements of a block (per lane, by the one-sample joint code: every joint kind) and
 the transposition of inputs into lanes and of outputs back."""
-from rbd_c._model cimport CModel, LANES, simd_cap
+from rbd_c._model cimport (CModel, Call, kernel_t, LANES, simd_cap, CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM,
+                           CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS, REF_LWA)
 from rbd_c._joints cimport (joint_placement, rbd_joint_table, K_COUNT, K_REV_X, K_REV_Y, K_REV_Z, K_REV, K_PRISM,
                             K_PLANAR, K_SPH, K_FREE)
 
@@ -25,6 +26,13 @@ cdef extern from "_lanes.h":
         double singular_tol
         const int *dof_parents, *dof_run_start, *dof_ancestors, *dof_ancestors_start
     int RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR
+    int RBD_CONTACT_FRAME, RBD_CONTACT_BODY, RBD_CONTACT_DIM, RBD_CONTACT_REF, RBD_CONTACT_ROW, RBD_CONTACT_FIELDS
+    int RBD_REF_LWA
+    ctypedef struct rbd_lanes_contacts:
+        const int* table
+        int ncontacts, nrows
+        const double* frame_offsets
+        double regularization, restitution, rank_tol
     ctypedef struct rbd_lanes_set:
         void (*place)(const rbd_lanes_model*, const double*, double*) noexcept nogil
         void (*rnea)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,
@@ -36,6 +44,8 @@ cdef extern from "_lanes.h":
                                  const double*, const double*, double**, double**, double**,
                                  double*) noexcept nogil
         int (*minv)(const rbd_lanes_model*, const double*, double*, double*) noexcept nogil
+        int (*contacts)(const rbd_lanes_model*, const rbd_lanes_contacts*, const double*, const double*,
+                        const double*, const double*, const double*, double*, double*, double*) noexcept nogil
         const char* name
     const rbd_lanes_set rbd_lanes_sets[3]
     int rbd_lanes_best() noexcept nogil
@@ -54,6 +64,10 @@ cdef inline int lanes_tables() except -1:
     if (RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR) != (
             K_REV_X, K_REV_Y, K_REV_Z, K_REV, K_PRISM, K_PLANAR):
         raise ImportError("rbd_c: the joint kind codes of _lanes.h and _joints.pxd differ")
+    if (RBD_CONTACT_FRAME, RBD_CONTACT_BODY, RBD_CONTACT_DIM, RBD_CONTACT_REF, RBD_CONTACT_ROW, RBD_CONTACT_FIELDS,
+            RBD_REF_LWA) != (CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS,
+                             REF_LWA):
+        raise ImportError("rbd_c: the contact table layouts of _lanes.h and _model.pxd differ")
     for k in range(<int>K_COUNT):
         rbd_lanes_basis[k] = rbd_joint_table[k].basis
         for c in range(6):
@@ -126,3 +140,22 @@ cdef inline void lanes_out(int n, const double* rows, Py_ssize_t xsize, double* 
     for l in range(n):
         for j in range(xsize):
             x[l * xsize + j] = rows[j * LANES + l]
+
+
+cdef inline int one_by_one(kernel_t kernel, const Call* c, int n, int nin, const double** ins,
+                           const Py_ssize_t* size, int nout, double** outs, const Py_ssize_t* osize,
+                           double* work) noexcept nogil:
+    """A block's samples through the one-sample kernel, one at a time (where the lanes
+    do not apply); the first non-zero status, as the single calls'."""
+    cdef const double* one[4]
+    cdef double* res[3]
+    cdef int l, k, status
+    for l in range(n):
+        for k in range(nin):
+            one[k] = NULL if ins[k] == NULL else ins[k] + l * size[k]
+        for k in range(nout):
+            res[k] = outs[k] + l * osize[k]
+        status = kernel(c, one, res, work)
+        if status:
+            return status
+    return 0

@@ -685,23 +685,12 @@ static void RBD_SFX(rbd_rnea_derivatives_lanes)(const rbd_lanes_model* m, const 
                 M[l][(size_t)k * nv + k] += m->armature[k];
 }
 
-/* M^-1 on a block in its factored form (k_minv_factored, lane by lane): CRBA's lower
-   triangle in world axes, M = L^T D L along the tree (rbd_ltdl) and M^-1 through the
-   factor (rbd_ltdl_inverse), every step the one-sample code's with each number a row of
-   L lanes.  Z: nv x nv rows (row-major, entry e at Z + e L), M^-1 on return; work: 22
-   rows per body + 7 per dof.  Returns 0, or 1 when a pivot of some lane is not above
-   the singularity tolerance (NaN included): the caller then runs the lanes one by one. */
-static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, double* Z, double* work) {
-    const int nb = m->nb, nv = m->nv;
-    double* oM = work;
-    double* Yc = work + 12 * L * nb;
-    double* J = work + 22 * L * nb;
-    double* lrow = J + 6 * L * nv;
+/* M = L^T D L in place on the lanes matrix Z (nv x nv rows, the lower triangle read;
+   rbd_ltdl, lane by lane): D^-1 on the diagonal, L below it.  Returns 1 when a pivot of
+   some lane is not above the singularity tolerance (NaN included), else 0. */
+static int RBD_SFX(ln_ltdl)(const rbd_lanes_model* m, double* Z) {
+    const int nv = m->nv;
     #define ZE(row, col) (Z + ((size_t)(row) * nv + (col)) * L)
-    /* CRBA: world placements, inertias and columns; composites and the lower triangle */
-    RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
-    RBD_SFX(ln_crba_composite)(m, Yc, J, NULL, Z);
-    /* the factor (rbd_ltdl) */
     for (int k = nv - 1; k >= 0; k--) {
         double* zkk = ZE(k, k);
         double inverse[L];
@@ -730,6 +719,28 @@ static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, do
         }
         LANE zkk[l] = inverse[l];
     }
+    #undef ZE
+    return 0;
+}
+
+/* M^-1 on a block in its factored form (k_minv_factored, lane by lane): CRBA's lower
+   triangle in world axes, M = L^T D L along the tree (rbd_ltdl) and M^-1 through the
+   factor (rbd_ltdl_inverse), every step the one-sample code's with each number a row of
+   L lanes.  Z: nv x nv rows (row-major, entry e at Z + e L), M^-1 on return; work: 22
+   rows per body + 7 per dof.  Returns 0, or 1 when a pivot of some lane is not above
+   the singularity tolerance (NaN included): the caller then runs the lanes one by one. */
+static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, double* Z, double* work) {
+    const int nb = m->nb, nv = m->nv;
+    double* oM = work;
+    double* Yc = work + 12 * L * nb;
+    double* J = work + 22 * L * nb;
+    double* lrow = J + 6 * L * nv;
+    #define ZE(row, col) (Z + ((size_t)(row) * nv + (col)) * L)
+    /* CRBA: world placements, inertias and columns; composites and the lower triangle */
+    RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
+    RBD_SFX(ln_crba_composite)(m, Yc, J, NULL, Z);
+    if (RBD_SFX(ln_ltdl)(m, Z))
+        return 1;
     /* M^-1 through the factor (rbd_ltdl_inverse), row by row from the top */
     for (int k = 0; k < nv; k++) {
         const int* anc = m->dof_ancestors + m->dof_ancestors_start[k];
@@ -755,6 +766,320 @@ static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, do
         for (int i = 0; i < k; i++)
             memcpy(ZE(i, k), ZE(k, i), L * sizeof(double));
     }
+    #undef ZE
+    return 0;
+}
+
+/* out = m x* (Y m) for inertias Y that differ by lane (inertia_cross_term) */
+static inline void RBD_SFX(ln_inertia_cross_term)(const double* restrict Y, const double* restrict m,
+                                                  double* restrict out) {
+    LANE {
+        double v0 = R(m, 0), v1 = R(m, 1), v2 = R(m, 2), w0 = R(m, 3), w1 = R(m, 4), w2 = R(m, 5);
+        double mass = R(Y, 0), h0 = R(Y, 1), h1 = R(Y, 2), h2 = R(Y, 3);
+        double b0 = h1 * w2 - h2 * w1, b1 = h2 * w0 - h0 * w2, b2 = h0 * w1 - h1 * w0;
+        double f0 = mass * v0 - b0, f1 = mass * v1 - b1, f2 = mass * v2 - b2;
+        double n0 = h1 * v2 - h2 * v1 + R(Y, 4) * w0 + R(Y, 5) * w1 + R(Y, 6) * w2;
+        double n1 = h2 * v0 - h0 * v2 + R(Y, 5) * w0 + R(Y, 7) * w1 + R(Y, 8) * w2;
+        double n2 = h0 * v1 - h1 * v0 + R(Y, 6) * w0 + R(Y, 8) * w1 + R(Y, 9) * w2;
+        R(out, 0) = w1 * f2 - w2 * f1;
+        R(out, 1) = w2 * f0 - w0 * f2;
+        R(out, 2) = w0 * f1 - w1 * f0;
+        R(out, 3) = w1 * n2 - w2 * n1 - (v1 * b2 - v2 * b1);
+        R(out, 4) = w2 * n0 - w0 * n2 - (v2 * b0 - v0 * b2);
+        R(out, 5) = w0 * n1 - w1 * n0 - (v0 * b1 - v1 * b0);
+    }
+}
+
+/* acc = the sum of x[t] y[t] over dof k's chain (chain_dot; rows of nv entries) */
+static inline void RBD_SFX(ln_chain_dot)(const rbd_lanes_model* m, int k, const double* restrict x,
+                                         const double* restrict y, double* restrict acc) {
+    LANE acc[l] = 0.0;
+    while (k >= 0) {
+        const int s = m->dof_run_start[k];
+        for (int t = s; t <= k; t++)
+            LANE acc[l] += R(x, t) * R(y, t);
+        k = m->dof_parents[s];
+    }
+}
+
+/* y[t] += a x[t] over dof k's chain (chain_axpy) */
+static inline void RBD_SFX(ln_chain_axpy)(const rbd_lanes_model* m, int k, const double* restrict a,
+                                          const double* restrict x, double* restrict y) {
+    while (k >= 0) {
+        const int s = m->dof_run_start[k];
+        for (int t = s; t <= k; t++)
+            LANE R(y, t) += a[l] * R(x, t);
+        k = m->dof_parents[s];
+    }
+}
+
+/* out (rows r < dim, stride rows apart) = the world motion w seen at the frame's origin,
+   in world axes or the frame's (_at_frame) */
+static inline void RBD_SFX(ln_at_frame)(int ref, int dim, const double* restrict oMf, const double* restrict w,
+                                        double* restrict out, int stride) {
+    LANE {
+        double w3 = R(w, 3), w4 = R(w, 4), w5 = R(w, 5), p0 = R(oMf, 3), p1 = R(oMf, 7), p2 = R(oMf, 11);
+        double lin0 = R(w, 0) + w4 * p2 - w5 * p1;   /* (shift_to_frame) */
+        double lin1 = R(w, 1) + w5 * p0 - w3 * p2;
+        double lin2 = R(w, 2) + w3 * p1 - w4 * p0;
+        if (ref == RBD_REF_LWA) {
+            out[0 * stride * L + l] = lin0; out[1 * stride * L + l] = lin1; out[2 * stride * L + l] = lin2;
+            if (dim == 6) {
+                out[3 * stride * L + l] = w3; out[4 * stride * L + l] = w4; out[5 * stride * L + l] = w5;
+            }
+        } else {
+            for (int r = 0; r < 3; r++)
+                out[r * stride * L + l] = R(oMf, r) * lin0 + R(oMf, 4 + r) * lin1 + R(oMf, 8 + r) * lin2;
+            if (dim == 6)
+                for (int r = 0; r < 3; r++)
+                    out[(3 + r) * stride * L + l] = R(oMf, r) * w3 + R(oMf, 4 + r) * w4 + R(oMf, 8 + r) * w5;
+        }
+    }
+}
+
+/* The contact dynamics on a block (k_constrained_dynamics, or k_impulse_dynamics when
+   tau is NULL; lane by lane): from the placements X (12 rows per body), v, tau (nv rows
+   each) and fext (6 rows per body, or NULL), x (nv rows: q_ddot, or v after the impact)
+   and f (the contact rows: forces or impulses).  The steps and their order are the
+   one-sample kernels' (rbd_c/_contacts.pyx), each number a row of L lanes.  work: 40 rows
+   per body, 7 per dof, nv^2, 2 nrows nv + nrows^2 + 2 nrows.  Returns 0, or 1 when a pivot of
+   some lane (M's or the contacts') fails: the caller then runs the lanes one by one. */
+static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes_contacts* c, const double* g,
+                                       const double* X, const double* v, const double* tau, const double* fext,
+                                       double* x, double* f, double* work) {
+    const int nb = m->nb, nv = m->nv, n = c->nrows;
+    double* oM = work;
+    double* Yc = oM + 12 * L * nb;
+    double* V = Yc + 10 * L * nb;
+    double* A = V + 6 * L * nb;
+    double* F = A + 6 * L * nb;
+    double* S = F + 6 * L * nb;             /* the dofs' world columns */
+    double* dinv = S + 6 * L * nv;
+    double* Z = dinv + L * nv;              /* M, then its factor */
+    double* Y = Z + (size_t)L * nv * nv;    /* the contact rows, then L^-T J^T (as rows) */
+    double* W = Y + (size_t)L * n * nv;
+    double* K = W + (size_t)L * n * nv;
+    double* gamma = K + (size_t)L * n * n;
+    int* last = (int*)(gamma + (size_t)L * n);  /* the rows' chains (_row_chains; n ints) */
+    double oMf[12 * L], t[6 * L], vJ[6 * L], acc[L];
+    #define ZE(row, col) (Z + ((size_t)(row) * nv + (col)) * L)
+    #define ROW(P, r) ((P) + (size_t)(r) * nv * L)
+    RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, S);
+    if (tau != NULL) {  /* h = rnea(q, v, 0, fext) in world axes into x (_world_bias) */
+        for (int i = 0; i < nb; i++) {
+            const int p = m->parents[i];
+            double* Vi = V + 6 * L * i;
+            double* Ai = A + 6 * L * i;
+            double* Fi = F + 6 * L * i;
+            memset(vJ, 0, sizeof(vJ));
+            for (int col = 0; col < m->nvj[i]; col++) {
+                const int d = m->v_idx[i] + col;
+                for (int k = 0; k < 6; k++)
+                    LANE R(vJ, k) += R(S + 6 * L * d, k) * R(v, d);
+            }
+            if (p >= 0) {
+                for (int r = 0; r < 6 * L; r++) {
+                    Vi[r] = V[6 * L * p + r] + vJ[r];
+                    Ai[r] = A[6 * L * p + r];
+                }
+            } else {
+                memcpy(Vi, vJ, sizeof(vJ));
+                LANE {
+                    R(Ai, 0) = -g[0]; R(Ai, 1) = -g[1]; R(Ai, 2) = -g[2];
+                    R(Ai, 3) = 0.0; R(Ai, 4) = 0.0; R(Ai, 5) = 0.0;
+                }
+            }
+            RBD_SFX(ln_motion_cross)(Vi, vJ, t);
+            for (int r = 0; r < 6 * L; r++)
+                Ai[r] += t[r];
+            RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, Ai, Fi);
+            RBD_SFX(ln_inertia_cross_term)(Yc + 10 * L * i, Vi, t);
+            for (int r = 0; r < 6 * L; r++)
+                Fi[r] += t[r];
+            if (fext != NULL) {
+                RBD_SFX(ln_act_pair)(oM + 12 * L * i, fext + 6 * L * i + 3 * L, fext + 6 * L * i, t + 3 * L, t, 0);
+                for (int r = 0; r < 6 * L; r++)
+                    Fi[r] -= t[r];
+            }
+        }
+        for (int i = nb - 1; i >= 0; i--) {
+            for (int col = 0; col < m->nvj[i]; col++) {
+                const int d = m->v_idx[i] + col;
+                RBD_SFX(ln_dot6)(S + 6 * L * d, F + 6 * L * i, x + (size_t)d * L);
+            }
+            const int p = m->parents[i];
+            if (p >= 0)
+                for (int r = 0; r < 6 * L; r++)
+                    F[6 * L * p + r] += F[6 * L * i + r];
+        }
+    }
+    RBD_SFX(ln_crba_composite)(m, Yc, S, NULL, Z);
+    if (RBD_SFX(ln_ltdl)(m, Z))
+        return 1;
+    for (int k = 0; k < nv; k++)
+        memcpy(dinv + (size_t)k * L, ZE(k, k), L * sizeof(double));
+    /* the contact rows J into Y and, for constrained dynamics, gamma (_contact_rows) */
+    memset(Y, 0, (size_t)L * n * nv * sizeof(double));
+    for (int k = 0; k < c->ncontacts; k++) {
+        const int* contact = c->table + RBD_CONTACT_FIELDS * k;
+        const int dim = contact[RBD_CONTACT_DIM], row = contact[RBD_CONTACT_ROW];
+        const int body = contact[RBD_CONTACT_BODY], ref = contact[RBD_CONTACT_REF];
+        for (int r = 0; r < dim; r++)
+            last[row + r] = body >= 0 ? m->v_idx[body] + m->nvj[body] - 1 : -1;
+        if (body < 0) {
+            if (tau != NULL)
+                for (int r = 0; r < dim; r++)
+                    LANE R(gamma, row + r) = 0.0;
+            continue;
+        }
+        const double* B = c->frame_offsets + 16 * contact[RBD_CONTACT_FRAME];
+        const double* Ab = oM + 12 * L * body;
+        LANE for (int r = 0; r < 3; r++) {  /* oMf = oM B (se3_compose) */
+            double a0 = R(Ab, 4 * r), a1 = R(Ab, 4 * r + 1), a2 = R(Ab, 4 * r + 2);
+            R(oMf, 4 * r) = a0 * B[0] + a1 * B[4] + a2 * B[8];
+            R(oMf, 4 * r + 1) = a0 * B[1] + a1 * B[5] + a2 * B[9];
+            R(oMf, 4 * r + 2) = a0 * B[2] + a1 * B[6] + a2 * B[10];
+            R(oMf, 4 * r + 3) = R(Ab, 4 * r + 3) + a0 * B[3] + a1 * B[7] + a2 * B[11];
+        }
+        for (int d = last[row]; d >= 0; d = m->dof_parents[d])
+            RBD_SFX(ln_at_frame)(ref, dim, oMf, S + 6 * L * d, ROW(Y, row) + (size_t)d * L, nv);
+        if (tau == NULL)
+            continue;
+        const double* w = V + 6 * L * body;
+        memcpy(t, A + 6 * L * body, sizeof(t));
+        LANE {
+            R(t, 0) += g[0]; R(t, 1) += g[1]; R(t, 2) += g[2];  /* gravity off */
+        }
+        if (dim == 3)
+            LANE {  /* + w x (v + w x p), the origin's velocity */
+                double w3 = R(w, 3), w4 = R(w, 4), w5 = R(w, 5), p0 = R(oMf, 3), p1 = R(oMf, 7), p2 = R(oMf, 11);
+                double vp0 = R(w, 0) + w4 * p2 - w5 * p1;
+                double vp1 = R(w, 1) + w5 * p0 - w3 * p2;
+                double vp2 = R(w, 2) + w3 * p1 - w4 * p0;
+                R(t, 0) += w4 * vp2 - w5 * vp1;
+                R(t, 1) += w5 * vp0 - w3 * vp2;
+                R(t, 2) += w3 * vp1 - w4 * vp0;
+            }
+        RBD_SFX(ln_at_frame)(ref, dim, oMf, t, gamma + (size_t)row * L, 1);
+    }
+    if (tau != NULL) {  /* x = L^-T (tau - h) (ltdl_up) */
+        for (int k = 0; k < nv; k++)
+            LANE R(x, k) = R(tau, k) - R(x, k);
+        for (int k = nv - 1; k >= 0; k--) {
+            double a[L];
+            LANE a[l] = -R(x, k);
+            RBD_SFX(ln_chain_axpy)(m, m->dof_parents[k], a, ZE(k, 0), x);
+        }
+    } else {  /* f = -(1 + e) J v */
+        for (int r = 0; r < n; r++) {
+            RBD_SFX(ln_chain_dot)(m, last[r], ROW(Y, r), v, acc);
+            LANE R(f, r) = -(1.0 + c->restitution) * acc[l];
+        }
+    }
+    /* Y <- (L^-T J^T)^T, W = Y D^-1, K = W Y^T (_contact_inertia) */
+    for (int k = 0; k < c->ncontacts; k++) {
+        const int row = c->table[RBD_CONTACT_FIELDS * k + RBD_CONTACT_ROW];
+        const int dim = c->table[RBD_CONTACT_FIELDS * k + RBD_CONTACT_DIM];
+        for (int d = last[row]; d >= 0; d = m->dof_parents[d]) {  /* (_up_rows) */
+            const double* Ld = ZE(d, 0);
+            for (int e = m->dof_parents[d]; e >= 0; ) {
+                const int s = m->dof_run_start[e];
+                for (int r = row; r < row + dim; r++) {
+                    double* Yr = ROW(Y, r);
+                    double a[L];
+                    LANE a[l] = R(Yr, d);
+                    for (int j = s; j <= e; j++)
+                        LANE R(Yr, j) -= a[l] * R(Ld, j);
+                }
+                e = m->dof_parents[s];
+            }
+        }
+    }
+    memset(W, 0, (size_t)L * n * nv * sizeof(double));
+    for (int r = 0; r < n; r++)
+        for (int d = last[r]; d >= 0; d = m->dof_parents[d])
+            LANE R(ROW(W, r), d) = R(ROW(Y, r), d) * R(dinv, d);
+    for (int a = 0; a < c->ncontacts; a++) {
+        const int ra = c->table[RBD_CONTACT_FIELDS * a + RBD_CONTACT_ROW];
+        const int da = c->table[RBD_CONTACT_FIELDS * a + RBD_CONTACT_DIM];
+        for (int b = 0; b <= a; b++) {
+            const int rb = c->table[RBD_CONTACT_FIELDS * b + RBD_CONTACT_ROW];
+            const int db = c->table[RBD_CONTACT_FIELDS * b + RBD_CONTACT_DIM];
+            int ca = last[ra], cb = last[rb];   /* their common chain (_common_dof) */
+            while (ca != cb) {
+                if (ca > cb)
+                    ca = m->dof_parents[ca];
+                else
+                    cb = m->dof_parents[cb];
+            }
+            for (int r = ra; r < ra + da; r++)
+                for (int s = rb; s < rb + db && s <= r; s++)
+                    RBD_SFX(ln_chain_dot)(m, ca, ROW(W, r), ROW(Y, s), K + ((size_t)r * n + s) * L);
+        }
+    }
+    if (tau != NULL)
+        for (int r = 0; r < n; r++) {
+            RBD_SFX(ln_chain_dot)(m, last[r], ROW(W, r), x, acc);
+            LANE R(f, r) = -R(gamma, r) - acc[l];
+        }
+    /* f <- (K + r 1)^-1 f by Cholesky, with the rank test (_contact_solve) */
+    #define KE(r, s) (K + ((size_t)(r) * n + (s)) * L)
+    double largest[L];
+    LANE largest[l] = 1.0;
+    for (int r = 0; r < n; r++) {
+        LANE KE(r, r)[l] += c->regularization;
+        for (int s = 0; s <= r; s++)
+            LANE if (fabs(KE(r, s)[l]) > largest[l]) largest[l] = fabs(KE(r, s)[l]);
+    }
+    for (int r = 0; r < n; r++) {
+        double pivot[L];
+        int bad = 0;
+        LANE pivot[l] = KE(r, r)[l];
+        for (int k = 0; k < r; k++)
+            LANE pivot[l] -= KE(r, k)[l] * KE(r, k)[l];
+        LANE {
+            bad |= !(pivot[l] > c->rank_tol * largest[l]);
+            pivot[l] = 1.0 / sqrt(pivot[l]);
+        }
+        if (bad)
+            return 1;
+        LANE KE(r, r)[l] = pivot[l];
+        for (int s = r + 1; s < n; s++) {
+            LANE acc[l] = KE(s, r)[l];
+            for (int k = 0; k < r; k++)
+                LANE acc[l] -= KE(s, k)[l] * KE(r, k)[l];
+            LANE KE(s, r)[l] = acc[l] * pivot[l];
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        for (int k = 0; k < r; k++)
+            LANE R(f, r) -= KE(r, k)[l] * R(f, k);
+        LANE R(f, r) *= KE(r, r)[l];
+    }
+    for (int r = n - 1; r >= 0; r--) {
+        for (int k = r + 1; k < n; k++)
+            LANE R(f, r) -= KE(k, r)[l] * R(f, k);
+        LANE R(f, r) *= KE(r, r)[l];
+    }
+    #undef KE
+    /* x <- L^-1 (D^-1 x + W^T f) (_apply_inverse_mass), then v + that for impulses */
+    if (tau == NULL)
+        memset(x, 0, (size_t)L * nv * sizeof(double));
+    for (int k = 0; k < nv; k++)
+        LANE R(x, k) *= R(dinv, k);
+    for (int r = 0; r < n; r++) {
+        double a[L];
+        LANE a[l] = R(f, r);
+        RBD_SFX(ln_chain_axpy)(m, last[r], a, ROW(W, r), x);
+    }
+    for (int k = 0; k < nv; k++) {  /* (ltdl_down) */
+        RBD_SFX(ln_chain_dot)(m, m->dof_parents[k], ZE(k, 0), x, acc);
+        LANE R(x, k) -= acc[l];
+    }
+    if (tau == NULL)
+        for (int k = 0; k < nv; k++)
+            LANE R(x, k) += R(v, k);
+    #undef ROW
     #undef ZE
     return 0;
 }
