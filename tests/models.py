@@ -9,6 +9,8 @@ and physically valid rotational inertias; joint origins are random poses;
 some revolute and prismatic joints get finite limits.  A few tool frames are
 added on random links.  ``floating_base=True`` puts a free flyer at the root.
 """
+import itertools
+
 import numpy as np
 
 import rbd
@@ -149,6 +151,22 @@ def algorithm_calls(q, v, a, tau, fext, q1, frames):
                 ("frame_acceleration_derivatives", (q, v, a, frame), {"reference": reference}),
             ]
     return calls
+
+
+def contacts_on(model, q=None):
+    """A point, a flat and a point contact (local axes) on three bodies whose 12
+    constraints are independent at q (the first such triple, deepest bodies first)."""
+    q = rbd.neutral(model) if q is None else q
+    depth = [0] * model.nbodies
+    for i, p in enumerate(model.parents):
+        depth[i] = 0 if p < 0 else depth[p] + 1
+    order = sorted(range(model.nbodies), key=lambda i: -depth[i])
+    for a, b, c in itertools.permutations(order[:8], 3):
+        contacts = [rbd.Contact(model.joint_frame(a), 3), rbd.Contact(model.joint_frame(b), 6, "local"),
+                    rbd.Contact(model.joint_frame(c), 3, "local")]
+        if np.linalg.matrix_rank(rbd.contact_jacobian(model, q, contacts), tol=1e-6) == 12:
+            return contacts
+    raise AssertionError("no independent contact triple on this tree")
 
 
 def m_inverse_slack(M, Minv):

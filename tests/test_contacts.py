@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import rbd
-from models import random_model
+from models import random_model, contacts_on
 
 from oracles.pinocchio_adapter import constraint_models, load_pair, pin
 
@@ -20,23 +20,6 @@ def tree_and_state(seed=0, floating=True):
     rng = np.random.default_rng([seed, 5])
     q = rbd.random_configuration(model, rng)
     return model, q, rng.normal(size=model.nv), rng.normal(size=model.nv), rng.normal(size=model.nv)
-
-
-def contacts_on(model, q=None):
-    """A point, a flat and a point contact (local axes) on three bodies whose 12
-    constraints are independent at q (the first such triple, deepest bodies first)."""
-    import itertools
-    q = rbd.neutral(model) if q is None else q
-    depth = [0] * model.nbodies
-    for i, p in enumerate(model.parents):
-        depth[i] = 0 if p < 0 else depth[p] + 1
-    order = sorted(range(model.nbodies), key=lambda i: -depth[i])
-    for a, b, c in itertools.permutations(order[:8], 3):
-        contacts = [rbd.Contact(model.joint_frame(a), 3), rbd.Contact(model.joint_frame(b), 6, "local"),
-                    rbd.Contact(model.joint_frame(c), 3, "local")]
-        if np.linalg.matrix_rank(rbd.contact_jacobian(model, q, contacts), tol=1e-6) == 12:
-            return contacts
-    raise AssertionError("no independent contact triple on this tree")
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

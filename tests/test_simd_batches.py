@@ -1,6 +1,7 @@
-"""Batches in SIMD lanes: rbd_c runs batched rnea (gravity, nonlinear effects), crba, aba and
-rnea_derivatives, inverse_mass_matrix and aba_derivatives in blocks of several samples per instruction (rbd_c/_lanes.h), with kernels compiled for
-the baseline, AVX2 + FMA and AVX-512, the widest the machine has chosen at run time.
+"""Batches in SIMD lanes: rbd_c runs batched rnea (gravity, nonlinear effects), crba, aba,
+rnea_derivatives, inverse_mass_matrix, aba_derivatives, constrained_dynamics and
+impulse_dynamics in blocks of several samples per instruction (rbd_c/_lanes.h), with kernels
+compiled for the baseline, AVX2 + FMA and AVX-512, the widest the machine has chosen at run time.
 
 Oracles: the same call on one sample at a time (which never takes the block path) and the
 NumPy backend.  Every test runs with the instruction set chosen by the machine, at most
@@ -17,12 +18,13 @@ import rbd
 import rbd.reference as reference
 
 from conftest import HAVE_COMPILED
-from models import random_model, random_state, m_inverse_slack, aba_derivatives_slack
+from models import random_model, random_state, m_inverse_slack, aba_derivatives_slack, contacts_on
 
 pytestmark = pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
 
 if HAVE_COMPILED:
     import rbd_c
+    import rbd_c._contacts
 
 SIZES = (1, 3, 5, 7, 13)
 
@@ -40,26 +42,61 @@ def model(request):
     return random_model(request.param, nlinks=16)
 
 
-def calls(q, v, a, tau, fext):
-    """(name, positional arrays, keyword arrays) of every algorithm with a block kernel."""
-    return [("rnea", (q, v, a), {}), ("rnea", (q, v, a), {"fext": fext}), ("gravity", (q,), {}),
+def calls(q, v, a, tau, fext, contacts):
+    """(name, positional arrays, keyword arguments) of every algorithm with a block kernel;
+    the contact dynamics with ``contacts`` (a point, a flat and a point contact; None: none) and, damped,
+    with a flat contact added on the first one's frame (redundant: only the damping solves it)."""
+    with_contacts = []
+    if contacts is not None:
+        redundant = contacts + [rbd.Contact(contacts[0].frame, 6, "local_world_aligned")]
+        with_contacts = [("constrained_dynamics", (q, v, tau), {"contacts": contacts, "fext": fext}),
+                         ("constrained_dynamics", (q, v, tau), {"contacts": redundant, "regularization": 1e-3}),
+                         ("impulse_dynamics", (q, v), {"contacts": contacts, "restitution": 0.3})]
+    return with_contacts + [("rnea", (q, v, a), {}), ("rnea", (q, v, a), {"fext": fext}), ("gravity", (q,), {}),
             ("nonlinear_effects", (q, v), {}), ("crba", (q,), {}), ("aba", (q, v, tau), {}),
             ("aba", (q, v, tau), {"fext": fext}), ("rnea_derivatives", (q, v, a), {}),
             ("rnea_derivatives", (q, v, a), {"fext": fext}), ("inverse_mass_matrix", (q,), {}),
             ("aba_derivatives", (q, v, tau), {}), ("aba_derivatives", (q, v, tau), {"fext": fext})]
 
 
+def compiled(name):
+    """rbd_c's function ``name`` (the contact dynamics are in rbd_c._contacts)."""
+    return getattr(rbd_c, name) if hasattr(rbd_c, name) else getattr(rbd_c._contacts, name)
+
+
+def numpy_call(name):
+    """The NumPy backend's ``name`` (the contact dynamics: rbd's composition of NumPy calls)."""
+    if hasattr(reference, name):
+        return getattr(reference, name)
+
+    def call(*args, **kwargs):
+        previous = rbd.backend
+        rbd.set_backend("numpy")
+        try:
+            return getattr(rbd, name)(*args, **kwargs)
+        finally:
+            rbd.set_backend(previous)
+    return call
+
+
 def joined(result, batch_ndim):
-    """An algorithm's result as one array: several outputs stacked after the batch axes."""
-    return np.stack(result, axis=batch_ndim) if isinstance(result, tuple) else np.asarray(result)
+    """An algorithm's result as one array: several outputs stacked after the batch axes
+    (vectors of different lengths, as the contact dynamics', joined end to end)."""
+    if not isinstance(result, tuple):
+        return np.asarray(result)
+    if len({np.shape(x) for x in result}) > 1:
+        return np.concatenate(result, axis=-1)
+    return np.stack(result, axis=batch_ndim)
 
 
 def one_by_one(impl, name, model, args, kwargs, batch):
-    """The call on every sample alone, stacked back into the batch's shape."""
+    """The call impl(name) on every sample alone, stacked back into the batch's shape."""
     flat = [np.reshape(x, (-1,) + np.shape(x)[len(batch):]) for x in args]
-    kflat = {k: np.reshape(x, (-1,) + np.shape(x)[len(batch):]) for k, x in kwargs.items()}
+    kflat = {k: np.reshape(x, (-1,) + np.shape(x)[len(batch):]) for k, x in kwargs.items() if isinstance(x, np.ndarray)}
+    constant = {k: x for k, x in kwargs.items() if k not in kflat}  # (contacts, regularization, ...)
     n = flat[0].shape[0]
-    outs = [joined(getattr(impl, name)(model, *[x[s] for x in flat], **{k: x[s] for k, x in kflat.items()}), 0)
+    outs = [joined(impl(name)(model, *[x[s] for x in flat], **{k: x[s] for k, x in kflat.items()},
+                                       **constant), 0)
             for s in range(n)]
     return np.reshape(np.stack(outs), batch + np.shape(outs[0]))
 
@@ -73,6 +110,8 @@ def tolerance(name, single, ref, model=None, q=None, args=(), kwargs=None):
     tol = 1e-14 * scale
     if name == "aba":
         tol += 4.0 * float(np.max(np.abs(single - ref)))
+    elif name in ("constrained_dynamics", "impulse_dynamics"):  # (and J M^-1 J^T's conditioning)
+        tol += 4.0 * max(float(np.max(np.abs(single - ref))), contact_slack(name, single, model, args, kwargs))
     elif name == "inverse_mass_matrix":
         tol += m_inverse_slack(rbd_c.crba(model, q), single)
     elif name == "aba_derivatives":  # (single: the three outputs stacked after the batch axes)
@@ -80,12 +119,21 @@ def tolerance(name, single, ref, model=None, q=None, args=(), kwargs=None):
     return tol
 
 
+def contact_slack(name, single, model, args, kwargs):
+    """How far the single calls move when q moves by a few rounding errors (1e-14 along
+    random directions): the lanes' sine and cosine and FMA round q's functions differently."""
+    q = np.asarray(args[0])
+    dq = np.random.default_rng(0).standard_normal(q.shape[:-1] + (model.nv,)) * 1e-14
+    moved = (rbd.integrate(model, q, dq),) + tuple(args[1:])
+    return float(np.max(np.abs(one_by_one(compiled, name, model, moved, kwargs, q.shape[:-1]) - single)))
+
+
 def assert_batches_match(model, arrays, batch):
     """Every algorithm on the batch ``arrays`` equals its one-sample calls."""
-    for name, args, kwargs in calls(*arrays):
-        batched = joined(getattr(rbd_c, name)(model, *args, **kwargs), len(batch))
-        single = one_by_one(rbd_c, name, model, args, kwargs, batch)
-        ref = joined(getattr(reference, name)(model, *args, **kwargs), len(batch))
+    for name, args, kwargs in calls(*arrays, None if model.mimic else contacts_on(model)):
+        batched = joined(compiled(name)(model, *args, **kwargs), len(batch))
+        single = one_by_one(compiled, name, model, args, kwargs, batch)
+        ref = joined(numpy_call(name)(model, *args, **kwargs), len(batch))
         assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref, model, args[0], args, kwargs), (
             name, kwargs.keys())
 
@@ -98,10 +146,10 @@ def test_every_joint_kind_is_in_the_trees(model):
 def test_batches_equal_single_calls_and_the_numpy_backend(model, simd, n):
     rng = np.random.default_rng(n)
     q, v, a, tau, fext = random_state(model, rng, batch=(n,))
-    for name, args, kwargs in calls(q, v, a, tau, fext):
-        batched = joined(getattr(rbd_c, name)(model, *args, **kwargs), 1)
-        single = one_by_one(rbd_c, name, model, args, kwargs, (n,))
-        ref = joined(getattr(reference, name)(model, *args, **kwargs), 1)
+    for name, args, kwargs in calls(q, v, a, tau, fext, contacts_on(model)):
+        batched = joined(compiled(name)(model, *args, **kwargs), 1)
+        single = one_by_one(compiled, name, model, args, kwargs, (n,))
+        ref = joined(numpy_call(name)(model, *args, **kwargs), 1)
         assert batched.shape == single.shape == ref.shape
         tol = tolerance(name, single, ref, model, q, args, kwargs)
         assert np.max(np.abs(batched - single)) <= tol, (name, kwargs.keys())
@@ -146,9 +194,9 @@ def test_a_singular_joint_in_a_block_names_the_first_sample_s_joint(simd):
     assert str(batched.value) == str(alone.value)
     for name, args in (("inverse_mass_matrix", (q,)), ("aba_derivatives", (q, v, v))):
         with pytest.raises(ValueError) as alone:
-            getattr(rbd_c, name)(model, *(x[0] for x in args))
+            compiled(name)(model, *(x[0] for x in args))
         with pytest.raises(ValueError) as batched:
-            getattr(rbd_c, name)(model, *args)
+            compiled(name)(model, *args)
         assert str(batched.value) == str(alone.value), name
 
 
@@ -186,3 +234,34 @@ def test_simd_switch():
             rbd_c.set_simd("avx9000")
     finally:
         rbd_c.set_simd(previous)
+
+
+def test_a_redundant_contact_set_in_one_lane_raises_as_the_single_call(simd):
+    """A planar arm stretched straight loses a direction at its tip: a point contact there
+    is redundant in that sample only.  The block raises the single call's error (it names
+    the contacts); the damped batch equals its single calls."""
+    b = rbd.ModelBuilder("arm")
+    for name in ("base", "upper", "fore", "slider"):
+        b.add_link(name, mass=1.0, com=(0.5, 0, 0), inertia=np.eye(3) * 0.1)
+    b.add_joint("shoulder", "revolute", parent="base", child="upper", axis=(0, 0, 1))
+    along_x = np.array([[1, 0, 0, 1.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+    b.add_joint("elbow", "revolute", parent="upper", child="fore", axis=(0, 0, 1), origin=along_x)
+    b.add_joint("lift", "prismatic", parent="fore", child="slider", axis=(0, 0, 1), origin=along_x)
+    model = b.build(floating_base=False)
+    contacts = [rbd.Contact(model.joint_frame("lift"), 3)]
+    q = np.array([[0.3, 0.5, 0.1], [0.2, -0.4, 0.0], [0.1, 0.0, 0.2], [0.4, 0.9, 0.3], [0.0, 1.2, 0.0]])
+    v = np.tile([0.1, -0.2, 0.3], (5, 1))
+    with pytest.raises(ValueError) as alone:
+        compiled('constrained_dynamics')(model, q[2], v[2], v[2], contacts)
+    for call in (lambda: compiled('constrained_dynamics')(model, q, v, v, contacts),
+                 lambda: compiled('impulse_dynamics')(model, q, v, contacts)):
+        with pytest.raises(ValueError) as batched:
+            call()
+        assert str(batched.value) == str(alone.value)
+    assert "rank-deficient" in str(alone.value)
+    for name, args in (("constrained_dynamics", (q, v, v)), ("impulse_dynamics", (q, v))):
+        kwargs = {"contacts": contacts, "regularization": 1e-6}
+        batched = joined(compiled(name)(model, *args, **kwargs), 1)
+        single = one_by_one(compiled, name, model, args, kwargs, (5,))
+        ref = joined(numpy_call(name)(model, *args, **kwargs), 1)
+        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref, model, q, args, kwargs)
