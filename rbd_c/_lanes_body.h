@@ -747,7 +747,26 @@ static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, do
         const int n = m->dof_ancestors_start[k + 1] - m->dof_ancestors_start[k];
         for (int j = 0; j < n; j++)
             memcpy(lrow + (size_t)j * L, ZE(k, anc[j]), L * sizeof(double));
-        for (int i = 0; i < k; i++) {  /* (each entry summed in registers over the ancestors) */
+        /* each entry summed in registers over the ancestors, four entries at a time (each
+           factor of L loaded once for four; the entries' sums in the one-sample order) */
+        int i = 0;
+        for (; i + 4 <= k; i += 4) {
+            double acc[4 * L];
+            for (int r = 0; r < 4 * L; r++)
+                acc[r] = 0.0;
+            for (int j = 0; j < n; j++) {
+                const double* lj = lrow + (size_t)j * L;
+                const double* zji = ZE(anc[j], i);
+                LANE {
+                    acc[l] -= lj[l] * zji[l];
+                    acc[L + l] -= lj[l] * zji[L + l];
+                    acc[2 * L + l] -= lj[l] * zji[2 * L + l];
+                    acc[3 * L + l] -= lj[l] * zji[3 * L + l];
+                }
+            }
+            memcpy(ZE(k, i), acc, sizeof(acc));
+        }
+        for (; i < k; i++) {
             double acc[L];
             LANE acc[l] = 0.0;
             for (int j = 0; j < n; j++) {
