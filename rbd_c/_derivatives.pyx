@@ -712,7 +712,6 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     cdef double* rest = T + 2 * LANES * nv * nv + m.max_depth + 1
     cdef double* dq[LANES]
     cdef double* dv[LANES]
-    cdef double acc
     cdef int l
     cdef const rbd_lanes_set* ks
     lanes_model(m, &lm)
@@ -723,12 +722,7 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     ks.rnea(&lm, c.g, X, v, NULL, f, h, rest)
     for r in range(nv * LANES):
         h[r] = tau[r] - h[r]
-    for r in range(nv):
-        for l in range(LANES):
-            acc = 0.0
-            for k in range(nv):
-                acc += Z[(r * nv + k) * LANES + l] * h[k * LANES + l]
-            qdd[r * LANES + l] = acc
+    ks.matvec(nv, Z, h, qdd)
     for l in range(LANES):
         dq[l] = T + (2 * l) * nv * nv
         dv[l] = T + (2 * l + 1) * nv * nv

@@ -96,6 +96,7 @@ typedef struct {
 #define rbd_rnea_derivatives_lanes_avx2 rbd_rnea_derivatives_lanes_base
 #define rbd_minv_lanes_avx2 rbd_minv_lanes_base
 #define rbd_contacts_lanes_avx2 rbd_contacts_lanes_base
+#define rbd_matvec_lanes_avx2 rbd_matvec_lanes_base
 #define rbd_place_lanes_avx512 rbd_place_lanes_base
 #define rbd_rnea_lanes_avx512 rbd_rnea_lanes_base
 #define rbd_crba_lanes_avx512 rbd_crba_lanes_base
@@ -103,6 +104,7 @@ typedef struct {
 #define rbd_rnea_derivatives_lanes_avx512 rbd_rnea_derivatives_lanes_base
 #define rbd_minv_lanes_avx512 rbd_minv_lanes_base
 #define rbd_contacts_lanes_avx512 rbd_contacts_lanes_base
+#define rbd_matvec_lanes_avx512 rbd_matvec_lanes_base
 #endif
 
 /* x_l[e] = rows[e * RBD_LANES + l] for the first n lanes and e < size: a block's results
@@ -131,16 +133,17 @@ typedef struct {
     int (*minv)(const rbd_lanes_model*, const double*, double*, double*);
     int (*contacts)(const rbd_lanes_model*, const rbd_lanes_contacts*, const double*, const double*, const double*,
                     const double*, const double*, double*, double*, double*);
+    void (*matvec)(int, const double*, const double*, double*);
     const char* name;
 } rbd_lanes_set;
 
 static const rbd_lanes_set rbd_lanes_sets[3] = {
     {rbd_place_lanes_base, rbd_rnea_lanes_base, rbd_crba_lanes_base, rbd_aba_lanes_base,
-     rbd_rnea_derivatives_lanes_base, rbd_minv_lanes_base, rbd_contacts_lanes_base, "baseline"},
+     rbd_rnea_derivatives_lanes_base, rbd_minv_lanes_base, rbd_contacts_lanes_base, rbd_matvec_lanes_base, "baseline"},
     {rbd_place_lanes_avx2, rbd_rnea_lanes_avx2, rbd_crba_lanes_avx2, rbd_aba_lanes_avx2,
-     rbd_rnea_derivatives_lanes_avx2, rbd_minv_lanes_avx2, rbd_contacts_lanes_avx2, "avx2"},
+     rbd_rnea_derivatives_lanes_avx2, rbd_minv_lanes_avx2, rbd_contacts_lanes_avx2, rbd_matvec_lanes_avx2, "avx2"},
     {rbd_place_lanes_avx512, rbd_rnea_lanes_avx512, rbd_crba_lanes_avx512, rbd_aba_lanes_avx512,
-     rbd_rnea_derivatives_lanes_avx512, rbd_minv_lanes_avx512, rbd_contacts_lanes_avx512, "avx512"},
+     rbd_rnea_derivatives_lanes_avx512, rbd_minv_lanes_avx512, rbd_contacts_lanes_avx512, rbd_matvec_lanes_avx512, "avx512"},
 };
 
 /* The widest set this machine runs: 2 (AVX-512 F/DQ/VL + FMA), 1 (AVX2 + FMA) or 0. */

@@ -46,6 +46,7 @@ cdef extern from "_lanes.h":
         int (*minv)(const rbd_lanes_model*, const double*, double*, double*) noexcept nogil
         int (*contacts)(const rbd_lanes_model*, const rbd_lanes_contacts*, const double*, const double*,
                         const double*, const double*, const double*, double*, double*, double*) noexcept nogil
+        void (*matvec)(int, const double*, const double*, double*) noexcept nogil
         const char* name
     const rbd_lanes_set rbd_lanes_sets[3]
     int rbd_lanes_best() noexcept nogil

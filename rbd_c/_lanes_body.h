@@ -1103,6 +1103,34 @@ static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes
     return 0;
 }
 
+/* out = Z x for a lanes matrix Z (n x n rows, row-major) and a lanes vector x (n rows),
+   four rows at a time (independent sums in flight); each entry summed over the columns in order */
+static void RBD_SFX(rbd_matvec_lanes)(int n, const double* Z, const double* x, double* out) {
+    int r = 0;
+    for (; r + 4 <= n; r += 4) {
+        double acc[4 * L];
+        for (int e = 0; e < 4 * L; e++)
+            acc[e] = 0.0;
+        for (int k = 0; k < n; k++) {
+            const double* xk = x + (size_t)k * L;
+            for (int t = 0; t < 4; t++) {
+                const double* z = Z + ((size_t)(r + t) * n + k) * L;
+                LANE acc[t * L + l] += z[l] * xk[l];
+            }
+        }
+        memcpy(out + (size_t)r * L, acc, sizeof(acc));
+    }
+    for (; r < n; r++) {
+        double acc[L];
+        LANE acc[l] = 0.0;
+        for (int k = 0; k < n; k++) {
+            const double* z = Z + ((size_t)r * n + k) * L;
+            LANE acc[l] += z[l] * x[(size_t)k * L + l];
+        }
+        memcpy(out + (size_t)r * L, acc, sizeof(acc));
+    }
+}
+
 /* out += X* S X^-1: the articulated inertia S (21 rows) of a child in its parent's frame,
    X = parent_from_child (sym6_act_add, lane by lane) */
 static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const double* restrict S,
