@@ -26,7 +26,7 @@ from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_in, lanes_out)
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_act_add,
-                                 joint_articulated, articulated_reduce, spd_inverse)
+                                 joint_articulated, articulated_reduce)
 
 # Variants of the RNEA kernel.
 cdef enum:
@@ -287,10 +287,9 @@ def crba(model, q, *, out=None):
 # ABA
 # ==========================================================================================
 cdef enum:
-    # ABA's scratch per body, by offset: world placement oM, and in world axes at the world
-    # origin: twist v, velocity-product acceleration c, articulated inertia IA (sym6, 21),
-    # bias force pA, acceleration a.
-    ABA_OM = 0
+    # ABA's scratch per body, by offset: parent_from_body X, twist v, velocity-product
+    # acceleration c, articulated inertia IA (sym6, 21), bias force pA, acceleration a.
+    ABA_X = 0
     ABA_V = 16
     ABA_C = 22
     ABA_IA = 28
@@ -301,103 +300,72 @@ cdef enum:
 
 @cython.cdivision(True)
 cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
-    """Forward dynamics by the articulated-body algorithm (Featherstone) in world axes:
-    every motion and force at the world origin, so an articulated inertia joins its
-    parent's as it is (21 additions, no transform per body) and the accelerations come
-    down the tree without one; the joints' columns are taken to the world once.
-    Articulated inertias are stored as 21-number symmetric matrices."""
+    """Forward dynamics by the articulated-body algorithm (Featherstone), body frames,
+    articulated inertias stored as 21-number symmetric matrices."""
     cdef double* qdd = outs[0]
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef const double* v = ins[1]
     cdef const double* tau = ins[2]
     cdef const double* fext = ins[3]
-    cdef int nb = m.nb, i, p, k, col, r, l, vi
-    cdef double* S = work + ABA_PER_BODY * nb      # the dofs' world columns, 6 each
-    cdef double* U = S + 6 * m.nv                  # IA S, 6 per dof
+    cdef int nb = m.nb, i, p, k, col, r, l, vi, status
+    cdef double* U = work + ABA_PER_BODY * nb      # 6 x nv, column-major by dof
     cdef double* Dinv = U + 6 * m.nv               # nv_i x nv_i per body
     cdef double* B
-    cdef double* Bp
-    cdef double* oM
+    cdef double* xi
     cdef double* vel
     cdef double* ci
     cdef double* IA
     cdef double* pA
     cdef double* acc
-    cdef double* Si
     cdef double* Ui
     cdef double* Di
-    cdef double X[16]
-    cdef double Y[10]
     cdef double vJ[6]
     cdef double t[6]
     cdef double pa[6]
     cdef double Ia[21]
     cdef double W[36]
-    cdef double D[36]
-    cdef double L[36]
     cdef double a0[6]
-    cdef double d, acc_s
+    cdef double acc_s
 
-    # ---- forward: placements, columns, velocities, bias terms, rigid inertias ---------
+    # ---- forward: placements, velocities, bias terms, rigid inertias ------------------
     for i in range(nb):
         B = work + ABA_PER_BODY * i
-        oM = B + ABA_OM
+        xi = B + ABA_X
         vel = B + ABA_V
         ci = B + ABA_C
+        IA = B + ABA_IA
+        pA = B + ABA_PA
         p = m.parents[i]
-        vi = m.v_idx[i]
-        joint_placement(m, i, q + m.q_idx[i], X)
-        child_placement(work + ABA_PER_BODY * p + ABA_OM if p >= 0 else NULL, X, oM)
-        memset(vJ, 0, 6 * sizeof(double))
-        for col in range(m.nvj[i]):
-            Si = S + 6 * (vi + col)
-            world_column(m, i, col, oM, Si)
-            for r in range(6):
-                vJ[r] += Si[r] * v[vi + col]
+        joint_placement(m, i, q + m.q_idx[i], xi)
+        child_twist(m, i, xi, v, work + ABA_PER_BODY * p + ABA_V if p >= 0 else NULL, vJ, vel)
         if p >= 0:
-            Bp = work + ABA_PER_BODY * p
-            for r in range(6):
-                vel[r] = Bp[ABA_V + r] + vJ[r]
             motion_cross(vel, vJ, ci)
         else:
-            memcpy(vel, vJ, 6 * sizeof(double))
             memset(ci, 0, 6 * sizeof(double))
-        inertia_act(oM, m.inertias + 10 * i, Y)
-        sym6_from_inertia(Y, B + ABA_IA)
-        inertia_cross_term(Y, vel, B + ABA_PA)
-        if fext != NULL:  # fext in body axes, taken to the world's
-            act_force(oM, fext + 6 * i, t)
-            sub6(B + ABA_PA, t)
+        sym6_from_inertia(m.inertias + 10 * i, IA)
+        inertia_cross_term(m.inertias + 10 * i, vel, pA)
+        if fext != NULL:
+            sub6(pA, fext + 6 * i)
 
     # ---- backward: articulated inertias and bias forces --------------------------------
     for i in range(nb - 1, -1, -1):
         B = work + ABA_PER_BODY * i
+        xi = B + ABA_X
         ci = B + ABA_C
         IA = B + ABA_IA
         pA = B + ABA_PA
         p = m.parents[i]
         k = m.nvj[i]
         vi = m.v_idx[i]
-        Si = S + 6 * vi
         Ui = U + 6 * vi
         Di = Dinv + m.d2_idx[i]
-        for col in range(k):  # U = IA S, D = S^T U + armature, Di = D^-1
-            sym6_matvec(IA, Si + 6 * col, Ui + 6 * col)
-        if k == 1:
-            d = dot6(Si, Ui) + m.armature[vi]
-            if not d > m.singular_tol:  # (NaN included)
-                return 1 + i
-            Di[0] = 1.0 / d
-        elif k > 1:
-            for col in range(k):
-                for r in range(k):
-                    D[k * r + col] = dot6(Si + 6 * r, Ui + 6 * col)
-                D[k * col + col] += m.armature[vi + col]
-            if spd_inverse(D, k, Di, L, m.singular_tol):
-                return 1 + i
+        status = joint_articulated(m, i, IA, Ui, Di)
+        if status:
+            return status
+        joint_force(m, i, pA, t)
         for r in range(k):
-            qdd[vi + r] = tau[vi + r] - dot6(Si + 6 * r, pA)   # u_i, turned into qdd in the last pass
+            qdd[vi + r] = tau[vi + r] - t[r]          # u_i, turned into qdd in the last pass
         if p < 0:
             continue
         articulated_reduce(IA, Ui, Di, k, Ia, W)
@@ -406,24 +374,24 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         for col in range(k):
             for r in range(6):
                 pa[r] += W[6 * col + r] * qdd[vi + col]
-        Bp = work + ABA_PER_BODY * p
-        for r in range(21):
-            Bp[ABA_IA + r] += Ia[r]
-        add6(Bp + ABA_PA, pa)
+        B = work + ABA_PER_BODY * p
+        sym6_act_add(xi, Ia, B + ABA_IA)
+        act_force(xi, pa, t)
+        add6(B + ABA_PA, t)
 
     # ---- forward: accelerations and joint accelerations --------------------------------
     gravity_acceleration(c, a0)
     for i in range(nb):
         B = work + ABA_PER_BODY * i
+        xi = B + ABA_X
         ci = B + ABA_C
         acc = B + ABA_A
         p = m.parents[i]
         k = m.nvj[i]
         vi = m.v_idx[i]
-        Si = S + 6 * vi
         Ui = U + 6 * vi
         Di = Dinv + m.d2_idx[i]
-        memcpy(acc, work + ABA_PER_BODY * p + ABA_A if p >= 0 else a0, 6 * sizeof(double))
+        inv_act_motion(xi, work + ABA_PER_BODY * p + ABA_A if p >= 0 else a0, acc)
         add6(acc, ci)
         for r in range(k):
             t[r] = qdd[vi + r] - dot6(Ui + 6 * r, acc)
@@ -432,9 +400,7 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
             for l in range(k):
                 acc_s += Di[k * r + l] * t[l]
             qdd[vi + r] = acc_s
-        for col in range(k):
-            for r in range(6):
-                acc[r] += Si[6 * col + r] * qdd[vi + col]
+        joint_motion_add(m, i, qdd + vi, acc)
     return 0
 
 
@@ -770,7 +736,7 @@ cdef Algorithm NONLINEAR_EFFECTS = algorithm(b"qv", ("q", "v"), (b"v",), k_rnea_
 cdef Algorithm CRBA = algorithm(b"q", ("q",), (b"vv",), k_crba, size(nb=CRBA_PER_BODY, nv=6),
                                 size(nb=30, nv_depth=15))
 cdef Algorithm ABA = algorithm(b"qvvf", ("q", "v", "tau", "fext"), (b"v",), k_aba,
-                               size(nb=ABA_PER_BODY, nv=12, nd2=1), size(nb=90))
+                               size(nb=ABA_PER_BODY, nv=6, nd2=1), size(nb=90))
 cdef Algorithm CORIOLIS = algorithm(b"qv", ("q", "v"), (b"vv",), k_coriolis, size(nb=COR_PER_BODY, nv=12),
                                     size(nb=250, nv_depth=20))
 cdef Algorithm KINETIC_ENERGY = algorithm(b"qv", ("q", "v"), (b"",), k_kinetic, size(nb=RNEA_A), size(nb=25))
