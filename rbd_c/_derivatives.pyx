@@ -16,7 +16,7 @@ from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
 from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
 from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
-from rbd_c._passes cimport world_placements
+from rbd_c._passes cimport centered_placements, center_root
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
 from rbd_c._model cimport block_kernel_t, kernel_t, set_block, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
@@ -58,6 +58,7 @@ cdef void _rd_forward(const Call* c, const double* q, const double* v, const dou
     cdef double* P
     cdef double* s
     cdef double Xl[16]
+    cdef double ref[3]
     cdef double vJ[6]
     cdef double aJ[6]
     cdef double t[6]
@@ -71,6 +72,8 @@ cdef void _rd_forward(const Call* c, const double* q, const double* v, const dou
         p = m.parents[i]
         P = work + RD_PER_BODY * p if p >= 0 else NULL
         joint_placement(m, i, q + m.q_idx[i], Xl)
+        if p < 0:
+            center_root(i, Xl, ref)
         child_placement(P + RD_OM if p >= 0 else NULL, Xl, B + RD_OM)
         memset(vJ, 0, 6 * sizeof(double))
         memset(aJ, 0, 6 * sizeof(double))
@@ -467,7 +470,7 @@ cdef int k_minv_factored(const Call* c, const double** ins, double** outs, doubl
     cdef const CModel* m = c.m
     cdef double* lrow = work + CRBA_PER_BODY * m.nb + 6 * m.nv   # after CRBA's scratch
     cdef int status
-    world_placements(m, ins[0], work + CRBA_OM * m.nb)
+    centered_placements(m, ins[0], work + CRBA_OM * m.nb)
     crba_world_terms(m, work)
     crba_composite(m, work, outs[0], False)  # the lower triangle: all the factor reads (the inverse writes the rest)
     status = rbd_ltdl(outs[0], m.nv, m.dof_parents, m.dof_run_start, m.dof_ancestors, m.dof_ancestors_start,

@@ -21,7 +21,8 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepa
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
 from rbd_c._passes cimport (gravity_acceleration, add6, sub6, dot6, world_placements, body_velocities, child_placement,
-                            child_twist, world_column, first_moment, total_first_moment)
+                            child_twist, world_column, first_moment, total_first_moment, centered_placements,
+                            center_root)
 from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_in, lanes_out)
@@ -202,7 +203,7 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     inertias add without a transform and each block M[v_j, v_i] (j = i or an ancestor)
     is J_j^T F for F = Yc_i J_i: a dot product per entry, where body frames would carry
     F through a force transform per ancestor."""
-    world_placements(c.m, ins[0], work + CRBA_OM * c.m.nb)
+    centered_placements(c.m, ins[0], work + CRBA_OM * c.m.nb)
     crba_world_terms(c.m, work)
     crba_composite(c.m, work, outs[0], True)
     return 0
@@ -472,6 +473,7 @@ cdef int k_coriolis(const Call* c, const double** ins, double** outs, double* wo
     cdef double* vl
     cdef double* ov
     cdef double Xl[16]
+    cdef double ref[3]
     cdef double vJ[6]
     cdef double t[6]
     cdef double x[6]
@@ -486,8 +488,10 @@ cdef int k_coriolis(const Call* c, const double** ins, double** outs, double* wo
         ov = Bb + COR_OV
         p = m.parents[i]
         joint_placement(m, i, q + m.q_idx[i], Xl)
-        child_placement(work + COR_PER_BODY * p + COR_OM if p >= 0 else NULL, Xl, oM)
         child_twist(m, i, Xl, v, work + COR_PER_BODY * p + COR_V if p >= 0 else NULL, vJ, vl)
+        if p < 0:
+            center_root(i, Xl, ref)
+        child_placement(work + COR_PER_BODY * p + COR_OM if p >= 0 else NULL, Xl, oM)
         act_motion(oM, vl, ov)
         inertia_act(oM, m.inertias + 10 * i, Bb + COR_YC)
         inertia_apply(Bb + COR_YC, ov, Bb + COR_H)
@@ -578,7 +582,7 @@ def potential_energy(model, q, *, out=None):
 
 
 cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
-    """Momentum of every body summed at the world origin, then moved to the center of mass."""
+    """Momentum of every body summed at the first body's origin, then moved to the center of mass."""
     cdef double* out = outs[0]
     cdef const CModel* m = c.m
     cdef double* X = work + RNEA_X * m.nb
@@ -589,6 +593,8 @@ cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* 
     cdef double h[3]
     cdef double hc[3]
     cdef double tot[6]
+    cdef double Xl[16]
+    cdef double ref[3]
     cdef double mass = m.total_mass
     cdef int i, p
     memset(tot, 0, 6 * sizeof(double))
@@ -596,7 +602,12 @@ cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* 
     body_velocities(m, ins[0], ins[1], X, V)
     for i in range(m.nb):
         p = m.parents[i]
-        child_placement(oM + 16 * p if p >= 0 else NULL, X + 16 * i, oM + 16 * i)
+        if p >= 0:
+            child_placement(oM + 16 * p, X + 16 * i, oM + 16 * i)
+        else:  # (the sums about the first body's origin: center_root)
+            memcpy(Xl, X + 16 * i, 16 * sizeof(double))
+            center_root(i, Xl, ref)
+            child_placement(NULL, Xl, oM + 16 * i)
         inertia_apply(m.inertias + 10 * i, V + 6 * i, f)
         act_force(oM + 16 * i, f, t)
         add6(tot, t)
@@ -646,6 +657,7 @@ cdef int _centroidal_matrix(const Call* c, const double* q, const double* v, dou
     cdef double t[6]
     cdef double com[3]
     cdef double cd[3]
+    cdef double ref[3]
     cdef double mass = m.total_mass
     com[0] = 0.0; com[1] = 0.0; com[2] = 0.0
     cd[0] = 0.0; cd[1] = 0.0; cd[2] = 0.0
@@ -653,6 +665,8 @@ cdef int _centroidal_matrix(const Call* c, const double* q, const double* v, dou
         B = work + CM_PER_BODY * i
         p = m.parents[i]
         joint_placement(m, i, q + m.q_idx[i], Xl)
+        if p < 0:
+            center_root(i, Xl, ref)
         child_placement(work + CM_PER_BODY * p + CM_OM if p >= 0 else NULL, Xl, B + CM_OM)
         inertia_act(B + CM_OM, m.inertias + 10 * i, B + CM_YC)
         for col in range(m.nvj[i]):

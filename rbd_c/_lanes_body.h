@@ -393,6 +393,15 @@ static inline void RBD_SFX(ln_world_column)(const rbd_lanes_model* m, int i, int
     }
 }
 
+/* out = a root body's placement X with the origin moved to the first body's (center_root
+   of rbd_c/_passes.pxd): X's translation minus the first body's, X0 (12 rows each) */
+static inline void RBD_SFX(ln_center_root)(const double* restrict X, const double* restrict X0,
+                                           double* restrict out) {
+    memcpy(out, X, 12 * L * sizeof(double));
+    for (int r = 3; r < 12; r += 4)
+        LANE R(out, r) -= R(X0, r);
+}
+
 /* CRBA's first step on a block (crba_world_terms): each body's world placement oM (12 rows)
    and inertia in world axes Yc (10 rows), each dof's world column J (6 rows), from the
    placements X (12 rows per body) */
@@ -404,7 +413,7 @@ static void RBD_SFX(ln_crba_world_terms)(const rbd_lanes_model* m, const double*
         if (p >= 0)
             RBD_SFX(ln_compose)(oM + 12 * L * p, X + 12 * L * i, oM + 12 * L * i);
         else
-            memcpy(oM + 12 * L * i, X + 12 * L * i, 12 * L * sizeof(double));
+            RBD_SFX(ln_center_root)(X + 12 * L * i, X, oM + 12 * L * i);
         RBD_SFX(ln_inertia_act)(oM + 12 * L * i, m->inertias + 10 * i, Yc + 10 * L * i);
         for (int col = 0; col < m->nvj[i]; col++)
             RBD_SFX(ln_world_column)(m, i, col, oM + 12 * L * i, J + 6 * L * (m->v_idx[i] + col));
@@ -565,7 +574,7 @@ static void RBD_SFX(rbd_rnea_derivatives_lanes)(const rbd_lanes_model* m, const 
         if (p >= 0)
             RBD_SFX(ln_compose)(P + OM * L, X + 12 * L * i, B + OM * L);
         else
-            memcpy(B + OM * L, X + 12 * L * i, 12 * L * sizeof(double));
+            RBD_SFX(ln_center_root)(X + 12 * L * i, X, B + OM * L);
         memset(vJ, 0, sizeof(vJ));
         memset(aJ, 0, sizeof(aJ));
         for (int col = 0; col < m->nvj[i]; col++) {

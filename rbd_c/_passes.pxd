@@ -79,6 +79,31 @@ cdef inline void world_placements(const CModel* m, const double* q, double* oM) 
         child_placement(oM + 16 * p if p >= 0 else NULL, Xl, oM + 16 * i)
 
 
+cdef inline void center_root(int i, double* X, double* ref) noexcept nogil:
+    """Move the origin of the world-axes sums to the first body's: X is root body i's
+    placement, ref the first body's translation (set when i == 0), taken off X's.  At the
+    world origin, CRBA's inertias (m |p|^2) and the columns (p x w) grow with the robot's
+    distance from it and cancel in the results (M^-1 lost 4 digits 10 km away); the
+    results these kernels return do not depend on the origin."""
+    if i == 0:
+        ref[0] = X[3]; ref[1] = X[7]; ref[2] = X[11]
+    X[3] -= ref[0]; X[7] -= ref[1]; X[11] -= ref[2]
+
+
+cdef inline void centered_placements(const CModel* m, const double* q, double* oM) noexcept nogil:
+    """World_from_body placements (4x4, bottom row set) of every body, with the origin
+    moved to the first body's (center_root): for sums in world axes, not for output."""
+    cdef int i, p
+    cdef double Xl[16]
+    cdef double ref[3]
+    for i in range(m.nb):
+        p = m.parents[i]
+        joint_placement(m, i, q + m.q_idx[i], Xl)
+        if p < 0:
+            center_root(i, Xl, ref)
+        child_placement(oM + 16 * p if p >= 0 else NULL, Xl, oM + 16 * i)
+
+
 cdef inline void body_velocities(const CModel* m, const double* q, const double* v, double* X,
                                  double* V) noexcept nogil:
     """Parent_from_body placements X and body-frame twists V of every body."""

@@ -28,7 +28,7 @@ import rbd
 from rbd import reference as ref
 from rbd.model import JointKind
 
-from models import REFERENCES, algorithm_calls, random_model, m_inverse_slack, aba_derivatives_slack
+from models import REFERENCES, algorithm_calls, random_model, m_inverse_slack, aba_derivatives_slack, contacts_on
 
 
 H = 1e-6          # central-difference step
@@ -593,3 +593,41 @@ def test_batches_equal_per_sample_results(model, backend, batch):
                 atol += aba_derivatives_slack(model, *single_args, single_kwargs.get("fext"), single[2])
             np.testing.assert_allclose(got[idx], single, rtol=1e-14, atol=atol,
                                        err_msg="%s sample %s" % (what, idx))
+
+
+def test_results_that_do_not_depend_on_the_world_origin_stay_exact_far_from_it(backend):
+    """A floating robot 10 km from the world origin (odometry, map or UTM coordinates) has
+    the same mass matrix, M^-1, derivatives, contact dynamics, Coriolis and centroidal
+    matrices as at the origin: they do not depend on where the world's origin is.  Sums
+    taken about the world origin lose digits there (M^-1 lost four): the kernels sum
+    about the first body's origin instead.  One sample and a batch (SIMD lanes)."""
+    model = random_model(4, nlinks=12)
+    contacts = contacts_on(model)
+    rng = np.random.default_rng(8)
+    q = rbd.random_configuration(model, rng, batch=9)
+    v, tau = rng.normal(size=(9, model.nv)), rng.normal(size=(9, model.nv))
+    far = q.copy()
+    far[:, 0:3] += 1e4  # (the free flyer's translation)
+    calls = {
+        "crba": lambda q, v, tau: rbd.crba(model, q),
+        "inverse_mass_matrix": lambda q, v, tau: rbd.inverse_mass_matrix(model, q),
+        "rnea_derivatives": lambda q, v, tau: rbd.rnea_derivatives(model, q, v, tau),
+        "aba_derivatives": lambda q, v, tau: rbd.aba_derivatives(model, q, v, tau),
+        "constrained_dynamics": lambda q, v, tau: rbd.constrained_dynamics(model, q, v, tau, contacts),
+        "impulse_dynamics": lambda q, v, tau: rbd.impulse_dynamics(model, q, v, contacts),
+        "contact_jacobian": lambda q, v, tau: rbd.contact_jacobian(model, q, contacts),
+        "coriolis_matrix": lambda q, v, tau: rbd.coriolis_matrix(model, q, v),
+        "centroidal_momentum_matrix": lambda q, v, tau: rbd.centroidal_momentum_matrix(model, q),
+        "centroidal_momentum_matrix_time_variation":
+            lambda q, v, tau: rbd.centroidal_momentum_matrix_time_variation(model, q, v),
+        "centroidal_momentum": lambda q, v, tau: rbd.centroidal_momentum(model, q, v),
+    }
+
+    def flat(result):
+        return np.concatenate([np.ravel(x) for x in (result if isinstance(result, tuple) else (result,))])
+
+    for name, call in calls.items():
+        for pick in (0, slice(None)):  # one sample, and the batch
+            here, there = (flat(call(x[pick], v[pick], tau[pick])) for x in (q, far))
+            scale = max(1.0, float(np.abs(here).max()))
+            assert np.abs(there - here).max() <= 1e-9 * scale, (name, pick)

@@ -441,13 +441,24 @@ def kinematics(bodies, q, v, trig, chain=None):
     return placements, twists, joint_twists
 
 
-def world_placements(bodies, placements, chain=None):
+def world_placements(bodies, placements, chain=None, centered=False):
     """world_from_body (R, p) of the bodies of ``chain`` (all by default; as in
-    ``kinematics``) from their parent_from_body placements, list by body."""
+    ``kinematics``) from their parent_from_body placements, list by body.  ``centered``:
+    the origin moved to the first body's (world axes), for sums in world axes whose
+    results do not depend on the origin: about the world origin, inertias (m |p|^2) and
+    columns (p x w) grow with the robot's distance from it and cancel (as rbd_c's
+    center_root)."""
     world = [None] * len(bodies)
+    ref = placements[0][1] if centered else None
     for i in range(len(bodies)) if chain is None else chain:
         parent = bodies[i].parent
-        world[i] = placements[i] if parent < 0 else compose(*world[parent], *placements[i])
+        if parent >= 0:
+            world[i] = compose(*world[parent], *placements[i])
+        elif centered:
+            R, p = placements[i]
+            world[i] = (R, (p[0] - ref[0], p[1] - ref[1], p[2] - ref[2]))
+        else:
+            world[i] = placements[i]
     return world
 
 

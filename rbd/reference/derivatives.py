@@ -49,7 +49,7 @@ def _rnea_derivative_passes(bodies, gravity, nv, q, v, a, fext, trig):
     (Bc m = Sym m + m x* hc), then Pq += s x* F for the strict ancestors."""
     n = len(bodies)
     placements, _, _ = sc.kinematics(bodies, q, None, trig)
-    world = sc.world_placements(bodies, placements)
+    world = sc.world_placements(bodies, placements, centered=True)
     zero = (0.0,) * 6
     world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0)
     twists, accs = [None] * n, [None] * n
@@ -139,7 +139,7 @@ def _inverse_mass_matrix_passes(bodies, tol, nv, q, trig):
        Minv[i, c] -= D^-1 U^T A_parent[c],  A_i[c] = A_parent[c] + S Minv[i, c]."""
     n = len(bodies)
     placements, _, _ = sc.kinematics(bodies, q, None, trig)
-    world = sc.world_placements(bodies, placements)
+    world = sc.world_placements(bodies, placements, centered=True)
     articulated = [sc.sym6_from_inertia(body.inertia) for body in bodies]
     Minv = [0.0] * (nv * nv)
     subtree_end = [body.v0 + body.nv for body in bodies]  # one past the subtree's last column

@@ -416,7 +416,7 @@ def _centroidal_matrix_passes(bodies, mass, nv, q, v, trig):
     world inertia's rate), and the move adds -c_dot x f with c_dot = p / mass."""
     n = len(bodies)
     placements, _, _ = sc.kinematics(bodies, q, None, trig)
-    world = sc.world_placements(bodies, placements)
+    world = sc.world_placements(bodies, placements, centered=True)
     columns = [joints.world_motions(body, *world[i]) for i, body in enumerate(bodies)]
     composite = [sc.inertia_act(*world[i], body.inertia) for i, body in enumerate(bodies)]
     if v is not None:
