@@ -147,6 +147,9 @@ cdef enum:
     RELEASE_GIL_WORK = 4000
     CHUNK_WORK = 20000000   # ~20 ms of work between two looks at the signals (Ctrl-C)
     STACK_DOUBLES = 2048
+    BLOCK_SCRATCH_LIMIT = 1 << 22   # doubles (32 MB) of a block's scratch per thread, beyond which a
+                                    # batch runs one sample at a time (the lanes' nv x nv matrices of
+                                    # a model of thousands of dofs would take gigabytes)
     MAX_INPUTS = 8
     MAX_OUTPUTS = 4
     MAX_DIMS = 64
@@ -864,8 +867,13 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
         return out
 
     cdef block_kernel_t blk = alg.block if N > 1 and _simd_mode != 3 else NULL
+    cdef Py_ssize_t block_doubles
     if blk != NULL:
-        work_doubles = _evaluate_size(alg.block_scratch, call)
+        block_doubles = _evaluate_size(alg.block_scratch, call)
+        if block_doubles > BLOCK_SCRATCH_LIMIT and block_doubles > 2 * work_doubles:
+            blk = NULL
+        else:
+            work_doubles = block_doubles
     if work_doubles < 1:
         work_doubles = 1
     nt = current_threads()

@@ -289,6 +289,35 @@ print(peak_mb() - base, float(np.abs(residual).max() / np.abs(tau).max()))
     assert relative_residual < 1e-9
 
 
+@needs_compiled
+def test_a_batch_on_a_model_of_a_thousand_dofs_takes_about_its_outputs():
+    """Batches in SIMD lanes keep an nv x nv matrix per lane (M^-1, the contact dynamics):
+    on a model of 1200 dofs that would be 90 MB of scratch per thread, so such a batch runs
+    one sample at a time: its memory stays about its outputs (3 x 11 MB of M^-1)."""
+    code = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))   # a guard: fail, never swap
+import numpy as np
+import rbd, rbd_c
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+model = rbd.load_urdf(rbd.generated_urdf(1200, "tree"))
+q = rbd.random_configuration(model, np.random.default_rng(0), batch=3)
+z = np.zeros((3, model.nv))
+contacts = [rbd.Contact(model.frame_names[-1], 3)]
+one = rbd_c.inverse_mass_matrix(model, q[1])
+base = peak_mb()
+Minv = rbd_c.inverse_mass_matrix(model, q)
+qdd, forces = rbd.constrained_dynamics(model, q, z, z, contacts)
+print(peak_mb() - base, Minv.nbytes / 2 ** 20, float(np.abs(Minv[1] - one).max()))
+"""
+    result = run_python(code, timeout=300)
+    assert result.returncode == 0, result.stderr
+    extra_mb, outputs_mb, difference = map(float, result.stdout.split())
+    assert extra_mb < 2.0 * outputs_mb, (extra_mb, outputs_mb)
+    assert difference == 0.0  # (one sample at a time: the single call's kernel)
+
+
 def test_the_one_list_of_algorithms_is_what_every_backend_and_the_tests_cover():
     from models import algorithm_calls
     assert set(rbd.reference.__all__) == set(rbd.ALGORITHMS) | {"REFERENCES"}
