@@ -28,7 +28,7 @@ cnp.import_array()
 from rbd_c._kernels cimport inv_act_motion, act_force, motion_cross, inertia_apply, inertia_cross_term
 from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, REF_LWA, REF_LOCAL,
                            CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS,
-                           kernel_t, set_block, LANES)
+                           kernel_t, set_block, LANES, need_ancestors)
 from rbd_c._model import size
 from rbd_c._passes cimport (centered_placements, world_columns, child_placement, child_twist, world_column, add6,
                             sub6, dot6, gravity_acceleration, shift_to_frame)
@@ -652,6 +652,7 @@ def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0
     cdef CompiledModel cm = prepare_call(&call, model)
     last = _use_contacts(&call, model, contacts)
     call.regularization = _regularization(regularization)
+    need_ancestors(cm)
     return run(model, cm, &call, CONSTRAINED_DYNAMICS, (q, v, tau, fext), None, last[0])
 
 
@@ -665,6 +666,7 @@ def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0)
         call.restitution = restitution
     else:
         call.restitution = _python_side()._restitution(restitution)
+    need_ancestors(cm)
     return run(model, cm, &call, IMPULSE_DYNAMICS, (q, v), None, last[0])
 
 

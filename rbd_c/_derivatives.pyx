@@ -18,7 +18,7 @@ from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, art
 from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._passes cimport centered_placements, center_root
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
-from rbd_c._model cimport block_kernel_t, kernel_t, set_block, LANES
+from rbd_c._model cimport block_kernel_t, kernel_t, set_block, LANES, need_ancestors
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_state, rbd_lanes_scatter, one_by_one)
 
@@ -779,6 +779,8 @@ def aba_derivatives(model, q, v, tau, fext=None, *, out=None):
     """(dqdd_dq, dqdd_dv, dqdd_dtau): the partial derivatives of aba (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
+    if cm.m.minv_factored:
+        need_ancestors(cm)
     return run(model, cm, &call, ABA_DERIVATIVES, (q, v, tau, fext), out)
 
 
@@ -794,6 +796,8 @@ def inverse_mass_matrix(model, q, *, out=None):
     """M(q)^-1, directly in O(n^2) and exactly symmetric (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
+    if cm.m.minv_factored:
+        need_ancestors(cm)
     return run(model, cm, &call, INVERSE_MASS_MATRIX, (q,), out)
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)

@@ -53,7 +53,7 @@ ctypedef struct CModel:
                             #        joint, else its nearest moving ancestor's last (-1: none)
     int* dof_run_start      # (nv,)  the first of the run of dofs d, d-1, ... that are each the one
                             #        before the next (a dof's ancestors are a few such runs)
-    int* dof_ancestors      # each dof's ancestors along dof_parents, nearest first, dof after dof
+    int* dof_ancestors      # each dof's ancestors along dof_parents, nearest first, dof after dof (NULL until need_ancestors)
     int* dof_ancestors_start  # (nv + 1,) where each dof's list starts in dof_ancestors
     bint minv_factored      # M^-1 by factoring M along the tree (shallow trees) or by the
                             #        articulated-body sweeps (deep chains): see _build
@@ -107,6 +107,7 @@ cdef class CompiledModel:
 
 cdef CompiledModel compiled(object model)
 cdef CompiledModel prepare_call(Call* call, object model)
+cdef int need_ancestors(CompiledModel cm) except -1
 cdef CompiledModel prepare_mass_call(Call* call, object model)
 cdef class Algorithm:
     """What the driver needs to know of an algorithm, declared once beside its kernel:

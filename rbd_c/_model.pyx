@@ -405,15 +405,8 @@ cdef CompiledModel _build(object model):
     cm.m.dof_bodies = _ints(owner, dof_bodies)
     cm.m.dof_parents = _ints(owner, dof_parents)
     cm.m.dof_run_start = _ints(owner, dof_run_start)
-    ancestors, starts = [], [0]
-    for d in range(nv):  # (the factor walks them once per dof: no pointer chase per step)
-        a = dof_parents[d]
-        while a >= 0:
-            ancestors.append(a)
-            a = dof_parents[a]
-        starts.append(len(ancestors))
-    cm.m.dof_ancestors = _ints(owner, ancestors)
-    cm.m.dof_ancestors_start = _ints(owner, starts)
+    cm.m.dof_ancestors = NULL  # (built on first use: need_ancestors)
+    cm.m.dof_ancestors_start = NULL
     cm.m.minv_factored = _minv_factored_is_cheaper(dof_parents)
     cm.m.axes = _doubles(owner, axes)
     cm.m.placements = _doubles(owner, placements)
@@ -454,6 +447,34 @@ cdef CompiledModel compiled(object model):
         built = _build(model)
     cache.compiled = built
     return built
+
+
+cdef int need_ancestors(CompiledModel cm) except -1:
+    """Build CModel.dof_ancestors (each dof's ancestors, nearest first) for the algorithms
+    that factor M along the tree, on their first call: the lists hold the sum of the dofs'
+    depths, quadratic in a chain (50 million ints for a 10,000-link chain), which the
+    linear-time algorithms must not pay for.  (The factor itself needs nv^2 doubles.)"""
+    if cm.m.dof_ancestors != NULL:
+        return 0
+    cdef Py_ssize_t nv = cm.m.nv, d, p, n
+    cdef list keep = []
+    depth = np.zeros(nv, dtype=np.intp)
+    for d in range(nv):
+        p = cm.m.dof_parents[d]
+        depth[d] = 0 if p < 0 else depth[p] + 1
+    starts = np.zeros(nv + 1, dtype=np.intp)
+    np.cumsum(depth, out=starts[1:])
+    ancestors = np.empty(max(int(starts[nv]), 1), dtype=np.intc)
+    for d in range(nv):  # the parent, then the parent's own list (a slice copy per dof)
+        p = cm.m.dof_parents[d]
+        if p >= 0:
+            n = depth[p]
+            ancestors[starts[d]] = p
+            ancestors[starts[d] + 1:starts[d] + 1 + n] = ancestors[starts[p]:starts[p] + n]
+    cm.m.dof_ancestors_start = _ints(keep, starts)
+    cm.m.dof_ancestors = _ints(keep, ancestors)
+    cm.owner = tuple(cm.owner) + tuple(keep)
+    return 0
 
 
 cdef CompiledModel prepare_call(Call* call, object model):
