@@ -30,7 +30,7 @@ from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algor
                            CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS,
                            kernel_t, set_block, LANES, need_ancestors)
 from rbd_c._model import size
-from rbd_c._passes cimport (centered_placements, world_columns, child_placement, child_twist, world_column, add6,
+from rbd_c._passes cimport (world_placements, world_columns, child_placement, child_twist, world_column, add6,
                             sub6, dot6, gravity_acceleration, shift_to_frame)
 from rbd_c._joints cimport joint_placement, joint_motion_add
 from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
@@ -303,7 +303,7 @@ cdef inline int _factor(const CModel* m, double* L, double* dinv) noexcept nogil
 # ==========================================================================================
 cdef int k_contact_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* S = work + 16 * c.m.nb
-    centered_placements(c.m, ins[0], work)
+    world_placements(c.m, ins[0], work, True)
     world_columns(c.m, work, S)
     _contact_rows(c, work, S, NULL, NULL, outs[0], NULL)
     return 0
@@ -332,7 +332,7 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
     cdef double* V = S + 6 * nv                     # the world bias pass: twists, accelerations, forces
     cdef double* A = V + 6 * nb
     cdef double* F = A + 6 * nb
-    centered_placements(m, ins[0], oM)
+    world_placements(m, ins[0], oM, True)
     crba_world_terms(m, crba_work)
     _world_bias(c, oM, crba_work + CRBA_YC * nb, S, ins[1], ins[3], V, A, F, qdd)  # h, in q_ddot's place
     crba_composite(m, crba_work, L, False)        # (the factor reads only its lower triangle)
@@ -368,7 +368,7 @@ cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, do
     cdef double* K = W + n * nv
     cdef int* last = <int*>(K + n * n)              # the rows' chains (n ints in n doubles)
     cdef double* rest = K + n * n + n
-    centered_placements(m, ins[0], rest + CRBA_OM * m.nb)
+    world_placements(m, ins[0], rest + CRBA_OM * m.nb, True)
     crba_world_terms(m, rest)
     crba_composite(m, rest, L, False)             # (the factor reads only its lower triangle)
     status = _factor(m, L, dinv)

@@ -16,7 +16,7 @@ from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
 from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
 from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
-from rbd_c._passes cimport centered_placements, center_root
+from rbd_c._passes cimport world_placements, center_root
 from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
 from rbd_c._model cimport block_kernel_t, kernel_t, set_block, LANES, need_ancestors
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
@@ -470,7 +470,7 @@ cdef int k_minv_factored(const Call* c, const double** ins, double** outs, doubl
     cdef const CModel* m = c.m
     cdef double* lrow = work + CRBA_PER_BODY * m.nb + 6 * m.nv   # after CRBA's scratch
     cdef int status
-    centered_placements(m, ins[0], work + CRBA_OM * m.nb)
+    world_placements(m, ins[0], work + CRBA_OM * m.nb, True)
     crba_world_terms(m, work)
     crba_composite(m, work, outs[0], False)  # the lower triangle: all the factor reads (the inverse writes the rest)
     status = rbd_ltdl(outs[0], m.nv, m.dof_parents, m.dof_run_start, m.dof_ancestors, m.dof_ancestors_start,
@@ -701,7 +701,7 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     if not m.minv_factored:
         return one_by_one(k_aba_derivatives, c, n, 4, ins, size, 3, outs, osize, work)
     cdef rbd_lanes_model lm
-    cdef Py_ssize_t nb = m.nb, nv = m.nv, r, k
+    cdef Py_ssize_t nb = m.nb, nv = m.nv, r
     cdef double* X = work
     cdef double* Q = X + 12 * LANES * nb                  # q (nq <= nb + nv rows)
     cdef const double* v

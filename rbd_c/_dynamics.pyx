@@ -21,8 +21,7 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepa
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
 from rbd_c._passes cimport (gravity_acceleration, add6, sub6, dot6, world_placements, body_velocities, child_placement,
-                            child_twist, world_column, first_moment, total_first_moment, centered_placements,
-                            center_root)
+                            child_twist, world_column, first_moment, total_first_moment, center_root)
 from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_in, lanes_out)
@@ -203,7 +202,7 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     inertias add without a transform and each block M[v_j, v_i] (j = i or an ancestor)
     is J_j^T F for F = Yc_i J_i: a dot product per entry, where body frames would carry
     F through a force transform per ancestor."""
-    centered_placements(c.m, ins[0], work + CRBA_OM * c.m.nb)
+    world_placements(c.m, ins[0], work + CRBA_OM * c.m.nb, True)
     crba_world_terms(c.m, work)
     crba_composite(c.m, work, outs[0], True)
     return 0
@@ -568,7 +567,7 @@ def kinetic_energy(model, q, v, *, out=None):
 cdef int k_potential(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* out = outs[0]
     cdef double h[3]
-    world_placements(c.m, ins[0], work)
+    world_placements(c.m, ins[0], work, False)
     total_first_moment(c.m, work, h)
     out[0] = -(c.g[0] * h[0] + c.g[1] * h[1] + c.g[2] * h[2])
     return 0

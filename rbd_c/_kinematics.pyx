@@ -86,7 +86,7 @@ cdef object _run_frame(object model, object frame, object reference, Algorithm a
 # ---- placements ----------------------------------------------------------------------------
 cdef int k_fk(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* out = outs[0]
-    world_placements(c.m, ins[0], out)
+    world_placements(c.m, ins[0], out, False)
     return 0
 
 
@@ -100,7 +100,7 @@ def forward_kinematics(model, q, *, out=None):
 cdef int k_frame_placements(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef const CModel* m = c.m
     cdef int f, b
-    world_placements(m, ins[0], work)
+    world_placements(m, ins[0], work, False)
     for f in range(m.nframes):
         b = m.frame_parents[f]
         child_placement(work + 16 * b if b >= 0 else NULL, m.frame_offsets + 16 * f, outs[0] + 16 * f)
@@ -474,7 +474,7 @@ def frame_acceleration_derivatives(model, q, v, a, frame, reference="local", *, 
 cdef int k_com(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* out = outs[0]
     cdef const CModel* m = c.m
-    world_placements(m, ins[0], work)
+    world_placements(m, ins[0], work, False)
     total_first_moment(m, work, out)
     out[0] /= m.total_mass; out[1] /= m.total_mass; out[2] /= m.total_mass
     return 0
@@ -506,7 +506,7 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double** outs, double
     cdef double* H = work + COM_H * nb  # per body: subtree mass, first moment (4)
     cdef double w[6]
     cdef double inv_mass = 1.0 / m.total_mass
-    world_placements(m, ins[0], oM)
+    world_placements(m, ins[0], oM, False)
     for i in range(nb):
         H[4 * i] = m.inertias[10 * i]
         first_moment(m, i, oM + 16 * i, H + 4 * i + 1)

@@ -841,15 +841,27 @@ static inline void RBD_SFX(ln_chain_axpy)(const rbd_lanes_model* m, int k, const
     }
 }
 
+/* lin (3 rows) = the linear part of the world motion w seen at the frame's origin,
+   v + w x p (shift_to_frame) */
+static inline void RBD_SFX(ln_shift_to_frame)(const double* restrict oMf, const double* restrict w,
+                                              double* restrict lin) {
+    LANE {
+        double w3 = R(w, 3), w4 = R(w, 4), w5 = R(w, 5), p0 = R(oMf, 3), p1 = R(oMf, 7), p2 = R(oMf, 11);
+        R(lin, 0) = R(w, 0) + w4 * p2 - w5 * p1;
+        R(lin, 1) = R(w, 1) + w5 * p0 - w3 * p2;
+        R(lin, 2) = R(w, 2) + w3 * p1 - w4 * p0;
+    }
+}
+
 /* out (rows r < dim, stride rows apart) = the world motion w seen at the frame's origin,
    in world axes or the frame's (_at_frame) */
 static inline void RBD_SFX(ln_at_frame)(int ref, int dim, const double* restrict oMf, const double* restrict w,
                                         double* restrict out, int stride) {
+    double lin[3 * L];
+    RBD_SFX(ln_shift_to_frame)(oMf, w, lin);
     LANE {
-        double w3 = R(w, 3), w4 = R(w, 4), w5 = R(w, 5), p0 = R(oMf, 3), p1 = R(oMf, 7), p2 = R(oMf, 11);
-        double lin0 = R(w, 0) + w4 * p2 - w5 * p1;   /* (shift_to_frame) */
-        double lin1 = R(w, 1) + w5 * p0 - w3 * p2;
-        double lin2 = R(w, 2) + w3 * p1 - w4 * p0;
+        double w3 = R(w, 3), w4 = R(w, 4), w5 = R(w, 5);
+        double lin0 = R(lin, 0), lin1 = R(lin, 1), lin2 = R(lin, 2);
         if (ref == RBD_REF_LWA) {
             out[0 * stride * L + l] = lin0; out[1 * stride * L + l] = lin1; out[2 * stride * L + l] = lin2;
             if (dim == 6) {
@@ -889,7 +901,7 @@ static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes
     double* K = W + (size_t)L * n * nv;
     double* gamma = K + (size_t)L * n * n;
     int* last = (int*)(gamma + (size_t)L * n);  /* the rows' chains (_row_chains; n ints) */
-    double oMf[12 * L], t[6 * L], vJ[6 * L], acc[L];
+    double oMf[12 * L], t12[12 * L], t[6 * L], vJ[6 * L], acc[L];
     #define ZE(row, col) (Z + ((size_t)(row) * nv + (col)) * L)
     #define ROW(P, r) ((P) + (size_t)(r) * nv * L)
     RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, S);
@@ -962,13 +974,9 @@ static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes
         }
         const double* B = c->frame_offsets + 16 * contact[RBD_CONTACT_FRAME];
         const double* Ab = oM + 12 * L * body;
-        LANE for (int r = 0; r < 3; r++) {  /* oMf = oM B (se3_compose) */
-            double a0 = R(Ab, 4 * r), a1 = R(Ab, 4 * r + 1), a2 = R(Ab, 4 * r + 2);
-            R(oMf, 4 * r) = a0 * B[0] + a1 * B[4] + a2 * B[8];
-            R(oMf, 4 * r + 1) = a0 * B[1] + a1 * B[5] + a2 * B[9];
-            R(oMf, 4 * r + 2) = a0 * B[2] + a1 * B[6] + a2 * B[10];
-            R(oMf, 4 * r + 3) = R(Ab, 4 * r + 3) + a0 * B[3] + a1 * B[7] + a2 * B[11];
-        }
+        for (int r = 0; r < 12; r++)  /* oMf = oM B, B (the frame's offset) in every lane */
+            LANE R(t12, r) = B[r];
+        RBD_SFX(ln_compose)(Ab, t12, oMf);
         for (int d = last[row]; d >= 0; d = m->dof_parents[d])
             RBD_SFX(ln_at_frame)(ref, dim, oMf, S + 6 * L * d, ROW(Y, row) + (size_t)d * L, nv);
         if (tau == NULL)
@@ -978,16 +986,15 @@ static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes
         LANE {
             R(t, 0) += g[0]; R(t, 1) += g[1]; R(t, 2) += g[2];  /* gravity off */
         }
-        if (dim == 3)
-            LANE {  /* + w x (v + w x p), the origin's velocity */
-                double w3 = R(w, 3), w4 = R(w, 4), w5 = R(w, 5), p0 = R(oMf, 3), p1 = R(oMf, 7), p2 = R(oMf, 11);
-                double vp0 = R(w, 0) + w4 * p2 - w5 * p1;
-                double vp1 = R(w, 1) + w5 * p0 - w3 * p2;
-                double vp2 = R(w, 2) + w3 * p1 - w4 * p0;
-                R(t, 0) += w4 * vp2 - w5 * vp1;
-                R(t, 1) += w5 * vp0 - w3 * vp2;
-                R(t, 2) += w3 * vp1 - w4 * vp0;
+        if (dim == 3) {  /* + w x (v + w x p), the origin's velocity */
+            RBD_SFX(ln_shift_to_frame)(oMf, w, t12);
+            LANE {
+                double w3 = R(w, 3), w4 = R(w, 4), w5 = R(w, 5);
+                R(t, 0) += w4 * R(t12, 2) - w5 * R(t12, 1);
+                R(t, 1) += w5 * R(t12, 0) - w3 * R(t12, 2);
+                R(t, 2) += w3 * R(t12, 1) - w4 * R(t12, 0);
             }
+        }
         RBD_SFX(ln_at_frame)(ref, dim, oMf, t, gamma + (size_t)row * L, 1);
     }
     if (tau != NULL) {  /* x = L^-T (tau - h) (ltdl_up) */

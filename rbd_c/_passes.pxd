@@ -69,16 +69,6 @@ cdef inline void child_twist(const CModel* m, int i, const double* X, const doub
         memcpy(V, vJ, 6 * sizeof(double))
 
 
-cdef inline void world_placements(const CModel* m, const double* q, double* oM) noexcept nogil:
-    """World_from_body placements (4x4, bottom row set) of every body."""
-    cdef int i, p
-    cdef double Xl[16]
-    for i in range(m.nb):
-        p = m.parents[i]
-        joint_placement(m, i, q + m.q_idx[i], Xl)
-        child_placement(oM + 16 * p if p >= 0 else NULL, Xl, oM + 16 * i)
-
-
 cdef inline void center_root(int i, double* X, double* ref) noexcept nogil:
     """Move the origin of the world-axes sums to the first body's: X is root body i's
     placement, ref the first body's translation (set when i == 0), taken off X's.  At the
@@ -90,16 +80,17 @@ cdef inline void center_root(int i, double* X, double* ref) noexcept nogil:
     X[3] -= ref[0]; X[7] -= ref[1]; X[11] -= ref[2]
 
 
-cdef inline void centered_placements(const CModel* m, const double* q, double* oM) noexcept nogil:
-    """World_from_body placements (4x4, bottom row set) of every body, with the origin
-    moved to the first body's (center_root): for sums in world axes, not for output."""
+cdef inline void world_placements(const CModel* m, const double* q, double* oM, bint centered) noexcept nogil:
+    """World_from_body placements (4x4, bottom row set) of every body; ``centered``: with
+    the origin moved to the first body's (center_root), for sums in world axes, not for
+    output."""
     cdef int i, p
     cdef double Xl[16]
     cdef double ref[3]
     for i in range(m.nb):
         p = m.parents[i]
         joint_placement(m, i, q + m.q_idx[i], Xl)
-        if p < 0:
+        if centered and p < 0:
             center_root(i, Xl, ref)
         child_placement(oM + 16 * p if p >= 0 else NULL, Xl, oM + 16 * i)
 
