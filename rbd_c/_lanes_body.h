@@ -1244,43 +1244,52 @@ static inline void RBD_SFX(ln_sym6_matvec_add)(const double* restrict S, const d
     }
 }
 
-/* out = D^-1 (k x k, row-major) of one lane by Cholesky (spd_inverse); nonzero when a
-   pivot is at most tol */
-static int RBD_SFX(ln_spd_inverse)(const double* D, int k, double* out, double tol) {
-    double Lc[36], Linv[36], acc;
+/* out = D^-1 of k x k symmetric blocks (k*k rows, row-major) by Cholesky, every lane
+   as spd_inverse does it.  A lane whose pivot is at most tol (NaN included) gets
+   bad[l] = 1 and out zero; the other lanes go on (its pivots are replaced by 1 so that
+   nothing in the vector registers traps or slows down). */
+static void RBD_SFX(ln_spd_inverse)(const double* restrict D, int k, double* restrict out, double tol,
+                                    int* restrict bad) {
+    double Lc[36 * L], Li[36 * L];
+    LANE bad[l] = 0;
     for (int i = 0; i < k; i++)
         for (int j = 0; j <= i; j++) {
-            acc = D[k * i + j];
-            for (int l = 0; l < j; l++)
-                acc -= Lc[k * i + l] * Lc[k * j + l];
+            double acc[L];
+            LANE acc[l] = R(D, k * i + j);
+            for (int m = 0; m < j; m++)
+                LANE acc[l] -= R(Lc, k * i + m) * R(Lc, k * j + m);
             if (i == j) {
-                if (!(acc > tol))
-                    return 1;
-                Lc[k * i + i] = sqrt(acc);
+                LANE {
+                    const int ok = acc[l] > tol;
+                    bad[l] |= !ok;
+                    R(Lc, k * i + i) = sqrt(ok ? acc[l] : 1.0);
+                }
             } else {
-                Lc[k * i + j] = acc / Lc[k * j + j];
+                LANE R(Lc, k * i + j) = acc[l] / R(Lc, k * j + j);
             }
         }
     for (int j = 0; j < k; j++) {
-        for (int i = 0; i < k; i++)
-            Linv[k * i + j] = 0.0;
-        Linv[k * j + j] = 1.0 / Lc[k * j + j];
+        LANE R(Li, k * j + j) = 1.0 / R(Lc, k * j + j);
         for (int i = j + 1; i < k; i++) {
-            acc = 0.0;
-            for (int l = j; l < i; l++)
-                acc -= Lc[k * i + l] * Linv[k * l + j];
-            Linv[k * i + j] = acc / Lc[k * i + i];
+            double acc[L];
+            LANE acc[l] = 0.0;
+            for (int m = j; m < i; m++)
+                LANE acc[l] -= R(Lc, k * i + m) * R(Li, k * m + j);
+            LANE R(Li, k * i + j) = acc[l] / R(Lc, k * i + i);
         }
     }
     for (int i = 0; i < k; i++)
         for (int j = i; j < k; j++) {
-            acc = 0.0;
-            for (int l = j; l < k; l++)
-                acc += Linv[k * l + i] * Linv[k * l + j];
-            out[k * i + j] = acc;
-            out[k * j + i] = acc;
+            double acc[L];
+            LANE acc[l] = 0.0;
+            for (int m = j; m < k; m++)
+                LANE acc[l] += R(Li, k * m + i) * R(Li, k * m + j);
+            LANE {
+                const double x = bad[l] ? 0.0 : acc[l];
+                R(out, k * i + j) = x;
+                R(out, k * j + i) = x;
+            }
         }
-    return 0;
 }
 
 /* ABA on a block (k_aba, lane by lane): qdd (nv rows) from the placements X (12 rows
@@ -1365,19 +1374,10 @@ static void RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, co
                     LANE D[(k * r + col) * L + l] = t[r * L + l];
                 LANE D[(k * col + col) * L + l] += m->armature[vi + col];
             }
-            for (int l = 0; l < L; l++) {
-                double Dl[36], Ol[36];
-                for (int r = 0; r < k * k; r++)
-                    Dl[r] = D[r * L + l];
-                if (RBD_SFX(ln_spd_inverse)(Dl, k, Ol, m->singular_tol)) {
-                    if (status[l] == 0)
-                        status[l] = 1 + i;
-                    for (int r = 0; r < k * k; r++)
-                        Ol[r] = 0.0;
-                }
-                for (int r = 0; r < k * k; r++)
-                    Di[r * L + l] = Ol[r];
-            }
+            int bad[L];
+            RBD_SFX(ln_spd_inverse)(D, k, Di, m->singular_tol, bad);
+            LANE if (bad[l] && status[l] == 0)
+                status[l] = 1 + i;
         }
         /* u = tau - S^T pA, kept in qdd until the last pass */
         RBD_SFX(ln_joint_force)(m, i, B + B_PA * L, t);

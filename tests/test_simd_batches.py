@@ -177,15 +177,17 @@ def test_a_block_with_a_bad_sample_raises_as_a_single_call(model, simd):
         rbd_c.aba(model, q, v, tau)
 
 
-def test_a_singular_joint_in_a_block_names_the_first_sample_s_joint(simd):
-    """A massless leaf makes forward dynamics singular: the batch raises the error the
-    first bad sample raises alone."""
+@pytest.mark.parametrize("kind", ["revolute", "spherical", "planar"])
+def test_a_singular_joint_in_a_block_names_the_first_sample_s_joint(simd, kind):
+    """A massless leaf makes forward dynamics singular (a one-dof pivot, or a multi-dof
+    joint's D inverted in the lanes): the batch raises the error the first bad sample
+    raises alone."""
     b = rbd.ModelBuilder("leaf")
     b.add_link("base", mass=1.0, com=(0, 0, 0), inertia=np.eye(3) * 0.1)
     b.add_link("leaf", mass=0.0, com=(0, 0, 0), inertia=np.zeros((3, 3)))
-    b.add_joint("hinge", "revolute", parent="base", child="leaf", axis=(0, 0, 1))
+    b.add_joint("hinge", kind, parent="base", child="leaf", axis=(0, 0, 1))
     model = b.build(floating_base=False)
-    q = np.zeros((6, model.nq))
+    q = np.broadcast_to(rbd.neutral(model), (6, model.nq)).copy()
     v = np.zeros((6, model.nv))
     with pytest.raises(ValueError) as alone:
         rbd_c.aba(model, q[0], v[0], v[0])
