@@ -33,10 +33,10 @@ from rbd_c._model import size
 from rbd_c._passes cimport (world_placements, world_columns, child_placement, child_twist, world_column, add6,
                             sub6, dot6, gravity_acceleration, shift_to_frame)
 from rbd_c._joints cimport joint_placement, joint_motion_add
-from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
+from rbd_c._dynamics cimport crba_world_terms, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_contacts, rbd_lanes_set, rbd_lanes_best, lanes_model,
                            lanes_tables, lanes_set, lanes_placements, lanes_in, rbd_lanes_scatter, one_by_one)
-from rbd_c._factor cimport rbd_ltdl, chain_dot, chain_axpy, ltdl_up, ltdl_down
+from rbd_c._factor cimport articulated_ltdl, chain_dot, chain_axpy, ltdl_up, ltdl_down
 
 cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
 
@@ -285,12 +285,12 @@ cdef void _apply_inverse_mass(const Call* c, const double* L, const double* dinv
     ltdl_down(m, L, x)
 
 
-cdef inline int _factor(const CModel* m, double* L, double* dinv) noexcept nogil:
-    """M = L^T D L in place (D^-1 also gathered into dinv); 1 + the body whose pivot is
+cdef inline int _factor(const CModel* m, const double* crba_work, double* IA, double* L, double* dinv) noexcept nogil:
+    """M = L^T D L into L (D^-1 also gathered into dinv) from CRBA's world terms in
+    crba_work (articulated_ltdl; IA: 21 doubles per body); 1 + the body whose pivot is
     singular, else 0."""
     cdef int k
-    cdef int status = rbd_ltdl(L, m.nv, m.dof_parents, m.dof_run_start, m.dof_ancestors, m.dof_ancestors_start,
-                               m.singular_tol)
+    cdef int status = articulated_ltdl(m, crba_work + CRBA_YC * m.nb, 10, crba_work + CRBA_PER_BODY * m.nb, 6, IA, L)
     if status:
         return 1 + m.dof_bodies[status - 1]
     for k in range(m.nv):
@@ -332,11 +332,11 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
     cdef double* V = S + 6 * nv                     # the world bias pass: twists, accelerations, forces
     cdef double* A = V + 6 * nb
     cdef double* F = A + 6 * nb
+    cdef double* IA = F + 6 * nb                    # the factor's articulated inertias
     world_placements(m, ins[0], oM, True)
     crba_world_terms(m, crba_work)
     _world_bias(c, oM, crba_work + CRBA_YC * nb, S, ins[1], ins[3], V, A, F, qdd)  # h, in q_ddot's place
-    crba_composite(m, crba_work, L, False)        # (the factor reads only its lower triangle)
-    status = _factor(m, L, dinv)
+    status = _factor(m, crba_work, IA, L, dinv)
     if status:
         return status
     for k in range(nv):
@@ -370,8 +370,7 @@ cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, do
     cdef double* rest = K + n * n + n
     world_placements(m, ins[0], rest + CRBA_OM * m.nb, True)
     crba_world_terms(m, rest)
-    crba_composite(m, rest, L, False)             # (the factor reads only its lower triangle)
-    status = _factor(m, L, dinv)
+    status = _factor(m, rest, rest + CRBA_PER_BODY * m.nb + 6 * nv, L, dinv)
     if status:
         return status
     _contact_rows(c, rest + CRBA_OM * m.nb, rest + CRBA_PER_BODY * m.nb, NULL, NULL, Y, NULL)
@@ -575,15 +574,15 @@ cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_ja
                                             size(rows_nv=1, nb=25))
 cdef Algorithm CONSTRAINED_DYNAMICS = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"v", b"c"), k_constrained_dynamics,
-    size(nv2=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + 18, nv=7),
+    size(nv2=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + 18 + 21, nv=7),
     size(nb=80, nv_depth=40, rows_nv=20, rows2=10))
 cdef Algorithm IMPULSE_DYNAMICS = algorithm(
     b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,
-    size(nv2=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY, nv=7),
+    size(nv2=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY + 21, nv=7),
     size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
 # a block: placements, q, v, tau, fext, x and the forces in lanes, then rbd_contacts_lanes' rows
 # (or one sample's scratch, from the start)
-_contacts_block_scratch = size(nb=(12 + 1 + 6 + 40) * LANES + CRBA_PER_BODY + 18, nv=(1 + 2 + 1 + 7) * LANES + 7,
+_contacts_block_scratch = size(nb=(12 + 1 + 6 + 61) * LANES + CRBA_PER_BODY + 18 + 21, nv=(1 + 2 + 1 + 7) * LANES + 7,
                                nv2=LANES + 1, rows=3 * LANES + 2, rows_nv=2 * LANES + 2, rows2=LANES + 1)
 set_block(CONSTRAINED_DYNAMICS, kb_constrained_dynamics, _contacts_block_scratch)
 set_block(IMPULSE_DYNAMICS, kb_impulse_dynamics, _contacts_block_scratch)

@@ -15,9 +15,9 @@ from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
 from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
-from rbd_c._dynamics cimport crba_world_terms, crba_composite, CRBA_PER_BODY, CRBA_OM, CRBA_YC
+from rbd_c._dynamics cimport crba_world_terms, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._passes cimport world_placements, center_root
-from rbd_c._factor cimport rbd_ltdl, rbd_ltdl_inverse, ltdl_solve
+from rbd_c._factor cimport rbd_ltdl_inverse, ltdl_solve, articulated_ltdl
 from rbd_c._model cimport block_kernel_t, kernel_t, set_block, LANES, need_ancestors
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_state, rbd_lanes_scatter, one_by_one)
@@ -464,17 +464,15 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
 
 
 cdef int k_minv_factored(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
-    """M^-1 from CRBA's M factored along the tree as L^T D L (in place in the output;
-    see rbd_ltdl and rbd_ltdl_inverse).  The pivots are the articulated-body
-    algorithm's D, so a singular model is found at the same joint as by ABA."""
+    """M^-1 through the factor M = L^T D L along the tree (articulated_ltdl, built from
+    the articulated inertias without forming M), inverted in place in the output
+    (rbd_ltdl_inverse)."""
     cdef const CModel* m = c.m
     cdef double* lrow = work + CRBA_PER_BODY * m.nb + 6 * m.nv   # after CRBA's scratch
     cdef int status
     world_placements(m, ins[0], work + CRBA_OM * m.nb, True)
     crba_world_terms(m, work)
-    crba_composite(m, work, outs[0], False)  # the lower triangle: all the factor reads (the inverse writes the rest)
-    status = rbd_ltdl(outs[0], m.nv, m.dof_parents, m.dof_run_start, m.dof_ancestors, m.dof_ancestors_start,
-                      m.singular_tol)
+    status = articulated_ltdl(m, work + CRBA_YC * m.nb, 10, work + CRBA_PER_BODY * m.nb, 6, lrow + m.nv, outs[0])
     if status:
         return 1 + m.dof_bodies[status - 1]
     rbd_ltdl_inverse(outs[0], m.nv, m.dof_ancestors, m.dof_ancestors_start, lrow)
@@ -643,13 +641,12 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
     cdef int nb = m.nb, nv = m.nv, status, i, p, col, ic, r, l
     cdef double* rd = work                                        # _rd_forward's fields
     cdef double* dofs = rd + RD_PER_BODY * nb
-    cdef double* crba = dofs + RD_PER_DOF * nv                    # CRBA's composite step
-    cdef double* F = crba + CRBA_PER_BODY * nb + 6 * nv            # subtree bias forces; then da
+    cdef double* F = dofs + RD_PER_DOF * nv                       # subtree bias forces; then da
     cdef double* qdd = F + 6 * nb
     cdef double* dtau_dq = qdd + nv
     cdef double* dtau_dv = dtau_dq + nv * nv
     cdef int* ranges = <int*>(dtau_dv + nv * nv)                  # 2 (depth + 1) ints
-    cdef double* rest = dtau_dv + nv * nv + m.max_depth + 1        # _minus_products' or M^-1's
+    cdef double* rest = dtau_dv + nv * nv + m.max_depth + 1        # the factor's, _minus_products' or M^-1's
     cdef double* Minv = outs[2]
     cdef double acc
     _rd_forward(c, ins[0], ins[1], NULL, ins[3], rd)
@@ -663,14 +660,8 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
         p = m.parents[i]
         if p >= 0:
             add6(F + 6 * p, F + 6 * i)
-    if m.minv_factored:
-        for i in range(nb):  # the world inertias and columns, where CRBA's composite step reads them
-            memcpy(crba + CRBA_YC * nb + 10 * i, rd + RD_PER_BODY * i + RD_YC, 10 * sizeof(double))
-        for ic in range(nv):
-            memcpy(crba + CRBA_PER_BODY * nb + 6 * ic, dofs + RD_PER_DOF * ic + RD_S, 6 * sizeof(double))
-        crba_composite(m, crba, Minv, False)
-        status = rbd_ltdl(Minv, nv, m.dof_parents, m.dof_run_start, m.dof_ancestors, m.dof_ancestors_start,
-                          m.singular_tol)
+    if m.minv_factored:  # (the bodies' world inertias and columns: still the forward pass's)
+        status = articulated_ltdl(m, rd + RD_YC, RD_PER_BODY, dofs + RD_S, RD_PER_DOF, rest, Minv)
         if status:
             return 1 + m.dof_bodies[status - 1]
         ltdl_solve(m, Minv, qdd)
@@ -749,23 +740,23 @@ set_block(RNEA_DERIVATIVES, kb_rnea_derivatives, size(nb=75 * LANES, nv=27 * LAN
 # its ancestors, nv doubles and nv ints)
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
-    size(nb=max(MI_PER_BODY, CRBA_PER_BODY), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
+    size(nb=max(MI_PER_BODY, CRBA_PER_BODY + 21), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
 # a block: placements, q and M^-1 in lanes, the lanes kernel's rows (or one sample's scratch)
 set_block(INVERSE_MASS_MATRIX, kb_inverse_mass_matrix,
-          size(nb=35 * LANES + max(MI_PER_BODY, CRBA_PER_BODY), nv=8 * LANES + 18, nd2=1, nv_depth=6, nv2=LANES))
-# scratch: the RNEA derivatives' fields, CRBA's, the subtree forces, qdd, two nv x nv
-# matrices, the ranges of _minus_products, then the larger of the articulated M^-1's
-# scratch and _minus_products' 2 nv^2 + 2 nv (which also holds the factored inverse's 2 nv)
+          size(nb=56 * LANES + max(MI_PER_BODY, CRBA_PER_BODY + 21), nv=8 * LANES + 18, nd2=1, nv_depth=6, nv2=LANES))
+# scratch: the RNEA derivatives' fields, the subtree forces, qdd, two nv x nv matrices,
+# the ranges of _minus_products, then the largest of the articulated M^-1's scratch,
+# _minus_products' 2 nv^2 + 2 nv and the factor's 21 per body (then the inverse's nv)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
-    size(constant=1, depth=1, nb=RD_PER_BODY + CRBA_PER_BODY + 6 + MI_PER_BODY,
-         nv=RD_PER_DOF + 6 + 1 + 18 + 2, nd2=1, nv_depth=6, nv2=4),
+    size(constant=1, depth=1, nb=RD_PER_BODY + 6 + MI_PER_BODY,
+         nv=RD_PER_DOF + 1 + 18 + 2, nd2=1, nv_depth=6, nv2=4),
     size(nb=400, nv_depth=40, nv2=15))
 # a block: placements, q, v, tau, fext, h, qdd and M^-1 in lanes, each lane's three
 # matrices, then the lanes kernels' rows (or one sample's scratch, from the start)
 set_block(ABA_DERIVATIVES, kb_aba_derivatives,
-          size(constant=1, depth=2, nb=75 * LANES + RD_PER_BODY + CRBA_PER_BODY + 6 + MI_PER_BODY,
-               nv=29 * LANES + RD_PER_DOF + 6 + 1 + 18 + 4, nd2=1, nv_depth=6, nv2=4 * LANES + 6))
+          size(constant=1, depth=2, nb=75 * LANES + RD_PER_BODY + 6 + MI_PER_BODY,
+               nv=29 * LANES + RD_PER_DOF + 1 + 18 + 4, nd2=1, nv_depth=6, nv2=4 * LANES + 6))
 
 
 def rnea_derivatives(model, q, v, a, fext=None, *, out=None):

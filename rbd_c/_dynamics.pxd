@@ -26,5 +26,5 @@ cdef enum:
 
 cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil
 cdef void crba_world_terms(const CModel* m, double* work) noexcept nogil
-cdef void crba_composite(const CModel* m, double* work, double* M, bint full) noexcept nogil
+cdef void crba_composite(const CModel* m, double* work, double* M) noexcept nogil
 cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) noexcept nogil

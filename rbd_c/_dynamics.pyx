@@ -204,7 +204,7 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     F through a force transform per ancestor."""
     world_placements(c.m, ins[0], work + CRBA_OM * c.m.nb, True)
     crba_world_terms(c.m, work)
-    crba_composite(c.m, work, outs[0], True)
+    crba_composite(c.m, work, outs[0])
     return 0
 
 
@@ -222,18 +222,15 @@ cdef void crba_world_terms(const CModel* m, double* work) noexcept nogil:
             world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
 
 
-cdef void crba_composite(const CModel* m, double* work, double* M, bint full) noexcept nogil:
+cdef void crba_composite(const CModel* m, double* work, double* M) noexcept nogil:
     """CRBA's second step, after ``crba_world_terms``: the composite inertias (summed in
-    place of the bodies') and M, armature included.  Not ``full``: only the entries of
-    each dof's row at its ancestors' columns and its own (the lower triangle that a
-    factor along the tree reads), the rest left as it was."""
+    place of the bodies') and M, armature included."""
     cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
     cdef double* Yc = work + CRBA_YC * nb   # composite inertias, world axes and origin
     cdef double* J = work + CRBA_PER_BODY * nb  # 6 x nv, one world column per dof
     cdef double f[6]
     cdef double val
-    if full:
-        memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
+    memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
     for i in range(nb - 1, -1, -1):
         vi = m.v_idx[i]
         for col in range(m.nvj[i]):
@@ -244,8 +241,7 @@ cdef void crba_composite(const CModel* m, double* work, double* M, bint full) no
                 vj = m.v_idx[j]
                 for r in range(nr):
                     val = dot6(J + 6 * (vj + r), f)
-                    if full:
-                        M[(vj + r) * nv + vi + col] = val
+                    M[(vj + r) * nv + vi + col] = val
                     M[(vi + col) * nv + vj + r] = val
                 j = m.parents[j]
                 if j >= 0:

@@ -1,13 +1,14 @@
 # cython: language_level=3
 """M = L^T D L along the tree, in C: the factor (no fill-in: each dof's row of L is
-nonzero only at its ancestors' dofs) and M^-1 through it.  Used by
-inverse_mass_matrix (its factored form) and the contact dynamics.
+nonzero only at its ancestors' dofs; articulated_ltdl, at the end), M^-1 through it and
+solves with it, walking each dof's chain of ancestors.  Used by inverse_mass_matrix (its
+factored form), the ABA derivatives and the contact dynamics.
 
 ``RBD_FAST`` (_fast.h) compiles a function for x86-64-v3 (AVX2 with FMA) and for the
-baseline, chosen when the module loads (FMA may change the last bits between the two).
-
-Then solves through the factor, walking each dof's chain of ancestors."""
+baseline, chosen when the module loads (FMA may change the last bits between the two)."""
 from rbd_c._model cimport CModel
+from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, sym6_rank1_sub
+from rbd_c._passes cimport dot6
 
 cdef extern from "_fast.h":  # RBD_FAST
     pass
@@ -15,37 +16,7 @@ cdef extern from "_fast.h":  # RBD_FAST
 cdef extern from *:
     """
 
-    /* M = L^T D L in place (row-major nv x nv; only the lower triangle is read): D^-1 on
-       the diagonal, L below it.  Dofs are eliminated from the last (a leaf) to the first;
-       eliminating dof k changes only its ancestors' rows at their ancestors' columns,
-       which are a few runs of consecutive dofs (run_start).  Returns 1 + the first dof
-       whose pivot is at or below tol (NaN included), else 0. */
-    RBD_FAST
-    static int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, const int* ancestors,
-                        const int* ancestors_start, double tol) {
-        for (int k = nv - 1; k >= 0; k--) {
-            double* zk = Z + (long)k * nv;
-            if (!(zk[k] > tol)) return 1 + k;
-            const double inverse = 1.0 / zk[k];
-            for (int t = ancestors_start[k]; t < ancestors_start[k + 1]; t++) {
-                const int i = ancestors[t];
-                const double a = zk[i] * inverse;
-                double* zi = Z + (long)i * nv;
-                for (int end = i; end >= 0; ) {
-                    const int start = run_start[end], n = end + 1 - start;
-                    double* restrict zi_run = zi + start;
-                    const double* restrict zk_run = zk + start;
-                    for (int j = 0; j < n; j++) zi_run[j] -= a * zk_run[j];  /* (a count from 0: vectorised under -fwrapv) */
-                    end = parent[start];
-                }
-                zk[i] = a;
-            }
-            zk[k] = inverse;
-        }
-        return 0;
-    }
-
-    /* Z = M^-1 from the factor of rbd_ltdl, in place, row by row from the top: Z L^T =
+    /* Z = M^-1 from the factor of articulated_ltdl, in place, row by row from the top: Z L^T =
        L^-1 D^-1 is lower triangular with diagonal D^-1, so for i < k, Z[k, i] = -sum
        over the ancestors j of k of L[k, j] Z[j, i] (rows already known, read whole),
        and Z[k, k] = D_k^-1 - sum_j L[k, j] Z[k, j].  Each row is mirrored into its
@@ -87,8 +58,6 @@ cdef extern from *:
         }
     }
     """
-    int rbd_ltdl(double* Z, int nv, const int* parent, const int* run_start, const int* ancestors,
-                 const int* ancestors_start, double tol) noexcept nogil
     void rbd_ltdl_inverse(double* Z, int nv, const int* ancestors, const int* ancestors_start,
                           double* lrow) noexcept nogil
 
@@ -136,9 +105,53 @@ cdef inline void ltdl_down(const CModel* m, const double* L, double* x) noexcept
 
 
 cdef inline void ltdl_solve(const CModel* m, const double* Z, double* x) noexcept nogil:
-    """x <- M^-1 x through rbd_ltdl's factor Z (D^-1 on its diagonal)."""
+    """x <- M^-1 x through articulated_ltdl's factor Z (D^-1 on its diagonal)."""
     cdef int k
     ltdl_up(m, Z, x)
     for k in range(m.nv):
         x[k] *= Z[k * m.nv + k]
     ltdl_down(m, Z, x)
+
+
+# ==========================================================================================
+# The factor from the articulated-body inertias
+# ==========================================================================================
+cdef inline int articulated_ltdl(const CModel* m, const double* Y, int y_stride, const double* J, int j_stride,
+                                 double* IA, double* Z) noexcept nogil:
+    """The factor M = L^T D L along the tree (L unit lower triangular, nonzero only at
+    each dof's ancestors' columns), into Z: D^-1 on the diagonal, L at each dof's
+    ancestors' columns of its row, nothing else written.  It is built without forming
+    M: eliminating the dofs of M from the leaves up is passing each body's articulated
+    inertia on to its parent, so each dof's pivot is D = s^T IA s (+ armature) with
+    U = IA s, its row of L is (s_a . U) / D at its ancestors a, and IA loses U U^T / D
+    before the next dof up (the pivots are the articulated-body algorithm's D, so a
+    singular model is found at the same joint as by ABA).  Y: each body's inertia (10
+    numbers, y_stride apart), J: each dof's column s (6, j_stride apart), both in world
+    axes (crba_world_terms); IA: 21 doubles per body.  Returns 1 + the first dof (from
+    the last) whose pivot is at most the model's singular tolerance (NaN included),
+    else 0."""
+    cdef int nb = m.nb, nv = m.nv, i, d, t, p
+    cdef double U[6]
+    cdef double pivot, inverse
+    cdef double* zd
+    cdef const double* s
+    for i in range(nb):
+        sym6_from_inertia(Y + y_stride * i, IA + 21 * i)
+    for i in range(nb - 1, -1, -1):
+        for d in range(m.v_idx[i] + m.nvj[i] - 1, m.v_idx[i] - 1, -1):
+            s = J + j_stride * d
+            sym6_matvec(IA + 21 * i, s, U)
+            pivot = dot6(s, U) + (m.armature[d] if m.has_armature else 0.0)
+            if not pivot > m.singular_tol:
+                return 1 + d
+            inverse = 1.0 / pivot
+            zd = Z + d * nv
+            zd[d] = inverse
+            for t in range(m.dof_ancestors_start[d], m.dof_ancestors_start[d + 1]):
+                zd[m.dof_ancestors[t]] = dot6(J + j_stride * m.dof_ancestors[t], U) * inverse
+            sym6_rank1_sub(IA + 21 * i, U, inverse)
+        p = m.parents[i]
+        if p >= 0:
+            for t in range(21):
+                IA[21 * p + t] += IA[21 * i + t]
+    return 0

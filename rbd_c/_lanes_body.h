@@ -482,10 +482,8 @@ static inline void RBD_SFX(ln_dot6)(const double* restrict x, const double* rest
 
 /* CRBA's composite step on a block (crba_composite), after ln_crba_world_terms: the
    composite inertias (summed in place of Yc) and M, armature included, into each lane's
-   matrix M[l] (both triangles; the entries of unrelated dofs left as they were) or, M
-   NULL, into the lanes matrix Z (nv x nv rows of L lanes; the lower triangle only). */
-static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, double* Yc, const double* J, double* const* M,
-                                       double* Z) {
+   matrix M[l] (both triangles; the entries of unrelated dofs left as they were). */
+static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, double* Yc, const double* J, double* const* M) {
     const int nb = m->nb, nv = m->nv;
     double f[6 * L], val[L];
     for (int i = nb - 1; i >= 0; i--) {
@@ -497,13 +495,9 @@ static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, double* Yc, con
                 const int vj = m->v_idx[j];
                 for (int r = 0; r < nr; r++) {
                     RBD_SFX(ln_dot6)(J + 6 * L * (vj + r), f, val);
-                    if (M != NULL) {
-                        for (int l = 0; l < L; l++) {
-                            M[l][(size_t)(vj + r) * nv + vi + col] = val[l];
-                            M[l][(size_t)(vi + col) * nv + vj + r] = val[l];
-                        }
-                    } else {
-                        memcpy(Z + ((size_t)(vi + col) * nv + vj + r) * L, val, sizeof(val));
+                    for (int l = 0; l < L; l++) {
+                        M[l][(size_t)(vj + r) * nv + vi + col] = val[l];
+                        M[l][(size_t)(vi + col) * nv + vj + r] = val[l];
                     }
                 }
                 j = m->parents[j];
@@ -517,13 +511,9 @@ static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, double* Yc, con
                 Yc[10 * L * p + r] += Yc[10 * L * i + r];
     }
     if (m->has_armature)
-        for (int k = 0; k < nv; k++) {
-            if (M != NULL)
-                for (int l = 0; l < L; l++)
-                    M[l][(size_t)k * nv + k] += m->armature[k];
-            else
-                LANE Z[((size_t)k * nv + k) * L + l] += m->armature[k];
-        }
+        for (int k = 0; k < nv; k++)
+            for (int l = 0; l < L; l++)
+                M[l][(size_t)k * nv + k] += m->armature[k];
 }
 
 /* CRBA on a block (k_crba, lane by lane): the mass matrix of lane l into M[l] (nv x nv,
@@ -536,7 +526,7 @@ static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, d
     for (int l = 0; l < L; l++)
         memset(M[l], 0, (size_t)nv * nv * sizeof(double));
     RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
-    RBD_SFX(ln_crba_composite)(m, Yc, J, M, NULL);
+    RBD_SFX(ln_crba_composite)(m, Yc, J, M);
 }
 
 /* The RNEA derivatives on a block (k_rnea_derivatives, lane by lane): dtau/dq, dtau/dv
@@ -694,61 +684,113 @@ static void RBD_SFX(rbd_rnea_derivatives_lanes)(const rbd_lanes_model* m, const 
                 M[l][(size_t)k * nv + k] += m->armature[k];
 }
 
-/* M = L^T D L in place on the lanes matrix Z (nv x nv rows, the lower triangle read;
-   rbd_ltdl, lane by lane): D^-1 on the diagonal, L below it.  Returns 1 when a pivot of
+/* the packed index of entry (i, j) of a symmetric 6x6 (rbd_sym6 of _articulated.pxd) */
+static const int RBD_SFX(ln_sym6)[36] = {0, 1, 2, 3, 4, 5, 1, 6, 7, 8, 9, 10, 2, 7, 11, 12, 13, 14,
+                                         3, 8, 12, 15, 16, 17, 4, 9, 13, 16, 18, 19, 5, 10, 14, 17, 19, 20};
+
+/* row r of S x for a symmetric 6x6 S (21 rows) and the x components x0..x5
+   (sym6_matvec); the packed indices are written out so that every row is a plain load */
+#define RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, ASSIGN, o)                                               \
+    ASSIGN(o, 0, R(S, 0) * x0 + R(S, 1) * x1 + R(S, 2) * x2 + R(S, 3) * x3 + R(S, 4) * x4 + R(S, 5) * x5);       \
+    ASSIGN(o, 1, R(S, 1) * x0 + R(S, 6) * x1 + R(S, 7) * x2 + R(S, 8) * x3 + R(S, 9) * x4 + R(S, 10) * x5);      \
+    ASSIGN(o, 2, R(S, 2) * x0 + R(S, 7) * x1 + R(S, 11) * x2 + R(S, 12) * x3 + R(S, 13) * x4 + R(S, 14) * x5);   \
+    ASSIGN(o, 3, R(S, 3) * x0 + R(S, 8) * x1 + R(S, 12) * x2 + R(S, 15) * x3 + R(S, 16) * x4 + R(S, 17) * x5);   \
+    ASSIGN(o, 4, R(S, 4) * x0 + R(S, 9) * x1 + R(S, 13) * x2 + R(S, 16) * x3 + R(S, 18) * x4 + R(S, 19) * x5);   \
+    ASSIGN(o, 5, R(S, 5) * x0 + R(S, 10) * x1 + R(S, 14) * x2 + R(S, 17) * x3 + R(S, 19) * x4 + R(S, 20) * x5);
+#define RBD_SET(o, r, e) R(o, r) = (e)
+#define RBD_ADD(o, r, e) R(o, r) += (e)
+
+/* out = S x for a motion x that is the same in every lane */
+static inline void RBD_SFX(ln_sym6_matvec_const)(const double* restrict S, const double* x, double* restrict out) {
+    const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
+    LANE { RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, RBD_SET, out) }
+}
+
+/* out += S x (sym6_matvec_add) */
+static inline void RBD_SFX(ln_sym6_matvec_add)(const double* restrict S, const double* restrict x,
+                                               double* restrict out) {
+    LANE {
+        const double x0 = R(x, 0), x1 = R(x, 1), x2 = R(x, 2), x3 = R(x, 3), x4 = R(x, 4), x5 = R(x, 5);
+        RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, RBD_ADD, out)
+    }
+}
+
+/* The factor of M on a block (articulated_ltdl, lane by lane): D^-1 on the diagonal of
+   the lanes matrix Z (nv x nv rows), L at each dof's ancestors' columns of its row,
+   from the bodies' world inertias Y (10 rows per body) and the dofs' world columns J
+   (6 rows per dof), without forming M; IA: 21 rows per body.  Returns 1 when a pivot of
    some lane is not above the singularity tolerance (NaN included), else 0. */
-static int RBD_SFX(ln_ltdl)(const rbd_lanes_model* m, double* Z) {
-    const int nv = m->nv;
+static int RBD_SFX(ln_articulated_ltdl)(const rbd_lanes_model* m, const double* Y, const double* J, double* IA,
+                                        double* Z) {
+    const int nb = m->nb, nv = m->nv;
     #define ZE(row, col) (Z + ((size_t)(row) * nv + (col)) * L)
-    for (int k = nv - 1; k >= 0; k--) {
-        double* zkk = ZE(k, k);
-        double inverse[L];
-        int bad = 0;
+    for (int i = 0; i < nb; i++) {  /* IA = each body's own inertia (sym6_from_inertia) */
+        const double* y = Y + 10 * L * i;
+        double* S = IA + 21 * L * i;
         LANE {
-            bad |= !(zkk[l] > m->singular_tol);
-            inverse[l] = 1.0 / zkk[l];
+            R(S, 0) = R(y, 0); R(S, 1) = 0.0; R(S, 2) = 0.0; R(S, 3) = 0.0; R(S, 4) = R(y, 3); R(S, 5) = -R(y, 2);
+            R(S, 6) = R(y, 0); R(S, 7) = 0.0; R(S, 8) = -R(y, 3); R(S, 9) = 0.0; R(S, 10) = R(y, 1);
+            R(S, 11) = R(y, 0); R(S, 12) = R(y, 2); R(S, 13) = -R(y, 1); R(S, 14) = 0.0;
+            for (int r = 0; r < 6; r++)
+                R(S, 15 + r) = R(y, 4 + r);
         }
-        if (bad)
-            return 1;
-        for (int t = m->dof_ancestors_start[k]; t < m->dof_ancestors_start[k + 1]; t++) {
-            const int i = m->dof_ancestors[t];
-            double a[L];
-            double* zki = ZE(k, i);
-            LANE a[l] = zki[l] * inverse[l];
-            for (int end = i; end >= 0; ) {
-                const int start = m->dof_run_start[end];
-                for (int j = start; j <= end; j++) {
-                    double* zij = ZE(i, j);
-                    const double* zkj = ZE(k, j);
-                    LANE zij[l] -= a[l] * zkj[l];
-                }
-                end = m->dof_parents[start];
+    }
+    for (int i = nb - 1; i >= 0; i--) {
+        double* S = IA + 21 * L * i;
+        for (int d = m->v_idx[i] + m->nvj[i] - 1; d >= m->v_idx[i]; d--) {
+            const double* s = J + 6 * L * d;
+            const double armature = m->has_armature ? m->armature[d] : 0.0;
+            double U[6 * L], pivot[L], inverse[L];
+            int bad = 0;
+            memset(U, 0, sizeof(U));
+            RBD_SFX(ln_sym6_matvec_add)(S, s, U);
+            RBD_SFX(ln_dot6)(s, U, pivot);
+            LANE {
+                pivot[l] += armature;
+                bad |= !(pivot[l] > m->singular_tol);
+                inverse[l] = 1.0 / pivot[l];
             }
-            LANE zki[l] = a[l];
+            if (bad)
+                return 1;
+            memcpy(ZE(d, d), inverse, sizeof(inverse));
+            for (int t = m->dof_ancestors_start[d]; t < m->dof_ancestors_start[d + 1]; t++) {
+                const int a = m->dof_ancestors[t];
+                double* zda = ZE(d, a);
+                RBD_SFX(ln_dot6)(J + 6 * L * a, U, zda);
+                LANE zda[l] *= inverse[l];
+            }
+            int n = 0;  /* IA -= U U^T / D (sym6_rank1_sub) */
+            for (int r = 0; r < 6; r++)
+                for (int c = r; c < 6; c++, n++)
+                    LANE R(S, n) -= (inverse[l] * R(U, r)) * R(U, c);
         }
-        LANE zkk[l] = inverse[l];
+        const int p = m->parents[i];
+        if (p >= 0)
+            for (int r = 0; r < 21 * L; r++)
+                IA[21 * L * p + r] += S[r];
     }
     #undef ZE
     return 0;
 }
 
-/* M^-1 on a block in its factored form (k_minv_factored, lane by lane): CRBA's lower
-   triangle in world axes, M = L^T D L along the tree (rbd_ltdl) and M^-1 through the
-   factor (rbd_ltdl_inverse), every step the one-sample code's with each number a row of
-   L lanes.  Z: nv x nv rows (row-major, entry e at Z + e L), M^-1 on return; work: 22
-   rows per body + 7 per dof.  Returns 0, or 1 when a pivot of some lane is not above
-   the singularity tolerance (NaN included): the caller then runs the lanes one by one. */
+/* M^-1 on a block in its factored form (k_minv_factored, lane by lane): the world
+   inertias and columns, the factor M = L^T D L along the tree (ln_articulated_ltdl)
+   and M^-1 through it (rbd_ltdl_inverse), every step the one-sample code's with each
+   number a row of L lanes.  Z: nv x nv rows (row-major, entry e at Z + e L), M^-1 on
+   return; work: 43 rows per body + 7 per dof.  Returns 0, or 1 when a pivot of some
+   lane is not above the singularity tolerance (NaN included): the caller then runs the
+   lanes one by one. */
 static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, double* Z, double* work) {
     const int nb = m->nb, nv = m->nv;
     double* oM = work;
     double* Yc = work + 12 * L * nb;
     double* J = work + 22 * L * nb;
-    double* lrow = J + 6 * L * nv;
+    double* IA = J + 6 * L * nv;
+    double* lrow = IA + 21 * L * nb;
     #define ZE(row, col) (Z + ((size_t)(row) * nv + (col)) * L)
-    /* CRBA: world placements, inertias and columns; composites and the lower triangle */
+    /* world placements, inertias and columns; the factor from the articulated inertias */
     RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
-    RBD_SFX(ln_crba_composite)(m, Yc, J, NULL, Z);
-    if (RBD_SFX(ln_ltdl)(m, Z))
+    if (RBD_SFX(ln_articulated_ltdl)(m, Yc, J, IA, Z))
         return 1;
     /* M^-1 through the factor (rbd_ltdl_inverse), row by row from the top */
     for (int k = 0; k < nv; k++) {
@@ -881,7 +923,7 @@ static inline void RBD_SFX(ln_at_frame)(int ref, int dim, const double* restrict
    tau is NULL; lane by lane): from the placements X (12 rows per body), v, tau (nv rows
    each) and fext (6 rows per body, or NULL), x (nv rows: q_ddot, or v after the impact)
    and f (the contact rows: forces or impulses).  The steps and their order are the
-   one-sample kernels' (rbd_c/_contacts.pyx), each number a row of L lanes.  work: 40 rows
+   one-sample kernels' (rbd_c/_contacts.pyx), each number a row of L lanes.  work: 61 rows
    per body, 7 per dof, nv^2, 2 nrows nv + nrows^2 + 2 nrows.  Returns 0, or 1 when a pivot of
    some lane (M's or the contacts') fails: the caller then runs the lanes one by one. */
 static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes_contacts* c, const double* g,
@@ -893,9 +935,10 @@ static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes
     double* V = Yc + 10 * L * nb;
     double* A = V + 6 * L * nb;
     double* F = A + 6 * L * nb;
-    double* S = F + 6 * L * nb;             /* the dofs' world columns */
+    double* IA = F + 6 * L * nb;            /* the factor's articulated inertias */
+    double* S = IA + 21 * L * nb;           /* the dofs' world columns */
     double* dinv = S + 6 * L * nv;
-    double* Z = dinv + L * nv;              /* M, then its factor */
+    double* Z = dinv + L * nv;              /* M's factor */
     double* Y = Z + (size_t)L * nv * nv;    /* the contact rows, then L^-T J^T (as rows) */
     double* W = Y + (size_t)L * n * nv;
     double* K = W + (size_t)L * n * nv;
@@ -953,8 +996,7 @@ static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes
                     F[6 * L * p + r] += F[6 * L * i + r];
         }
     }
-    RBD_SFX(ln_crba_composite)(m, Yc, S, NULL, Z);
-    if (RBD_SFX(ln_ltdl)(m, Z))
+    if (RBD_SFX(ln_articulated_ltdl)(m, Yc, S, IA, Z))
         return 1;
     for (int k = 0; k < nv; k++)
         memcpy(dinv + (size_t)k * L, ZE(k, k), L * sizeof(double));
@@ -1213,36 +1255,6 @@ static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const doub
     }
 }
 
-/* the packed index of entry (i, j) of a symmetric 6x6 (rbd_sym6 of _articulated.pxd) */
-static const int RBD_SFX(ln_sym6)[36] = {0, 1, 2, 3, 4, 5, 1, 6, 7, 8, 9, 10, 2, 7, 11, 12, 13, 14,
-                                         3, 8, 12, 15, 16, 17, 4, 9, 13, 16, 18, 19, 5, 10, 14, 17, 19, 20};
-
-/* row r of S x for a symmetric 6x6 S (21 rows) and the x components x0..x5
-   (sym6_matvec); the packed indices are written out so that every row is a plain load */
-#define RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, ASSIGN, o)                                               \
-    ASSIGN(o, 0, R(S, 0) * x0 + R(S, 1) * x1 + R(S, 2) * x2 + R(S, 3) * x3 + R(S, 4) * x4 + R(S, 5) * x5);       \
-    ASSIGN(o, 1, R(S, 1) * x0 + R(S, 6) * x1 + R(S, 7) * x2 + R(S, 8) * x3 + R(S, 9) * x4 + R(S, 10) * x5);      \
-    ASSIGN(o, 2, R(S, 2) * x0 + R(S, 7) * x1 + R(S, 11) * x2 + R(S, 12) * x3 + R(S, 13) * x4 + R(S, 14) * x5);   \
-    ASSIGN(o, 3, R(S, 3) * x0 + R(S, 8) * x1 + R(S, 12) * x2 + R(S, 15) * x3 + R(S, 16) * x4 + R(S, 17) * x5);   \
-    ASSIGN(o, 4, R(S, 4) * x0 + R(S, 9) * x1 + R(S, 13) * x2 + R(S, 16) * x3 + R(S, 18) * x4 + R(S, 19) * x5);   \
-    ASSIGN(o, 5, R(S, 5) * x0 + R(S, 10) * x1 + R(S, 14) * x2 + R(S, 17) * x3 + R(S, 19) * x4 + R(S, 20) * x5);
-#define RBD_SET(o, r, e) R(o, r) = (e)
-#define RBD_ADD(o, r, e) R(o, r) += (e)
-
-/* out = S x for a motion x that is the same in every lane */
-static inline void RBD_SFX(ln_sym6_matvec_const)(const double* restrict S, const double* x, double* restrict out) {
-    const double x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5];
-    LANE { RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, RBD_SET, out) }
-}
-
-/* out += S x (sym6_matvec_add) */
-static inline void RBD_SFX(ln_sym6_matvec_add)(const double* restrict S, const double* restrict x,
-                                               double* restrict out) {
-    LANE {
-        const double x0 = R(x, 0), x1 = R(x, 1), x2 = R(x, 2), x3 = R(x, 3), x4 = R(x, 4), x5 = R(x, 5);
-        RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, RBD_ADD, out)
-    }
-}
 
 /* out = D^-1 of k x k symmetric blocks (k*k rows, row-major) by Cholesky, every lane
    as spd_inverse does it.  A lane whose pivot is at most tol (NaN included) gets
