@@ -7,14 +7,63 @@ factored form), the ABA derivatives and the contact dynamics.
 ``RBD_FAST`` (_fast.h) compiles a function for x86-64-v3 (AVX2 with FMA) and for the
 baseline, chosen when the module loads (FMA may change the last bits between the two)."""
 from rbd_c._model cimport CModel
-from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, sym6_rank1_sub
-from rbd_c._passes cimport dot6
 
 cdef extern from "_fast.h":  # RBD_FAST
     pass
 
 cdef extern from *:
     """
+
+    /* articulated_ltdl's factor (see there), with the model's arrays spelled out.  The
+       symmetric 6x6 IA is packed as its 21 upper entries row by row (rbd_sym6). */
+    RBD_FAST
+    static int rbd_articulated_ltdl(int nb, int nv, const int* parents, const int* v_idx, const int* nvj,
+                                    const int* ancestors, const int* ancestors_start, const double* armature,
+                                    double tol, const double* Y, int y_stride, const double* J, int j_stride,
+                                    double* restrict IA, double* restrict Z) {
+        for (int i = 0; i < nb; i++) {  /* each body's own inertia [m, h, I] as a 6x6 */
+            const double* y = Y + (long)y_stride * i;
+            double* S = IA + 21 * i;
+            S[0] = y[0]; S[1] = 0.0; S[2] = 0.0; S[3] = 0.0; S[4] = y[3]; S[5] = -y[2];
+            S[6] = y[0]; S[7] = 0.0; S[8] = -y[3]; S[9] = 0.0; S[10] = y[1];
+            S[11] = y[0]; S[12] = y[2]; S[13] = -y[1]; S[14] = 0.0;
+            for (int r = 0; r < 6; r++) S[15 + r] = y[4 + r];
+        }
+        for (int i = nb - 1; i >= 0; i--) {
+            double* restrict S = IA + 21 * i;
+            for (int d = v_idx[i] + nvj[i] - 1; d >= v_idx[i]; d--) {
+                const double* s = J + (long)j_stride * d;
+                double U[6];
+                U[0] = S[0] * s[0] + S[1] * s[1] + S[2] * s[2] + S[3] * s[3] + S[4] * s[4] + S[5] * s[5];
+                U[1] = S[1] * s[0] + S[6] * s[1] + S[7] * s[2] + S[8] * s[3] + S[9] * s[4] + S[10] * s[5];
+                U[2] = S[2] * s[0] + S[7] * s[1] + S[11] * s[2] + S[12] * s[3] + S[13] * s[4] + S[14] * s[5];
+                U[3] = S[3] * s[0] + S[8] * s[1] + S[12] * s[2] + S[15] * s[3] + S[16] * s[4] + S[17] * s[5];
+                U[4] = S[4] * s[0] + S[9] * s[1] + S[13] * s[2] + S[16] * s[3] + S[18] * s[4] + S[19] * s[5];
+                U[5] = S[5] * s[0] + S[10] * s[1] + S[14] * s[2] + S[17] * s[3] + S[19] * s[4] + S[20] * s[5];
+                double pivot = s[0] * U[0] + s[1] * U[1] + s[2] * U[2] + s[3] * U[3] + s[4] * U[4] + s[5] * U[5];
+                if (armature != NULL) pivot += armature[d];
+                if (!(pivot > tol)) return 1 + d;
+                const double inverse = 1.0 / pivot;
+                double* zd = Z + (long)d * nv;
+                zd[d] = inverse;
+                for (int t = ancestors_start[d]; t < ancestors_start[d + 1]; t++) {
+                    const double* sa = J + (long)j_stride * ancestors[t];
+                    zd[ancestors[t]] = (sa[0] * U[0] + sa[1] * U[1] + sa[2] * U[2] + sa[3] * U[3] + sa[4] * U[4]
+                                        + sa[5] * U[5]) * inverse;
+                }
+                int n = 0;  /* IA -= U U^T / D */
+                for (int r = 0; r < 6; r++) {
+                    const double ur = inverse * U[r];
+                    for (int c = r; c < 6; c++, n++) S[n] -= ur * U[c];
+                }
+            }
+            if (parents[i] >= 0) {
+                double* restrict P = IA + 21 * parents[i];
+                for (int r = 0; r < 21; r++) P[r] += S[r];
+            }
+        }
+        return 0;
+    }
 
     /* Z = M^-1 from the factor of articulated_ltdl, in place, row by row from the top: Z L^T =
        L^-1 D^-1 is lower triangular with diagonal D^-1, so for i < k, Z[k, i] = -sum
@@ -60,6 +109,10 @@ cdef extern from *:
     """
     void rbd_ltdl_inverse(double* Z, int nv, const int* ancestors, const int* ancestors_start,
                           double* lrow) noexcept nogil
+    int rbd_articulated_ltdl(int nb, int nv, const int* parents, const int* v_idx, const int* nvj,
+                             const int* ancestors, const int* ancestors_start, const double* armature,
+                             double tol, const double* Y, int y_stride, const double* J, int j_stride,
+                             double* IA, double* Z) noexcept nogil
 
 
 # ==========================================================================================
@@ -130,28 +183,6 @@ cdef inline int articulated_ltdl(const CModel* m, const double* Y, int y_stride,
     axes (crba_world_terms); IA: 21 doubles per body.  Returns 1 + the first dof (from
     the last) whose pivot is at most the model's singular tolerance (NaN included),
     else 0."""
-    cdef int nb = m.nb, nv = m.nv, i, d, t, p
-    cdef double U[6]
-    cdef double pivot, inverse
-    cdef double* zd
-    cdef const double* s
-    for i in range(nb):
-        sym6_from_inertia(Y + y_stride * i, IA + 21 * i)
-    for i in range(nb - 1, -1, -1):
-        for d in range(m.v_idx[i] + m.nvj[i] - 1, m.v_idx[i] - 1, -1):
-            s = J + j_stride * d
-            sym6_matvec(IA + 21 * i, s, U)
-            pivot = dot6(s, U) + (m.armature[d] if m.has_armature else 0.0)
-            if not pivot > m.singular_tol:
-                return 1 + d
-            inverse = 1.0 / pivot
-            zd = Z + d * nv
-            zd[d] = inverse
-            for t in range(m.dof_ancestors_start[d], m.dof_ancestors_start[d + 1]):
-                zd[m.dof_ancestors[t]] = dot6(J + j_stride * m.dof_ancestors[t], U) * inverse
-            sym6_rank1_sub(IA + 21 * i, U, inverse)
-        p = m.parents[i]
-        if p >= 0:
-            for t in range(21):
-                IA[21 * p + t] += IA[21 * i + t]
-    return 0
+    return rbd_articulated_ltdl(m.nb, m.nv, m.parents, m.v_idx, m.nvj, m.dof_ancestors, m.dof_ancestors_start,
+                                m.armature if m.has_armature else NULL, m.singular_tol, Y, y_stride, J, j_stride,
+                                IA, Z)
