@@ -312,25 +312,23 @@ cdef inline double* _doubles(list owner, values):
 
 
 def _minv_factored_is_cheaper(dof_parents):
-    """Whether M^-1 costs less factored along the tree (CRBA, then L^T D L and its
-    inverse: about sum_k (A_k + (d_k - 1) k) multiply-adds, with d_k the depth of dof k
-    and A_k the sum of its ancestors' depths) than by the articulated-body sweeps
-    (about sum_k (s_k + nv - k), s_k the size of dof k's subtree).  The first grows
-    with the depth of the tree, the second does not: measured on chains and binary
-    trees of 5 to 160 bodies and on real robots, the factored form is faster while the
-    ratio stays under about 12 (chains of up to about 25 dofs, any tree of moderate
-    depth), and the two are within 10% of each other around it."""
+    """Whether M^-1 costs less factored along the tree (the factor from the articulated
+    inertias, then its inverse: about sum_k (6 d_k + (d_k - 1) k) multiply-adds, with d_k
+    the depth of dof k) than by the articulated-body sweeps (about sum_k (s_k + nv - k),
+    s_k the size of dof k's subtree).  The first grows with the depth of the tree, the
+    second does not: measured on chains and binary trees of 10 to 120 bodies, the
+    factored form is faster while the ratio stays under about 32 (chains of up to about
+    90 dofs, any tree of moderate depth), and the two are within 10-20% of each other
+    around it."""
     nv = len(dof_parents)
     depth = [0] * nv          # d_k
-    above = [0] * nv          # A_k
     factored = articulated = 0
     for k in range(nv):
         p = dof_parents[k]
         depth[k] = 1 + (depth[p] if p >= 0 else 0)
-        above[k] = (above[p] + depth[p]) if p >= 0 else 0
-        factored += above[k] + (depth[k] - 1) * k
+        factored += 6 * depth[k] + (depth[k] - 1) * k
         articulated += depth[k] + nv - k  # (sum_k s_k = sum_k d_k)
-    return factored <= 12 * articulated
+    return factored <= 32 * articulated
 
 
 cdef CompiledModel _build(object model):
