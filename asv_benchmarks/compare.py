@@ -507,6 +507,13 @@ def derivative_rows(pin, robot, rng, batch):
             for case in peers for label, impl in rbd_backends()]
     if rbd_c is None:
         return rows
+    # with out= (Pinocchio writes into its Data: the same job, nothing allocated)
+    square = lambda: np.empty((model.nv, model.nv))  # noqa: E731
+    three, one = (square(), square(), square()), square()
+    into = {"rnea_derivatives": lambda: rbd_c.rnea_derivatives(model, q, v, a, out=three),
+            "aba_derivatives": lambda: rbd_c.aba_derivatives(model, q, v, tau, out=three),
+            "inverse_mass_matrix": lambda: rbd_c.inverse_mass_matrix(model, q, out=one)}
+    rows += [Row(case, robot.name, Contender("rbd cython, out=", into[case]), peers[case]) for case in peers]
     qb, vb, ab = random_state(model, rng, batch=batch)
     taub = rbd_numpy.rnea(model, qb, vb, ab)
     qb_pin, vb_pin, ab_pin, taub_pin = twin.q(qb), twin.v(vb), twin.v(ab), twin.v(taub)
