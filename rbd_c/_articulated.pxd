@@ -25,26 +25,12 @@ cdef extern from *:
     const int rbd_sym6[36]
 
 
-cdef inline void sym6_from_inertia(const double* Y, double* S) noexcept nogil:
-    """S = the 6x6 matrix of the 10-number inertia Y = [m, h, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]:
-    [[m I, -[h]x], [[h]x, I_origin]]."""
-    cdef double m = Y[0], hx = Y[1], hy = Y[2], hz = Y[3]
-    S[0] = m;  S[1] = 0.0; S[2] = 0.0; S[3] = 0.0; S[4] = hz;  S[5] = -hy
-    S[6] = m;  S[7] = 0.0; S[8] = -hz; S[9] = 0.0; S[10] = hx
-    S[11] = m; S[12] = hy; S[13] = -hx; S[14] = 0.0
-    S[15] = Y[4]; S[16] = Y[5]; S[17] = Y[6]
-    S[18] = Y[7]; S[19] = Y[8]
-    S[20] = Y[9]
-
-
-cdef inline void sym6_matvec(const double* S, const double* x, double* out) noexcept nogil:
-    """out = S x."""
-    out[0] = S[0] * x[0] + S[1] * x[1] + S[2] * x[2] + S[3] * x[3] + S[4] * x[4] + S[5] * x[5]
-    out[1] = S[1] * x[0] + S[6] * x[1] + S[7] * x[2] + S[8] * x[3] + S[9] * x[4] + S[10] * x[5]
-    out[2] = S[2] * x[0] + S[7] * x[1] + S[11] * x[2] + S[12] * x[3] + S[13] * x[4] + S[14] * x[5]
-    out[3] = S[3] * x[0] + S[8] * x[1] + S[12] * x[2] + S[15] * x[3] + S[16] * x[4] + S[17] * x[5]
-    out[4] = S[4] * x[0] + S[9] * x[1] + S[13] * x[2] + S[16] * x[3] + S[18] * x[4] + S[19] * x[5]
-    out[5] = S[5] * x[0] + S[10] * x[1] + S[14] * x[2] + S[17] * x[3] + S[19] * x[4] + S[20] * x[5]
+cdef extern from "_sym6.h":  # (shared with the C kernels of _factor.pxd)
+    void sym6_from_inertia "rbd_sym6_from_inertia" (const double* Y, double* S) noexcept nogil
+    # S = the 6x6 matrix of the 10-number inertia Y = [m, h, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]
+    void sym6_matvec "rbd_sym6_matvec" (const double* S, const double* x, double* out) noexcept nogil  # out = S x
+    void sym6_rank1_sub "rbd_sym6_rank1_sub" (double* S, const double* u, double alpha) noexcept nogil
+    # S -= alpha u u^T
 
 
 cdef inline void sym6_matvec_add(const double* S, const double* x, double* out) noexcept nogil:
@@ -62,17 +48,6 @@ cdef inline void sym6_col(const double* S, int k, double* out) noexcept nogil:
     cdef int r
     for r in range(6):
         out[r] = S[rbd_sym6[6 * r + k]]
-
-
-cdef inline void sym6_rank1_sub(double* S, const double* u, double alpha) noexcept nogil:
-    """S -= alpha u u^T."""
-    cdef int i, j, n = 0
-    cdef double ai
-    for i in range(6):
-        ai = alpha * u[i]
-        for j in range(i, 6):
-            S[n] -= ai * u[j]
-            n += 1
 
 
 cdef inline void sym6_sub_products(double* S, const double* W, const double* U, int k) noexcept nogil:

@@ -13,6 +13,7 @@ cdef extern from "_fast.h":  # RBD_FAST
 
 cdef extern from *:
     """
+    #include "_sym6.h"
 
     /* articulated_ltdl's factor (see there), with the model's arrays spelled out.  The
        symmetric 6x6 IA is packed as its 21 upper entries row by row (rbd_sym6). */
@@ -21,25 +22,14 @@ cdef extern from *:
                                     const int* ancestors, const int* ancestors_start, const double* armature,
                                     double tol, const double* Y, int y_stride, const double* J, int j_stride,
                                     double* restrict IA, double* restrict Z) {
-        for (int i = 0; i < nb; i++) {  /* each body's own inertia [m, h, I] as a 6x6 */
-            const double* y = Y + (long)y_stride * i;
-            double* S = IA + 21 * i;
-            S[0] = y[0]; S[1] = 0.0; S[2] = 0.0; S[3] = 0.0; S[4] = y[3]; S[5] = -y[2];
-            S[6] = y[0]; S[7] = 0.0; S[8] = -y[3]; S[9] = 0.0; S[10] = y[1];
-            S[11] = y[0]; S[12] = y[2]; S[13] = -y[1]; S[14] = 0.0;
-            for (int r = 0; r < 6; r++) S[15 + r] = y[4 + r];
-        }
+        for (int i = 0; i < nb; i++)  /* each body's own inertia [m, h, I] as a 6x6 */
+            rbd_sym6_from_inertia(Y + (long)y_stride * i, IA + 21 * i);
         for (int i = nb - 1; i >= 0; i--) {
             double* restrict S = IA + 21 * i;
             for (int d = v_idx[i] + nvj[i] - 1; d >= v_idx[i]; d--) {
                 const double* s = J + (long)j_stride * d;
                 double U[6];
-                U[0] = S[0] * s[0] + S[1] * s[1] + S[2] * s[2] + S[3] * s[3] + S[4] * s[4] + S[5] * s[5];
-                U[1] = S[1] * s[0] + S[6] * s[1] + S[7] * s[2] + S[8] * s[3] + S[9] * s[4] + S[10] * s[5];
-                U[2] = S[2] * s[0] + S[7] * s[1] + S[11] * s[2] + S[12] * s[3] + S[13] * s[4] + S[14] * s[5];
-                U[3] = S[3] * s[0] + S[8] * s[1] + S[12] * s[2] + S[15] * s[3] + S[16] * s[4] + S[17] * s[5];
-                U[4] = S[4] * s[0] + S[9] * s[1] + S[13] * s[2] + S[16] * s[3] + S[18] * s[4] + S[19] * s[5];
-                U[5] = S[5] * s[0] + S[10] * s[1] + S[14] * s[2] + S[17] * s[3] + S[19] * s[4] + S[20] * s[5];
+                rbd_sym6_matvec(S, s, U);
                 double pivot = s[0] * U[0] + s[1] * U[1] + s[2] * U[2] + s[3] * U[3] + s[4] * U[4] + s[5] * U[5];
                 if (armature != NULL) pivot += armature[d];
                 if (!(pivot > tol)) return 1 + d;
@@ -51,11 +41,7 @@ cdef extern from *:
                     zd[ancestors[t]] = (sa[0] * U[0] + sa[1] * U[1] + sa[2] * U[2] + sa[3] * U[3] + sa[4] * U[4]
                                         + sa[5] * U[5]) * inverse;
                 }
-                int n = 0;  /* IA -= U U^T / D */
-                for (int r = 0; r < 6; r++) {
-                    const double ur = inverse * U[r];
-                    for (int c = r; c < 6; c++, n++) S[n] -= ur * U[c];
-                }
+                rbd_sym6_rank1_sub(S, U, inverse);  /* IA -= U U^T / D */
             }
             if (parents[i] >= 0) {
                 double* restrict P = IA + 21 * parents[i];
