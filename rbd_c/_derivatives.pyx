@@ -468,7 +468,7 @@ cdef int k_minv_factored(const Call* c, const double** ins, double** outs, doubl
     the articulated inertias without forming M), inverted in place in the output
     (rbd_ltdl_inverse)."""
     cdef const CModel* m = c.m
-    cdef double* lrow = work + CRBA_PER_BODY * m.nb + 6 * m.nv   # after CRBA's scratch
+    cdef double* lrow = work + CRBA_PER_BODY * m.nb + 6 * m.nv   # after CRBA's world terms; then IA
     cdef int status
     world_placements(m, ins[0], work + CRBA_OM * m.nb, True)
     crba_world_terms(m, work)
@@ -736,8 +736,8 @@ cdef Algorithm RNEA_DERIVATIVES = algorithm(
     size(nb=RD_PER_BODY, nv=RD_PER_DOF), size(nb=150, nv_depth=40))
 # a block: placements, q, v, a, fext in lanes, the padded lanes' matrices, the kernel's rows
 set_block(RNEA_DERIVATIVES, kb_rnea_derivatives, size(nb=75 * LANES, nv=27 * LANES, nv2=3))
-# scratch: the larger of the two forms' (the factored one: CRBA's, then a row of L and
-# its ancestors, nv doubles and nv ints)
+# scratch: the larger of the two forms' (the factored one: CRBA's world terms, a row of
+# L (nv), then the factor's articulated inertias (21 per body))
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
     size(nb=max(MI_PER_BODY, CRBA_PER_BODY + 21), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
