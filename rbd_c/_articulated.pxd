@@ -31,6 +31,9 @@ cdef extern from "_sym6.h":  # (shared with the C kernels of _factor.pxd)
     void sym6_matvec "rbd_sym6_matvec" (const double* S, const double* x, double* out) noexcept nogil  # out = S x
     void sym6_rank1_sub "rbd_sym6_rank1_sub" (double* S, const double* u, double alpha) noexcept nogil
     # S -= alpha u u^T
+    void sym6_rank1_sub_add "rbd_sym6_rank1_sub_add" (double* P, const double* S, const double* u,
+                                                      double alpha) noexcept nogil
+    # P += S - alpha u u^T
 
 
 cdef inline void sym6_matvec_add(const double* S, const double* x, double* out) noexcept nogil:

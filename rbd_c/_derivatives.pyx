@@ -14,7 +14,8 @@ from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algori
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
-from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, spd_inverse, articulated_reduce
+from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_rank1_sub_add, spd_inverse,
+                                 articulated_reduce)
 from rbd_c._dynamics cimport crba_world_terms, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._passes cimport world_placements, center_root
 from rbd_c._factor cimport rbd_ltdl_inverse, ltdl_solve, articulated_ltdl
@@ -447,10 +448,13 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
         rbd_minv_backward(Pi, Pi - 6 * nv if p >= 0 else NULL, nv, v0, end, k, S + 6 * v0, U + 6 * v0, Di, rows,
                           Minv + v0 * nv)
         if p >= 0:  # the parent's articulated inertia (world axes: a plain sum)
-            articulated_reduce(B + MI_IA, U + 6 * v0, Di, k, Ia, W)
             o = work + MI_PER_BODY * p + MI_IA
-            for r in range(21):
-                o[r] += Ia[r]
+            if k == 1:
+                sym6_rank1_sub_add(o, B + MI_IA, U + 6 * v0, Di[0])
+            else:
+                articulated_reduce(B + MI_IA, U + 6 * v0, Di, k, Ia, W)
+                for r in range(21):
+                    o[r] += Ia[r]
 
     # ---- forward: the accelerations, for the upper triangle -----------------------------
     for i in range(nb):

@@ -41,11 +41,10 @@ cdef extern from *:
                     zd[ancestors[t]] = (sa[0] * U[0] + sa[1] * U[1] + sa[2] * U[2] + sa[3] * U[3] + sa[4] * U[4]
                                         + sa[5] * U[5]) * inverse;
                 }
-                rbd_sym6_rank1_sub(S, U, inverse);  /* IA -= U U^T / D */
-            }
-            if (parents[i] >= 0) {
-                double* restrict P = IA + 21 * parents[i];
-                for (int r = 0; r < 21; r++) P[r] += S[r];
+                if (d > v_idx[i] || parents[i] < 0)
+                    rbd_sym6_rank1_sub(S, U, inverse);  /* IA -= U U^T / D */
+                else  /* the body's last dof: the parent's IA += IA - U U^T / D */
+                    rbd_sym6_rank1_sub_add(IA + 21 * parents[i], S, U, inverse);
             }
         }
         return 0;
