@@ -827,12 +827,19 @@ static int RBD_SFX(rbd_minv_lanes)(const rbd_lanes_model* m, const double* X, do
             }
             memcpy(ZE(k, i), acc, sizeof(acc));
         }
-        double* zkk = ZE(k, k);
+        double* zkk = ZE(k, k);  /* the diagonal in two sums, as rbd_ltdl_inverse */
+        double odd[L];
+        LANE odd[l] = 0.0;
         for (int j = 0; j < n; j++) {
             const double* zkj = ZE(k, anc[j]);
             const double* lj = lrow + (size_t)j * L;
-            LANE zkk[l] -= lj[l] * zkj[l];
+            if (j % 2 == 0) {
+                LANE zkk[l] -= lj[l] * zkj[l];
+            } else {
+                LANE odd[l] -= lj[l] * zkj[l];
+            }
         }
+        LANE zkk[l] += odd[l];
         for (int i = 0; i < k; i++)
             memcpy(ZE(i, k), ZE(k, i), L * sizeof(double));
     }
