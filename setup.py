@@ -4,9 +4,15 @@ Environment switches (one switch for build and run time, like msgpack):
   RBD_NO_EXTENSIONS=1   skip the Cython extensions (pure NumPy install).
   RBD_REQUIRE_EXTENSIONS=1   make a failed compile fatal (CI sets this).
   RBD_CYTHON_DEBUG=1    compile with bounds checking on.
+  RBD_NO_X86_64_V3=1    skip the second copy of the modules compiled for x86-64-v3.
+
+On x86-64 with gcc every module is compiled twice: for the baseline (rbd_c/) and for
+x86-64-v3 (AVX2, FMA: rbd_c/_v3/), and rbd_c picks the copy the CPU runs when it is
+imported (never -march=native: an installed package runs on any machine).
 """
 import glob
 import os
+import platform
 import sys
 
 from setuptools import setup
@@ -21,6 +27,8 @@ class OptionalBuildExt(build_ext):
     """Let a failed compile fall back to the NumPy path with a visible warning."""
 
     def run(self):
+        if self.inplace and any(ext.name.startswith(V3_PACKAGE + ".") for ext in self.extensions):
+            os.makedirs(V3_PACKAGE.replace(".", os.sep), exist_ok=True)  # (no package of its own)
         try:
             super().run()
         except Exception as exc:  # noqa: BLE001 - any compiler failure
@@ -30,6 +38,10 @@ class OptionalBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as exc:  # noqa: BLE001
+            if ext.name.startswith(V3_PACKAGE + "."):  # (the baseline copy serves: never fatal)
+                sys.stderr.write("\n*** rbd: the x86-64-v3 copy of %s was not built (%s); the baseline "
+                                 "copy serves.\n\n" % (ext.name, exc))
+                return
             self._warn_or_raise(exc)
 
     @staticmethod
@@ -48,6 +60,38 @@ def _openmp_flags():
     if _flag("RBD_NO_OPENMP") or sys.platform == "darwin":
         return [], []
     return ["-fopenmp"], ["-fopenmp"]
+
+
+V3_PACKAGE = "rbd_c._v3"
+
+
+def _x86_64_v3_copies(exts):
+    """The modules again, compiled for x86-64-v3, as rbd_c._v3.<name>: each from a one-line
+    C file under build/ that includes the baseline's generated C (the same code, so the
+    same module; rbd_c/__init__.py puts rbd_c/_v3 first on its path when the CPU runs it).
+    Only on x86-64 with gcc; rbd_c._cpu, which decides, stays baseline only."""
+    if (_flag("RBD_NO_X86_64_V3") or sys.platform not in ("linux",)
+            or platform.machine().lower() not in ("x86_64", "amd64")):
+        return []
+    from setuptools import Extension
+    here = os.path.dirname(os.path.abspath(__file__))
+    wrappers = os.path.join("build", "rbd_c_v3")
+    os.makedirs(wrappers, exist_ok=True)
+    copies = []
+    for ext in exts:
+        name = ext.name.rsplit(".", 1)[1]
+        if name == "_cpu":
+            continue
+        wrapper = os.path.join(wrappers, name + ".c")
+        text = '#include "%s"\n' % os.path.join(here, "rbd_c", name + ".c").replace("\\", "/")
+        if not os.path.exists(wrapper) or open(wrapper).read() != text:
+            with open(wrapper, "w") as f:
+                f.write(text)
+        copies.append(Extension(
+            V3_PACKAGE + "." + name, [wrapper], include_dirs=ext.include_dirs,
+            depends=list(ext.depends) + list(ext.sources), extra_compile_args=ext.extra_compile_args
+            + ["-march=x86-64-v3"], extra_link_args=ext.extra_link_args, define_macros=ext.define_macros))
+    return copies
 
 
 def extensions():
@@ -79,7 +123,7 @@ def extensions():
         for path in sorted(glob.glob(os.path.join("rbd_c", "*.pyx")))
     ]
     debug = _flag("RBD_CYTHON_DEBUG")
-    return cythonize(
+    built = cythonize(
         exts,
         compiler_directives={
             "language_level": "3",
@@ -90,6 +134,7 @@ def extensions():
             "embedsignature": True,
         },
     )
+    return built + _x86_64_v3_copies(built)
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

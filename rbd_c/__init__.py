@@ -4,7 +4,33 @@ It mirrors ``rbd.spatial`` and the algorithms of ``rbd.reference`` under the
 same names and signatures.  Importing it raises ImportError when the extension
 modules were not built, which is how ``rbd`` falls back to NumPy.
 """
-from ._spatial import *  # noqa: F401,F403  (ImportError here means "not built")
+import os as _os
+
+from . import _cpu  # (ImportError here means "not built")
+
+
+def _choose_build():
+    """Which copy of the modules to import: "x86-64-v3" (AVX2, FMA; setup.py compiles it on
+    x86-64 with gcc) when the CPU runs it and it was built, else "baseline".  RBD_CPU=baseline
+    forces the baseline (the two round the last bits differently: FMA)."""
+    forced = _os.environ.get("RBD_CPU", "").strip().lower()
+    if forced not in ("", "auto", "baseline", "x86-64-v3"):  # (a typo must not pass silently)
+        raise ValueError("RBD_CPU must be 'auto', 'baseline' or 'x86-64-v3', got %r" % forced)
+    v3 = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_v3")
+    built = _os.path.isdir(v3) and any(f.startswith("_spatial.") for f in _os.listdir(v3))
+    if forced == "baseline" or not built or not _cpu.x86_64_v3():
+        if forced == "x86-64-v3":
+            raise RuntimeError("RBD_CPU=x86-64-v3, but %s" % (
+                "this CPU does not run it" if built else "rbd_c's x86-64-v3 copy was not built"))
+        return "baseline"
+    __path__.insert(0, v3)  # rbd_c._dynamics etc. are found there first
+    return "x86-64-v3"
+
+
+#: the copy of the compiled modules in use: "x86-64-v3" or "baseline" (see _choose_build)
+build = _choose_build()
+
+from ._spatial import *  # noqa: F401,F403,E402
 
 # The algorithms (same names and signatures as rbd.reference), and the batch thread count.
 from ._model import set_num_threads, get_num_threads, have_openmp, MAX_THREADS, set_simd, release_memory  # noqa: F401,E402

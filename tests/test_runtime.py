@@ -177,6 +177,64 @@ def test_import_order_binds_every_name_to_the_compiled_backend(first):
     assert report == {"backend": "cython", "compiled": True}
 
 
+_BUILD_REPORT = """
+import json, sys
+import numpy as np
+import rbd, rbd_c, rbd_c._contacts
+m = rbd.sample_model("quadruped")
+rng = np.random.default_rng(3)
+q = rbd.random_configuration(m, rng)
+v, a = rng.standard_normal(m.nv), rng.standard_normal(m.nv)
+modules = ("_model", "_spatial", "_configuration", "_kinematics", "_dynamics", "_derivatives", "_contacts")
+print(json.dumps({
+    "build": rbd_c.build, "cpu_v3": rbd_c._cpu.x86_64_v3(),
+    "files": [sys.modules["rbd_c." + name].__file__ for name in modules],
+    "rnea": rbd.rnea(m, q, v, a).tolist(), "aba": rbd.aba(m, q, v, a).tolist(),
+    "minv": rbd.inverse_mass_matrix(m, q).tolist(),
+    "dtau_dq": rbd.rnea_derivatives(m, q, v, a)[0].tolist(),
+    "fk": rbd.forward_kinematics(m, q).tolist()}))
+"""
+
+
+@needs_compiled
+def test_the_cpu_picks_the_copy_of_the_compiled_modules():
+    """rbd_c imports its x86-64-v3 copy (rbd_c/_v3, setup.py) when it was built and the CPU
+    runs it, every module from it; RBD_CPU=baseline forces the baseline copy; the two agree
+    to rounding (FMA)."""
+    import rbd_c
+    v3 = Path(rbd_c.__file__).parent / "_v3"
+    built = v3.is_dir() and any(p.name.startswith("_spatial.") for p in v3.iterdir())
+    runs = {}
+    for choice in ("", "baseline"):
+        result = run_python(_BUILD_REPORT, env={"RBD_CPU": choice, "RBD_BACKEND": ""})
+        assert result.returncode == 0, result.stderr
+        runs[choice] = json.loads(result.stdout)
+    auto, base = runs[""], runs["baseline"]
+    expected = "x86-64-v3" if built and auto["cpu_v3"] else "baseline"
+    assert auto["build"] == expected and base["build"] == "baseline"
+    assert all((Path(f).parent.name == "_v3") == (expected == "x86-64-v3") for f in auto["files"]), auto["files"]
+    assert not any(Path(f).parent.name == "_v3" for f in base["files"]), base["files"]
+    for key in ("rnea", "aba", "minv", "dtau_dq", "fk"):
+        ours, theirs = np.array(auto[key]), np.array(base[key])
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-13 * max(1.0, np.max(np.abs(theirs))))
+
+
+@needs_compiled
+@pytest.mark.parametrize("value, error", [("avx9", "RBD_CPU must be"), ("x86-64-v3", None)])
+def test_a_bad_or_impossible_rbd_cpu_is_refused(value, error):
+    import rbd_c
+    v3 = Path(rbd_c.__file__).parent / "_v3"
+    if error is None:  # forcing the copy: refused where it cannot run, taken where it can
+        built = v3.is_dir() and any(p.name.startswith("_spatial.") for p in v3.iterdir())
+        if built and rbd_c._cpu.x86_64_v3():
+            result = run_python("import rbd_c; print(rbd_c.build)", env={"RBD_CPU": value})
+            assert result.returncode == 0 and result.stdout.strip() == "x86-64-v3", result.stderr
+            return
+        error = "RBD_CPU=x86-64-v3, but"
+    result = run_python("import rbd_c", env={"RBD_CPU": value})
+    assert result.returncode != 0 and error in result.stderr, result.stderr
+
+
 def test_set_backend_refuses_an_incomplete_backend(monkeypatch):
     import types
     partial = types.ModuleType("rbd_c")

@@ -121,11 +121,17 @@ def tolerance(name, single, ref, model=None, q=None, args=(), kwargs=None):
 
 def contact_slack(name, single, model, args, kwargs):
     """How far the single calls move when q moves by a few rounding errors (1e-14 along
-    random directions): the lanes' sine and cosine and FMA round q's functions differently."""
+    random directions, the most of three): the lanes' sine and cosine and FMA round q's
+    functions differently."""
     q = np.asarray(args[0])
-    dq = np.random.default_rng(0).standard_normal(q.shape[:-1] + (model.nv,)) * 1e-14
-    moved = (rbd.integrate(model, q, dq),) + tuple(args[1:])
-    return float(np.max(np.abs(one_by_one(compiled, name, model, moved, kwargs, q.shape[:-1]) - single)))
+    rng = np.random.default_rng(0)
+    slack = 0.0
+    for _ in range(3):
+        dq = rng.standard_normal(q.shape[:-1] + (model.nv,)) * 1e-14
+        moved = (rbd.integrate(model, q, dq),) + tuple(args[1:])
+        slack = max(slack, float(np.max(np.abs(one_by_one(compiled, name, model, moved, kwargs, q.shape[:-1])
+                                                - single))))
+    return slack
 
 
 def assert_batches_match(model, arrays, batch):
