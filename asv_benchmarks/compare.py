@@ -938,8 +938,9 @@ def machine_description():
         except importlib.metadata.PackageNotFoundError:
             pass
     openmp = rbd_c is not None and rbd_c.have_openmp()
-    return "%s, %d logical cores, %s; rbd_c OpenMP: %s" % (cpu, os.cpu_count() or 1, ", ".join(versions),
-                                                          "yes" if openmp else "no")
+    build = rbd_c.build if rbd_c is not None else "not built"
+    return "%s, %d logical cores, %s; rbd_c OpenMP: %s, build: %s" % (
+        cpu, os.cpu_count() or 1, ", ".join(versions), "yes" if openmp else "no", build)
 
 
 HEADER = ("case", "robot", "rbd", "rbd µs", "peer", "peer µs", "rbd/peer", "max |Δ|")
