@@ -27,8 +27,13 @@ class OptionalBuildExt(build_ext):
     """Let a failed compile fall back to the NumPy path with a visible warning."""
 
     def run(self):
-        if self.inplace and any(ext.name.startswith(V3_PACKAGE + ".") for ext in self.extensions):
-            os.makedirs(V3_PACKAGE.replace(".", os.sep), exist_ok=True)  # (no package of its own)
+        if self.inplace:
+            v3_dir = V3_PACKAGE.replace(".", os.sep)
+            if any(ext.name.startswith(V3_PACKAGE + ".") for ext in self.extensions):
+                os.makedirs(v3_dir, exist_ok=True)  # (no package of its own)
+            else:  # built without the copy: an older copy left here would be imported instead
+                for stale in glob.glob(os.path.join(v3_dir, "*.so")) + glob.glob(os.path.join(v3_dir, "*.pyd")):
+                    os.remove(stale)
         try:
             super().run()
         except Exception as exc:  # noqa: BLE001 - any compiler failure
@@ -41,6 +46,9 @@ class OptionalBuildExt(build_ext):
             if ext.name.startswith(V3_PACKAGE + "."):  # (the baseline copy serves: never fatal)
                 sys.stderr.write("\n*** rbd: the x86-64-v3 copy of %s was not built (%s); the baseline "
                                  "copy serves.\n\n" % (ext.name, exc))
+                stale = self.get_ext_fullpath(ext.name)
+                if self.inplace and os.path.exists(stale):  # (an older build's: never imported)
+                    os.remove(stale)
                 return
             self._warn_or_raise(exc)
 
