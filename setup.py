@@ -77,7 +77,8 @@ def _x86_64_v3_copies(exts):
     """The modules again, compiled for x86-64-v3, as rbd_c._v3.<name>: each from a one-line
     C file under build/ that includes the baseline's generated C (the same code, so the
     same module; rbd_c/__init__.py puts rbd_c/_v3 first on its path when the CPU runs it).
-    Only on x86-64 with gcc; rbd_c._cpu, which decides, stays baseline only."""
+    Only on Linux x86-64; rbd_c._cpu, which decides, stays baseline only (and answers "no"
+    unless gcc built it: other compilers' builds use the baseline copy)."""
     if (_flag("RBD_NO_X86_64_V3") or sys.platform not in ("linux",)
             or platform.machine().lower() not in ("x86_64", "amd64")):
         return []
@@ -92,7 +93,12 @@ def _x86_64_v3_copies(exts):
             continue
         wrapper = os.path.join(wrappers, name + ".c")
         text = '#include "%s"\n' % os.path.join(here, "rbd_c", name + ".c").replace("\\", "/")
-        if not os.path.exists(wrapper) or open(wrapper).read() != text:
+        if os.path.exists(wrapper):
+            with open(wrapper) as f:
+                current = f.read()
+        else:
+            current = None
+        if current != text:  # (rewritten only when it changes: no needless rebuild)
             with open(wrapper, "w") as f:
                 f.write(text)
         copies.append(Extension(
