@@ -200,7 +200,7 @@ print(json.dumps({
 def test_the_cpu_picks_the_copy_of_the_compiled_modules():
     """rbd_c imports its x86-64-v3 copy (rbd_c/_v3, setup.py) when it was built and the CPU
     runs it, every module from it; RBD_CPU=baseline forces the baseline copy; the two agree
-    to rounding (FMA)."""
+    to rounding (FMA) on this well-conditioned robot."""
     import rbd_c
     v3 = Path(rbd_c.__file__).parent / "_v3"
     built = v3.is_dir() and any(p.name.startswith("_spatial.") for p in v3.iterdir())
@@ -216,7 +216,7 @@ def test_the_cpu_picks_the_copy_of_the_compiled_modules():
     assert not any(Path(f).parent.name == "_v3" for f in base["files"]), base["files"]
     for key in ("rnea", "aba", "minv", "dtau_dq", "fk"):
         ours, theirs = np.array(auto[key]), np.array(base[key])
-        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-13 * max(1.0, np.max(np.abs(theirs))))
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-14 * max(1.0, np.max(np.abs(theirs))))
 
 
 @needs_compiled
