@@ -22,6 +22,10 @@ same row in ``rbd.model.JOINT_KINDS``.
 cimport cython
 from libc.math cimport sin, cos, sqrt, fabs, atan2, NAN
 
+cdef extern from "_sincos.h":
+    # sin and cos of a joint angle: the SIMD lanes' formula (within an ulp or two of libm's)
+    void rbd_sincos(double x, double* sn, double* cs) noexcept nogil
+
 from rbd_c._model cimport CModel
 from rbd_c._kernels cimport exp_coefficients, se3_exp, left_jacobian_inverse_apply, adjoint_matrix
 
@@ -290,24 +294,26 @@ cdef inline void joint_placement(const CModel* m, int i, const double* qj, doubl
     cdef int r, k = m.kinds[i]
     out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
     if k == K_REV_X:
-        c = cos(qj[0]); s = sin(qj[0])
+        rbd_sincos(qj[0], &s, &c)
         for r in range(3):
             out[4 * r] = P[4 * r]
             out[4 * r + 1] = c * P[4 * r + 1] + s * P[4 * r + 2]
             out[4 * r + 2] = c * P[4 * r + 2] - s * P[4 * r + 1]
             out[4 * r + 3] = P[4 * r + 3]
     elif k == K_REV_Y:
-        c = cos(qj[0]); s = sin(qj[0])
+        rbd_sincos(qj[0], &s, &c)
         for r in range(3):
             out[4 * r] = c * P[4 * r] - s * P[4 * r + 2]
             out[4 * r + 1] = P[4 * r + 1]
             out[4 * r + 2] = s * P[4 * r] + c * P[4 * r + 2]
             out[4 * r + 3] = P[4 * r + 3]
     elif k == K_REV_Z:
-        place_rot_z(P, cos(qj[0]), sin(qj[0]), out)
+        rbd_sincos(qj[0], &s, &c)
+        place_rot_z(P, c, s, out)
     elif k == K_REV:
         u = m.axes + 3 * i
-        c = cos(qj[0]); s = sin(qj[0]); t = 1.0 - c
+        rbd_sincos(qj[0], &s, &c)
+        t = 1.0 - c
         R[0] = c + t * u[0] * u[0]
         R[1] = t * u[0] * u[1] - s * u[2]
         R[2] = t * u[0] * u[2] + s * u[1]
@@ -327,7 +333,8 @@ cdef inline void joint_placement(const CModel* m, int i, const double* qj, doubl
         quat_to_rot(qj, R)
         place_rot(P, R, out)
     elif k == K_PLANAR:
-        place_rot_z(P, cos(qj[2]), sin(qj[2]), out)
+        rbd_sincos(qj[2], &s, &c)
+        place_rot_z(P, c, s, out)
         place_shift(P, qj[0], qj[1], 0.0, out)
     elif k == K_FREE:
         quat_to_rot(qj + 3, R)

@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "_sincos.h"
 
 #define RBD_LANES 8
 

@@ -135,28 +135,13 @@ static inline void RBD_SFX(ln_joint_force)(const rbd_lanes_model* m, int i, cons
     }
 }
 
-/* sn, cs = sin and cos of each lane of x: Cody-Waite reduction by pi/2 (pi/2 in three
-   parts, exact products for |x| < 1e5) and fdlibm's polynomials on [-pi/4, pi/4], in
-   the lanes; within an ulp or two of libm's (which takes the lanes of |x| >= 1e5). */
+/* sn, cs = sin and cos of each lane of x (rbd_sincos_reduced, _sincos.h: the one-sample
+   kernels' formula), libm's for the lanes of |x| >= 1e5. */
 static inline void RBD_SFX(ln_sincos)(const double* restrict x, double* restrict sn, double* restrict cs) {
     int big = 0;
     LANE {
-        double xl = x[l];
-        double fn = (xl * 6.36619772367581382433e-01 + 6755399441055744.0) - 6755399441055744.0;
-        double r = ((xl - fn * 1.57079632673412561417e+00) - fn * 6.07710050630396597660e-11)
-                   - fn * 2.02226624871116645580e-21;
-        double z = r * r;
-        double sr = r + r * z * (-1.66666666666666324348e-01 + z * (8.33333333332248946124e-03
-                    + z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06
-                    + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))));
-        double cr = 1.0 - 0.5 * z + z * z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03
-                    + z * (2.48015872894767294178e-05 + z * (-2.75573143513906633035e-07
-                    + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
-        int k = (int)fn;
-        double s1 = (k & 1) ? cr : sr, c1 = (k & 1) ? sr : cr;
-        sn[l] = (k & 2) ? -s1 : s1;
-        cs[l] = ((k + 1) & 2) ? -c1 : c1;
-        big |= !(xl < 1e5 && xl > -1e5);
+        rbd_sincos_reduced(x[l], sn + l, cs + l);
+        big |= !(x[l] < 1e5 && x[l] > -1e5);
     }
     if (big)
         for (int l = 0; l < L; l++)
