@@ -311,9 +311,14 @@ def _angle_axis(angle, axis):
 
 
 def _split_angle_axis(phi):
-    angle = np.linalg.norm(phi, axis=-1)
-    safe = np.where(angle > 0.0, angle, 1.0)[..., None]
-    axis = np.where(angle[..., None] > 0.0, phi / safe, np.array([1.0, 0.0, 0.0]))
+    """(angle, unit axis) of rotation vectors: the norm is taken of phi divided by its
+    largest component, so a tiny angle (whose squares underflow) still gets a unit axis."""
+    scale = np.max(np.abs(phi), axis=-1)
+    unit = phi / np.where(scale > 0.0, scale, 1.0)[..., None]
+    length = np.linalg.norm(unit, axis=-1)  # in [1, sqrt(3)] when phi is not zero
+    angle = scale * length
+    axis = np.where(scale[..., None] > 0.0, unit / np.where(scale > 0.0, length, 1.0)[..., None],
+                    np.array([1.0, 0.0, 0.0]))
     return angle, axis
 
 

@@ -316,6 +316,19 @@ def test_angle_axis_round_trip(theta, axis):
         np.testing.assert_allclose(got_n, n, atol=1e-9)
 
 
+@pytest.mark.parametrize("tiny", [1e-150, 9.18692322e-163, 1e-200, 5e-324])
+def test_a_tiny_angle_still_has_a_unit_axis(tiny):
+    """The squares of such angles underflow: the axis must still be a unit vector (the
+    failure hypothesis found: |axis| = 0.83 for q = [1, 9.2e-163, 9.2e-163, 9.2e-163])."""
+    q = np.array([1.0, tiny, tiny, tiny])
+    for theta, n in (rot.quat_to_angle_axis(q), rot.matrix_to_angle_axis(rot.quat_to_matrix(q))):
+        assert abs(np.linalg.norm(n) - 1.0) < 1e-15
+        np.testing.assert_allclose(n, np.full(3, 1.0 / np.sqrt(3.0)), rtol=1e-15)
+        assert theta > 0.0
+    if tiny > 1e-300:  # (not subnormal: the angle itself is exact to rounding too)
+        np.testing.assert_allclose(rot.quat_to_angle_axis(q)[0], 2.0 * np.sqrt(3.0) * tiny, rtol=1e-15)
+
+
 def test_angle_axis_at_zero_angle_has_the_x_axis():
     for theta, n in (rot.matrix_to_angle_axis(np.eye(3)), rot.quat_to_angle_axis([-2.0, 0, 0, 0])):
         assert theta == 0.0
