@@ -36,7 +36,7 @@ from rbd_c._joints cimport joint_placement, joint_motion_add
 from rbd_c._dynamics cimport crba_world_terms, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_contacts, rbd_lanes_set, rbd_lanes_best, lanes_model,
                            lanes_tables, lanes_set, lanes_placements, lanes_in, rbd_lanes_scatter, one_by_one)
-from rbd_c._factor cimport articulated_ltdl, chain_dot, chain_axpy, ltdl_up, ltdl_down
+from rbd_c._factor cimport articulated_ltdl, chain_dot, chain_axpy, ltdl_up, ltdl_down, LTDL_PER_BODY
 
 cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
 
@@ -287,7 +287,7 @@ cdef void _apply_inverse_mass(const Call* c, const double* L, const double* dinv
 
 cdef inline int _factor(const CModel* m, const double* crba_work, double* IA, double* L, double* dinv) noexcept nogil:
     """M = L^T D L into L (D^-1 also gathered into dinv) from CRBA's world terms in
-    crba_work (articulated_ltdl; IA: 21 doubles per body); 1 + the body whose pivot is
+    crba_work (articulated_ltdl; IA: LTDL_PER_BODY doubles per body); 1 + the body whose pivot is
     singular, else 0."""
     cdef int k
     cdef int status = articulated_ltdl(m, crba_work + CRBA_YC * m.nb, 10, crba_work + CRBA_PER_BODY * m.nb, 6, IA, L)
@@ -574,15 +574,16 @@ cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_ja
                                             size(rows_nv=1, nb=25))
 cdef Algorithm CONSTRAINED_DYNAMICS = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"v", b"c"), k_constrained_dynamics,
-    size(nv2=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + 18 + 21, nv=7),
+    size(nv2=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + 18 + LTDL_PER_BODY, nv=7),
     size(nb=80, nv_depth=40, rows_nv=20, rows2=10))
 cdef Algorithm IMPULSE_DYNAMICS = algorithm(
     b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,
-    size(nv2=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY + 21, nv=7),
+    size(nv2=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY + LTDL_PER_BODY, nv=7),
     size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
 # a block: placements, q, v, tau, fext, x and the forces in lanes, then rbd_contacts_lanes' rows
 # (or one sample's scratch, from the start)
-_contacts_block_scratch = size(nb=(12 + 1 + 6 + 61) * LANES + CRBA_PER_BODY + 18 + 21, nv=(1 + 2 + 1 + 7) * LANES + 7,
+_contacts_block_scratch = size(nb=(12 + 1 + 6 + 61) * LANES + CRBA_PER_BODY + 18 + LTDL_PER_BODY,
+                               nv=(1 + 2 + 1 + 7) * LANES + 7,
                                nv2=LANES + 1, rows=3 * LANES + 2, rows_nv=2 * LANES + 2, rows2=LANES + 1)
 set_block(CONSTRAINED_DYNAMICS, kb_constrained_dynamics, _contacts_block_scratch)
 set_block(IMPULSE_DYNAMICS, kb_impulse_dynamics, _contacts_block_scratch)

@@ -18,7 +18,7 @@ from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_rank1_sub_
                                  articulated_reduce)
 from rbd_c._dynamics cimport crba_world_terms, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._passes cimport world_placements, center_root
-from rbd_c._factor cimport rbd_ltdl_inverse, ltdl_solve, articulated_ltdl
+from rbd_c._factor cimport rbd_ltdl_inverse, ltdl_solve, articulated_ltdl, LTDL_PER_BODY
 from rbd_c._model cimport block_kernel_t, kernel_t, set_block, LANES, need_ancestors
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_state, rbd_lanes_scatter, one_by_one)
@@ -741,16 +741,17 @@ cdef Algorithm RNEA_DERIVATIVES = algorithm(
 # a block: placements, q, v, a, fext in lanes, the padded lanes' matrices, the kernel's rows
 set_block(RNEA_DERIVATIVES, kb_rnea_derivatives, size(nb=75 * LANES, nv=27 * LANES, nv2=3))
 # scratch: the larger of the two forms' (the factored one: CRBA's world terms, a row of
-# L (nv), then the factor's articulated inertias (21 per body))
+# L (nv), then the factor's articulated inertias)
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
-    size(nb=max(MI_PER_BODY, CRBA_PER_BODY + 21), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
+    size(nb=max(MI_PER_BODY, CRBA_PER_BODY + LTDL_PER_BODY), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
 # a block: placements, q and M^-1 in lanes, the lanes kernel's rows (or one sample's scratch)
 set_block(INVERSE_MASS_MATRIX, kb_inverse_mass_matrix,
-          size(nb=56 * LANES + max(MI_PER_BODY, CRBA_PER_BODY + 21), nv=8 * LANES + 18, nd2=1, nv_depth=6, nv2=LANES))
+          size(nb=56 * LANES + max(MI_PER_BODY, CRBA_PER_BODY + LTDL_PER_BODY), nv=8 * LANES + 18, nd2=1,
+               nv_depth=6, nv2=LANES))
 # scratch: the RNEA derivatives' fields, the subtree forces, qdd, two nv x nv matrices,
 # the ranges of _minus_products, then the largest of the articulated M^-1's scratch,
-# _minus_products' 2 nv^2 + 2 nv and the factor's 21 per body (then the inverse's nv)
+# _minus_products' 2 nv^2 + 2 nv and the factor's (LTDL_PER_BODY <= MI_PER_BODY; then the inverse's nv)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
     size(constant=1, depth=1, nb=RD_PER_BODY + 6 + MI_PER_BODY,

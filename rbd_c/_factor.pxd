@@ -8,6 +8,9 @@ factored form), the ABA derivatives and the contact dynamics.
 baseline, chosen when the module loads (FMA may change the last bits between the two)."""
 from rbd_c._model cimport CModel
 
+cdef enum:
+    LTDL_PER_BODY = 21  # articulated_ltdl's scratch: one packed articulated inertia per body
+
 cdef extern from "_fast.h":  # RBD_FAST
     pass
 
@@ -172,7 +175,7 @@ cdef inline int articulated_ltdl(const CModel* m, const double* Y, int y_stride,
     before the next dof up (the pivots are the articulated-body algorithm's D, so a
     singular model is found at the same joint as by ABA).  Y: each body's inertia (10
     numbers, y_stride apart), J: each dof's column s (6, j_stride apart), both in world
-    axes (crba_world_terms); IA: 21 doubles per body.  Returns 1 + the first dof (from
+    axes (crba_world_terms); IA: LTDL_PER_BODY doubles per body.  Returns 1 + the first dof (from
     the last) whose pivot is at most the model's singular tolerance (NaN included),
     else 0."""
     return rbd_articulated_ltdl(m.nb, m.nv, m.parents, m.v_idx, m.nvj, m.dof_ancestors, m.dof_ancestors_start,

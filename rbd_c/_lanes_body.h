@@ -135,8 +135,9 @@ static inline void RBD_SFX(ln_joint_force)(const rbd_lanes_model* m, int i, cons
     }
 }
 
-/* sn, cs = sin and cos of each lane of x (rbd_sincos_reduced, _sincos.h: the one-sample
-   kernels' formula), libm's for the lanes of |x| >= 1e5. */
+/* sn, cs = sin and cos of each lane of x (_sincos.h: the one-sample kernels' formula):
+   branch-free in the lanes, and, when some lane has |x| >= 1e5, rbd_sincos lane by lane
+   (the same numbers for the other lanes, libm's for that one). */
 static inline void RBD_SFX(ln_sincos)(const double* restrict x, double* restrict sn, double* restrict cs) {
     int big = 0;
     LANE {
@@ -145,10 +146,7 @@ static inline void RBD_SFX(ln_sincos)(const double* restrict x, double* restrict
     }
     if (big)
         for (int l = 0; l < L; l++)
-            if (!(x[l] < 1e5 && x[l] > -1e5)) {
-                sn[l] = sin(x[l]);
-                cs[l] = cos(x[l]);
-            }
+            rbd_sincos(x[l], sn + l, cs + l);
 }
 
 /* X (12 rows per body) = parent_from_body of the bodies whose joint is revolute,

@@ -34,6 +34,7 @@ static inline void rbd_sym6_rank1_sub(double* S, const double* u, double alpha) 
         for (int j = i; j < 6; j++, n++) S[n] -= ai * u[j];
     }
 }
+
 /* P += S - alpha u u^T: a body's articulated inertia after its last dof, passed on to
    its parent in one pass (written out: storing S and reading it back as vectors stalls
    on the store forwarding, 10-25% of the factor's time) */

@@ -104,8 +104,8 @@ def one_by_one(impl, name, model, args, kwargs, batch):
 def tolerance(name, single, ref, model=None, q=None, args=(), kwargs=None):
     """1e-14 of the result's size; forward dynamics inherits the conditioning of M, so
     there the lanes may also differ from one sample as much as the two backends do, and
-    M^-1 as much as rounding M moves it (FMA and the lanes' sine and cosine change the
-    last bits)."""
+    M^-1 as much as rounding M moves it (FMA, where the lanes and the single calls are
+    compiled differently, changes the last bits)."""
     scale = max(1.0, float(np.max(np.abs(single))))
     tol = 1e-14 * scale
     if name == "aba":
@@ -121,8 +121,8 @@ def tolerance(name, single, ref, model=None, q=None, args=(), kwargs=None):
 
 def contact_slack(name, single, model, args, kwargs):
     """How far the single calls move when q moves by a few rounding errors (1e-14 along
-    random directions, the most of three): the lanes' sine and cosine and FMA round q's
-    functions differently."""
+    random directions, the most of three): FMA where the lanes and the single calls are
+    compiled differently rounds q's functions differently."""
     q = np.asarray(args[0])
     rng = np.random.default_rng(0)
     slack = 0.0
