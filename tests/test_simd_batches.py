@@ -163,6 +163,24 @@ def test_batches_equal_single_calls_and_the_numpy_backend(model, simd, n):
         assert np.max(np.abs(batched - ref)) <= np.max(np.abs(single - ref)) + tol, (name, kwargs.keys())
 
 
+def test_joint_angles_beyond_the_polynomials_range(simd):
+    """Angles of 1e5 and beyond take libm's sine and cosine (rbd_c/_sincos.h: the
+    polynomial's reduction by pi/2 is exact only below), in a lane among ordinary ones and
+    in a single call alike; both equal the NumPy backend's (np.sin, np.cos) to rounding.
+    Were the polynomial used up there, sin(1e9) would be off by 5e-8, sin(1e12) by 2e-6."""
+    model = rbd.sample_model("arm7")
+    q, v, a, tau, fext = random_state(model, np.random.default_rng(5), batch=(9,))
+    q[2] = [1e5, -1e5, 3.7e5, -2.2e6, 1e9, -3e11, 1e12]
+    q[5, 0] = 99999.9  # (just inside the polynomial's range)
+    for name, args in (("rnea", (q, v, a)), ("crba", (q,)), ("aba", (q, v, tau))):
+        batched = compiled(name)(model, *args)
+        single = one_by_one(compiled, name, model, args, {}, (9,))
+        ref = numpy_call(name)(model, *args)
+        scale = max(1.0, float(np.max(np.abs(ref))))
+        assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref), name
+        assert np.max(np.abs(single - ref)) <= 1e-13 * scale, name
+
+
 def test_strided_fortran_and_several_batch_dimensions(model, simd):
     rng = np.random.default_rng(7)
     q, v, a, tau, fext = random_state(model, rng, batch=(3, 10))
