@@ -1,10 +1,11 @@
 # cython: language_level=3
-"""Every joint kind of the compiled backend, in one place.
+"""Every joint kind of the compiled backend, in one place (with its C half, _joints.h).
 
-A kind is one row of ``rbd_joint_table`` (its coordinates: nq, nv, where its
+A kind is one row of ``rbd_joint_table`` (_joints.h: its coordinates: nq, nv, where its
 unit quaternion starts, and the unit columns of its motion subspace S when S
-is a selection of them) plus one branch in each function below: how the joint
-places its body (``joint_placement``), how its motion subspace acts on joint
+is a selection of them) plus one branch in each function: how the joint
+places its body (``rbd_joint_placement`` in _joints.h, so that every pass inlines
+it), how its motion subspace acts on joint
 velocities and forces (``joint_motion``, ``joint_motion_add``, ``joint_force``,
 ``joint_column``), and how its coordinates live on their manifold
 (``joint_neutral``, ``joint_integrate``, ``joint_difference``,
@@ -13,11 +14,11 @@ velocities and forces (``joint_motion``, ``joint_motion_add``, ``joint_force``,
 holds the same table (``rbd.model.JOINT_KINDS``), and a test checks that the two agree.
 
 Kinds are validated when a model is compiled (``0 <= kind < K_COUNT``); the
-branches below name every kind explicitly, and the last ``else`` only fills
+branches name every kind explicitly, and the last ``else`` only fills
 NaN (the driver then refuses the non-finite result): no kind silently runs as
 another.  Every joint kind's S is constant in the body frame, so no joint has a
-bias acceleration.  Adding a kind: a row here, a branch in each function, the
-same row in ``rbd.model.JOINT_KINDS``.
+bias acceleration.  Adding a kind: a code and a row in _joints.h, a branch in each
+function, the same row in ``rbd.model.JOINT_KINDS``.
 """
 cimport cython
 from libc.math cimport sin, cos, sqrt, fabs, atan2, NAN
@@ -29,34 +30,20 @@ cdef extern from "_sincos.h":
 from rbd_c._model cimport CModel
 from rbd_c._kernels cimport exp_coefficients, se3_exp, left_jacobian_inverse_apply, adjoint_matrix
 
-cdef enum JointCode:
-    K_REV_X = 0
-    K_REV_Y = 1
-    K_REV_Z = 2
-    K_REV = 3
-    K_PRISM = 4
-    K_SPH = 5
-    K_PLANAR = 6
-    K_FREE = 7
-    K_COUNT = 8
-
-# One row per kind (same order as JointCode): nq, nv, where the unit quaternion
-# starts in the joint's q (-1: none), the axis (0, 1, 2) of a revolute joint about a
-# basis vector (-1: other), and the unit columns of S (-1: S uses the joint's axis).
-cdef extern from *:
-    """
-    typedef struct { int nq, nv, quaternion, basis; int cols[6]; } rbd_joint_kind_row;
-    static const rbd_joint_kind_row rbd_joint_table[] = {
-        /* REVOLUTE_X */ {1, 1, -1, 0, {3, -1, -1, -1, -1, -1}},
-        /* REVOLUTE_Y */ {1, 1, -1, 1, {4, -1, -1, -1, -1, -1}},
-        /* REVOLUTE_Z */ {1, 1, -1, 2, {5, -1, -1, -1, -1, -1}},
-        /* REVOLUTE   */ {1, 1, -1, -1, {-1, -1, -1, -1, -1, -1}},
-        /* PRISMATIC  */ {1, 1, -1, -1, {-1, -1, -1, -1, -1, -1}},
-        /* SPHERICAL  */ {4, 3, 0, -1, {3, 4, 5, -1, -1, -1}},
-        /* PLANAR     */ {3, 3, -1, -1, {0, 1, 5, -1, -1, -1}},
-        /* FREE       */ {7, 6, 3, -1, {0, 1, 2, 3, 4, 5}},
-    };
-    """
+cdef extern from "_joints.h":
+    # The kinds' codes and table (one row per kind: nq, nv, where the unit quaternion
+    # starts in the joint's q (-1: none), the axis (0, 1, 2) of a revolute joint about a
+    # basis vector (-1: other), the unit columns of S (-1: S uses the joint's axis)).
+    cdef enum:
+        K_REV_X "RBD_REVOLUTE_X"
+        K_REV_Y "RBD_REVOLUTE_Y"
+        K_REV_Z "RBD_REVOLUTE_Z"
+        K_REV "RBD_REVOLUTE"
+        K_PRISM "RBD_PRISMATIC"
+        K_SPH "RBD_SPHERICAL"
+        K_PLANAR "RBD_PLANAR"
+        K_FREE "RBD_FREE"
+        K_COUNT "RBD_KIND_COUNT"
     ctypedef struct rbd_joint_kind_row:
         int nq
         int nv
@@ -64,53 +51,19 @@ cdef extern from *:
         int basis
         int cols[6]
     const rbd_joint_kind_row* rbd_joint_table
+    # unit quaternions [w, x, y, z]: the largest |component|; q / |q| without overflow
+    # (zeros for a zero q); the rotation matrix (3x3 row-major) of q normalised
+    double quat_largest "rbd_quat_largest"(const double* q) noexcept nogil
+    void quat_unit "rbd_quat_unit"(const double* q, double* out) noexcept nogil
+    void quat_to_rot "rbd_quat_to_rot"(const double* q, double* R) noexcept nogil
+    # out = parent_from_body of body i = joint_placements[i] @ joint_transform(q_i), 4x4;
+    # always inlined (a macro over rbd_joint_placement)
+    void joint_placement "RBD_BODY_PLACEMENT"(const CModel* m, int i, const double* qj, double* out) noexcept nogil
 
 
 # ---------------------------------------------------------------------------------------
-# Unit quaternions [w, x, y, z]
+# Unit quaternions [w, x, y, z] (and _joints.h)
 # ---------------------------------------------------------------------------------------
-cdef inline double quat_largest(const double* q) noexcept nogil:
-    """The largest |component| of the quaternion q (|q| lies between it and twice it)."""
-    cdef double a = fabs(q[0]), b = fabs(q[1]), c = fabs(q[2]), d = fabs(q[3])
-    if b > a:
-        a = b
-    if d > c:
-        c = d
-    return a if a > c else c
-
-
-cdef inline void quat_unit(const double* q, double* out) noexcept nogil:
-    """out = q / |q|, scaled by its largest component first so that no square
-    overflows or underflows (a zero q gives zeros)."""
-    cdef double s = quat_largest(q), n
-    if s == 0.0:
-        out[0] = 0.0; out[1] = 0.0; out[2] = 0.0; out[3] = 0.0
-        return
-    out[0] = q[0] / s; out[1] = q[1] / s; out[2] = q[2] / s; out[3] = q[3] / s
-    n = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
-    out[0] /= n; out[1] /= n; out[2] /= n; out[3] /= n
-
-
-cdef inline void quat_to_rot(const double* q, double* R) noexcept nogil:
-    """Rotation matrix (3x3 row-major) of the quaternion [w, x, y, z], normalised first."""
-    cdef double u[4]
-    quat_unit(q, u)
-    cdef double w = u[0], x = u[1], y = u[2], z = u[3]
-    cdef double s = 2.0
-    cdef double xx = s * x * x, yy = s * y * y, zz = s * z * z
-    cdef double xy = s * x * y, xz = s * x * z, yz = s * y * z
-    cdef double wx = s * w * x, wy = s * w * y, wz = s * w * z
-    R[0] = 1.0 - yy - zz
-    R[1] = xy - wz
-    R[2] = xz + wy
-    R[3] = xy + wz
-    R[4] = 1.0 - xx - zz
-    R[5] = yz - wx
-    R[6] = xz - wy
-    R[7] = yz + wx
-    R[8] = 1.0 - xx - yy
-
-
 cdef inline void _quat_mul(const double* a, const double* b, double* out) noexcept nogil:
     cdef double w = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3]
     cdef double x = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2]
@@ -258,93 +211,6 @@ cdef inline void se3_left_jacobian(const double* twist, bint inverse, double* ou
 # ---------------------------------------------------------------------------------------
 # Placement and motion subspace
 # ---------------------------------------------------------------------------------------
-cdef inline void place_rot(const double* P, const double* R, double* out) noexcept nogil:
-    """out = P @ (R, 0): rotation block of P times the 3x3 row-major R, p copied."""
-    cdef int r
-    for r in range(3):
-        out[4 * r + 0] = P[4 * r] * R[0] + P[4 * r + 1] * R[3] + P[4 * r + 2] * R[6]
-        out[4 * r + 1] = P[4 * r] * R[1] + P[4 * r + 1] * R[4] + P[4 * r + 2] * R[7]
-        out[4 * r + 2] = P[4 * r] * R[2] + P[4 * r + 1] * R[5] + P[4 * r + 2] * R[8]
-        out[4 * r + 3] = P[4 * r + 3]
-
-
-cdef inline void place_shift(const double* P, double x, double y, double z, double* out) noexcept nogil:
-    """Add P's rotation applied to (x, y, z) to out's translation."""
-    out[3] += P[0] * x + P[1] * y + P[2] * z
-    out[7] += P[4] * x + P[5] * y + P[6] * z
-    out[11] += P[8] * x + P[9] * y + P[10] * z
-
-
-cdef inline void place_rot_z(const double* P, double c, double s, double* out) noexcept nogil:
-    """out = P @ (Rz, 0) for the rotation Rz by the angle of cosine c and sine s about z."""
-    cdef int r
-    for r in range(3):
-        out[4 * r] = c * P[4 * r] + s * P[4 * r + 1]
-        out[4 * r + 1] = c * P[4 * r + 1] - s * P[4 * r]
-        out[4 * r + 2] = P[4 * r + 2]
-        out[4 * r + 3] = P[4 * r + 3]
-
-
-cdef inline void joint_placement(const CModel* m, int i, const double* qj, double* out) noexcept nogil:
-    """out = parent_from_body of body i = joint_placements[i] @ joint_transform(q_i), 4x4."""
-    cdef const double* P = m.placements + 16 * i
-    cdef const double* u
-    cdef double c, s, t
-    cdef double R[9]
-    cdef int r, k = m.kinds[i]
-    out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
-    if k == K_REV_X:
-        rbd_sincos(qj[0], &s, &c)
-        for r in range(3):
-            out[4 * r] = P[4 * r]
-            out[4 * r + 1] = c * P[4 * r + 1] + s * P[4 * r + 2]
-            out[4 * r + 2] = c * P[4 * r + 2] - s * P[4 * r + 1]
-            out[4 * r + 3] = P[4 * r + 3]
-    elif k == K_REV_Y:
-        rbd_sincos(qj[0], &s, &c)
-        for r in range(3):
-            out[4 * r] = c * P[4 * r] - s * P[4 * r + 2]
-            out[4 * r + 1] = P[4 * r + 1]
-            out[4 * r + 2] = s * P[4 * r] + c * P[4 * r + 2]
-            out[4 * r + 3] = P[4 * r + 3]
-    elif k == K_REV_Z:
-        rbd_sincos(qj[0], &s, &c)
-        place_rot_z(P, c, s, out)
-    elif k == K_REV:
-        u = m.axes + 3 * i
-        rbd_sincos(qj[0], &s, &c)
-        t = 1.0 - c
-        R[0] = c + t * u[0] * u[0]
-        R[1] = t * u[0] * u[1] - s * u[2]
-        R[2] = t * u[0] * u[2] + s * u[1]
-        R[3] = t * u[0] * u[1] + s * u[2]
-        R[4] = c + t * u[1] * u[1]
-        R[5] = t * u[1] * u[2] - s * u[0]
-        R[6] = t * u[0] * u[2] - s * u[1]
-        R[7] = t * u[1] * u[2] + s * u[0]
-        R[8] = c + t * u[2] * u[2]
-        place_rot(P, R, out)
-    elif k == K_PRISM:
-        u = m.axes + 3 * i
-        for r in range(12):
-            out[r] = P[r]
-        place_shift(P, u[0] * qj[0], u[1] * qj[0], u[2] * qj[0], out)
-    elif k == K_SPH:
-        quat_to_rot(qj, R)
-        place_rot(P, R, out)
-    elif k == K_PLANAR:
-        rbd_sincos(qj[2], &s, &c)
-        place_rot_z(P, c, s, out)
-        place_shift(P, qj[0], qj[1], 0.0, out)
-    elif k == K_FREE:
-        quat_to_rot(qj + 3, R)
-        place_rot(P, R, out)
-        place_shift(P, qj[0], qj[1], qj[2], out)
-    else:  # not a kind (models are validated): a NaN placement, refused by the driver
-        for r in range(12):
-            out[r] = NAN
-
-
 
 cdef inline void joint_motion_add(const CModel* m, int i, const double* vj, double* out) noexcept nogil:
     """out += S_i vj."""

@@ -1,0 +1,181 @@
+#ifndef RBD_JOINTS_H
+#define RBD_JOINTS_H
+/* The joint kinds' codes and table, and how each kind places its body, in C (the rest of
+   each kind is in _joints.pxd).  The placement is here so that the passes can inline it:
+   as a call it hands its 4x4 back through memory, stored a double or two at a time, and
+   the pass's compose, loading 4 doubles at once, then waits for the stores to retire
+   (store forwarding fails), once per body. */
+#include <math.h>
+#include "_sincos.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define RBD_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define RBD_NOINLINE static __attribute__((noinline))
+#else
+#define RBD_ALWAYS_INLINE static inline
+#define RBD_NOINLINE static
+
+/* rbd_joint_placement of body i of a compiled model m (a macro: an inline wrapper around an
+   always-inlined body would itself be too large for the compiler to inline). */
+#define RBD_BODY_PLACEMENT(m, i, qj, out) \
+    rbd_joint_placement((m)->kinds[i], (m)->placements + 16 * (i), (m)->axes + 3 * (i), (qj), (out))
+#endif
+
+enum {
+    RBD_REVOLUTE_X, RBD_REVOLUTE_Y, RBD_REVOLUTE_Z, RBD_REVOLUTE, RBD_PRISMATIC, RBD_SPHERICAL,
+    RBD_PLANAR, RBD_FREE, RBD_KIND_COUNT
+};
+
+/* One row per kind (same order as the codes): nq, nv, where the unit quaternion starts in
+   the joint's q (-1: none), the axis (0, 1, 2) of a revolute joint about a basis vector
+   (-1: other), and the unit columns of S (-1: S uses the joint's axis). */
+typedef struct { int nq, nv, quaternion, basis; int cols[6]; } rbd_joint_kind_row;
+static const rbd_joint_kind_row rbd_joint_table[] = {
+    /* REVOLUTE_X */ {1, 1, -1, 0, {3, -1, -1, -1, -1, -1}},
+    /* REVOLUTE_Y */ {1, 1, -1, 1, {4, -1, -1, -1, -1, -1}},
+    /* REVOLUTE_Z */ {1, 1, -1, 2, {5, -1, -1, -1, -1, -1}},
+    /* REVOLUTE   */ {1, 1, -1, -1, {-1, -1, -1, -1, -1, -1}},
+    /* PRISMATIC  */ {1, 1, -1, -1, {-1, -1, -1, -1, -1, -1}},
+    /* SPHERICAL  */ {4, 3, 0, -1, {3, 4, 5, -1, -1, -1}},
+    /* PLANAR     */ {3, 3, -1, -1, {0, 1, 5, -1, -1, -1}},
+    /* FREE       */ {7, 6, 3, -1, {0, 1, 2, 3, 4, 5}},
+};
+
+/* ---- unit quaternions [w, x, y, z] ---------------------------------------------------- */
+
+/* The largest |component| of q (|q| lies between it and twice it). */
+static inline double rbd_quat_largest(const double* q) {
+    double a = fabs(q[0]), b = fabs(q[1]), c = fabs(q[2]), d = fabs(q[3]);
+    if (b > a) a = b;
+    if (d > c) c = d;
+    return a > c ? a : c;
+}
+
+/* out = q / |q|, scaled by its largest component first so that no square overflows or
+   underflows (a zero q gives zeros); out may be q. */
+static inline void rbd_quat_unit(const double* q, double* out) {
+    const double s = rbd_quat_largest(q);
+    double n;
+    if (s == 0.0) {
+        out[0] = out[1] = out[2] = out[3] = 0.0;
+        return;
+    }
+    out[0] = q[0] / s; out[1] = q[1] / s; out[2] = q[2] / s; out[3] = q[3] / s;
+    n = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+    out[0] /= n; out[1] /= n; out[2] /= n; out[3] /= n;
+}
+
+/* Rotation matrix (3x3 row-major) of the quaternion q, normalised first. */
+static inline void rbd_quat_to_rot(const double* q, double* R) {
+    double u[4];
+    rbd_quat_unit(q, u);
+    const double w = u[0], x = u[1], y = u[2], z = u[3];
+    const double xx = 2.0 * x * x, yy = 2.0 * y * y, zz = 2.0 * z * z;
+    const double xy = 2.0 * x * y, xz = 2.0 * x * z, yz = 2.0 * y * z;
+    const double wx = 2.0 * w * x, wy = 2.0 * w * y, wz = 2.0 * w * z;
+    R[0] = 1.0 - yy - zz; R[1] = xy - wz;       R[2] = xz + wy;
+    R[3] = xy + wz;       R[4] = 1.0 - xx - zz; R[5] = yz - wx;
+    R[6] = xz - wy;       R[7] = yz + wx;       R[8] = 1.0 - xx - yy;
+}
+
+/* ---- placements: out = P @ joint_transform, P the joint's fixed placement (4x4 row-major) */
+
+/* out = P @ (R, 0): the rotation block of P times the 3x3 row-major R, P's translation. */
+static inline void rbd_place_rot(const double* P, const double* R, double* out) {
+    for (int r = 0; r < 3; r++) {
+        out[4 * r + 0] = P[4 * r] * R[0] + P[4 * r + 1] * R[3] + P[4 * r + 2] * R[6];
+        out[4 * r + 1] = P[4 * r] * R[1] + P[4 * r + 1] * R[4] + P[4 * r + 2] * R[7];
+        out[4 * r + 2] = P[4 * r] * R[2] + P[4 * r + 1] * R[5] + P[4 * r + 2] * R[8];
+        out[4 * r + 3] = P[4 * r + 3];
+    }
+}
+
+/* Add P's rotation applied to (x, y, z) to out's translation. */
+static inline void rbd_place_shift(const double* P, double x, double y, double z, double* out) {
+    out[3] += P[0] * x + P[1] * y + P[2] * z;
+    out[7] += P[4] * x + P[5] * y + P[6] * z;
+    out[11] += P[8] * x + P[9] * y + P[10] * z;
+}
+
+/* out = P @ (Rz, 0), Rz the rotation about z of cosine c and sine s. */
+static inline void rbd_place_rot_z(const double* P, double c, double s, double* out) {
+    for (int r = 0; r < 3; r++) {
+        out[4 * r] = c * P[4 * r] + s * P[4 * r + 1];
+        out[4 * r + 1] = c * P[4 * r + 1] - s * P[4 * r];
+        out[4 * r + 2] = P[4 * r + 2];
+        out[4 * r + 3] = P[4 * r + 3];
+    }
+}
+
+/* The kinds other than revolute (out of line: they are rare, and inlining them everywhere
+   would keep the passes from inlining the revolute ones).  u: the joint's axis. */
+RBD_NOINLINE void rbd_other_placement(int kind, const double* P, const double* u, const double* qj,
+                                      double* out) {
+    double R[9], s, c;
+    out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0;
+    if (kind == RBD_PRISMATIC) {
+        for (int r = 0; r < 12; r++) out[r] = P[r];
+        rbd_place_shift(P, u[0] * qj[0], u[1] * qj[0], u[2] * qj[0], out);
+    } else if (kind == RBD_SPHERICAL) {
+        rbd_quat_to_rot(qj, R);
+        rbd_place_rot(P, R, out);
+    } else if (kind == RBD_PLANAR) {
+        rbd_sincos(qj[2], &s, &c);
+        rbd_place_rot_z(P, c, s, out);
+        rbd_place_shift(P, qj[0], qj[1], 0.0, out);
+    } else if (kind == RBD_FREE) {
+        rbd_quat_to_rot(qj + 3, R);
+        rbd_place_rot(P, R, out);
+        rbd_place_shift(P, qj[0], qj[1], qj[2], out);
+    } else {  /* not a kind (models are validated): a NaN placement, refused by the driver */
+        for (int r = 0; r < 12; r++) out[r] = NAN;
+    }
+}
+
+/* out = parent_from_body = P @ joint_transform(qj) (4x4 row-major) for a joint of the kind,
+   axis u (revolute and prismatic joints) and coordinates qj. */
+RBD_ALWAYS_INLINE void rbd_joint_placement(int kind, const double* P, const double* u, const double* qj,
+                                           double* out) {
+    double s, c, t, R[9];
+    if (kind > RBD_REVOLUTE) {
+        rbd_other_placement(kind, P, u, qj, out);
+        return;
+    }
+    out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0;
+    rbd_sincos(qj[0], &s, &c);
+    if (kind == RBD_REVOLUTE_Z) {
+        rbd_place_rot_z(P, c, s, out);
+    } else if (kind == RBD_REVOLUTE_X) {
+        for (int r = 0; r < 3; r++) {
+            out[4 * r] = P[4 * r];
+            out[4 * r + 1] = c * P[4 * r + 1] + s * P[4 * r + 2];
+            out[4 * r + 2] = c * P[4 * r + 2] - s * P[4 * r + 1];
+            out[4 * r + 3] = P[4 * r + 3];
+        }
+    } else if (kind == RBD_REVOLUTE_Y) {
+        for (int r = 0; r < 3; r++) {
+            out[4 * r] = c * P[4 * r] - s * P[4 * r + 2];
+            out[4 * r + 1] = P[4 * r + 1];
+            out[4 * r + 2] = s * P[4 * r] + c * P[4 * r + 2];
+            out[4 * r + 3] = P[4 * r + 3];
+        }
+    } else {  /* about the unit axis u (Rodrigues) */
+        t = 1.0 - c;
+        R[0] = c + t * u[0] * u[0];
+        R[1] = t * u[0] * u[1] - s * u[2];
+        R[2] = t * u[0] * u[2] + s * u[1];
+        R[3] = t * u[0] * u[1] + s * u[2];
+        R[4] = c + t * u[1] * u[1];
+        R[5] = t * u[1] * u[2] - s * u[0];
+        R[6] = t * u[0] * u[2] - s * u[1];
+        R[7] = t * u[1] * u[2] + s * u[0];
+        R[8] = c + t * u[2] * u[2];
+        rbd_place_rot(P, R, out);
+    }
+}
+
+/* rbd_joint_placement of body i of a compiled model m (a macro: an inline wrapper around an
+   always-inlined body would itself be too large for the compiler to inline). */
+#define RBD_BODY_PLACEMENT(m, i, qj, out) \
+    rbd_joint_placement((m)->kinds[i], (m)->placements + 16 * (i), (m)->axes + 3 * (i), (qj), (out))
+#endif
