@@ -16,7 +16,8 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kerne
                            Algorithm, algorithm,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
 from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, add6, sub6,
-                            first_moment, total_first_moment, shift_to_frame)
+                            first_moment, shift_to_frame)
+from rbd_c._joints cimport joint_placement
 from rbd_c._model import size
 
 
@@ -472,10 +473,30 @@ def frame_acceleration_derivatives(model, q, v, a, frame, reference="local", *, 
 # ---- center of mass ---------------------------------------------------------------------------
 @cython.cdivision(True)
 cdef int k_com(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """The subtrees' masses and first moments (m, m c), summed from the leaves up, each in
+    its body's frame, moved into the parent's with the joint's placement (a 3x3 times a
+    3-vector per body, where world placements would compose 4x4s)."""
     cdef double* out = outs[0]
     cdef const CModel* m = c.m
-    world_placements(m, ins[0], work, False)
-    total_first_moment(m, work, out)
+    cdef double* H = work  # per body: subtree mass, first moment (4)
+    cdef double* h
+    cdef double X[16]
+    cdef double w[3]
+    cdef int i, p, r
+    for i in range(m.nb):
+        memcpy(H + 4 * i, m.inertias + 10 * i, 4 * sizeof(double))
+    out[0] = 0.0; out[1] = 0.0; out[2] = 0.0
+    for i in range(m.nb - 1, -1, -1):  # children after their parents: a subtree is complete here
+        p = m.parents[i]
+        h = H + 4 * i
+        joint_placement(m, i, ins[0] + m.q_idx[i], X)
+        for r in range(3):
+            w[r] = X[4 * r] * h[1] + X[4 * r + 1] * h[2] + X[4 * r + 2] * h[3] + X[4 * r + 3] * h[0]
+        if p >= 0:
+            H[4 * p] += h[0]
+            H[4 * p + 1] += w[0]; H[4 * p + 2] += w[1]; H[4 * p + 3] += w[2]
+        else:
+            out[0] += w[0]; out[1] += w[1]; out[2] += w[2]
     out[0] /= m.total_mass; out[1] /= m.total_mass; out[2] /= m.total_mass
     return 0
 
@@ -487,7 +508,7 @@ def center_of_mass(model, q, *, out=None):
     return run(model, cm, &call, CENTER_OF_MASS, (q,), out)
 
 
-# Scratch of the centre-of-mass kernels: world placements (16), then subtree mass and
+# Scratch of com_jacobian: world placements (16), then subtree mass and
 # first moment (4), per body.
 cdef enum:
     COM_OM = 0
@@ -558,7 +579,7 @@ cdef Algorithm FRAME_VELOCITY_DERIVATIVES = algorithm(b"qv", ("q", "v"), (b"6v",
 cdef Algorithm FRAME_ACCELERATION_DERIVATIVES = algorithm(b"qvv", ("q", "v", "a"), (b"6v", b"6v", b"6v", b"6v"),
                                                           k_frame_acceleration_derivatives, FRAME_SCRATCH,
                                                           size(nv=4, depth=200))
-cdef Algorithm CENTER_OF_MASS = algorithm(b"q", ("q",), (b"3",), k_com, size(nb=COM_H), size(nb=25))
+cdef Algorithm CENTER_OF_MASS = algorithm(b"q", ("q",), (b"3",), k_com, size(nb=4), size(nb=15))
 cdef Algorithm COM_JACOBIAN = algorithm(b"q", ("q",), (b"3v",), k_com_jacobian, size(nb=COM_PER_BODY),
                                         size(nb=40))
 
