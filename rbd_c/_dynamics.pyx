@@ -20,7 +20,7 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepa
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
-from rbd_c._passes cimport (gravity_acceleration, add6, sub6, dot6, world_placements, body_velocities, child_placement,
+from rbd_c._passes cimport (gravity_acceleration, add4, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, total_first_moment, center_root)
 from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
@@ -179,10 +179,50 @@ def nonlinear_effects(model, q, v, *, out=None):
     return run(model, cm, &call, NONLINEAR_EFFECTS, (q, v), out)
 
 
-cdef int k_rnea_gravity(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
-    cdef const double* args[4]
-    args[0] = ins[0]; args[1] = NULL; args[2] = NULL; args[3] = NULL
-    return k_rnea(c, args, outs, work)
+cdef int k_gravity(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
+    """g(q) from the subtrees' masses and first moments: at rest every body's spatial
+    acceleration is gravity's, a pure linear one (a), so the force a joint transmits is
+    its subtree's (m_sub a, h_sub x a) in its body's frame: gravity rotated down the tree,
+    (m_sub, h_sub) summed up it as center_of_mass does, no spatial inertias or force
+    transforms."""
+    cdef double* tau = outs[0]
+    cdef const CModel* m = c.m
+    cdef int nb = m.nb, i, p, r
+    cdef double* X = work              # parent_from_body placements (16 per body)
+    cdef double* G = work + 16 * nb    # gravity's acceleration in each body's frame (3)
+    cdef double* H = work + 19 * nb    # subtree mass and first moment (4)
+    cdef double a0[6]
+    cdef double f[6]
+    cdef double w[4]
+    cdef const double* g
+    cdef double* x
+    cdef double* h
+    cdef double* a
+    gravity_acceleration(c, a0)
+    for i in range(nb):
+        p = m.parents[i]
+        x = X + 16 * i
+        joint_placement(m, i, ins[0] + m.q_idx[i], x)
+        g = G + 3 * p if p >= 0 else a0
+        for r in range(3):  # R^T g
+            G[3 * i + r] = x[r] * g[0] + x[4 + r] * g[1] + x[8 + r] * g[2]
+        memcpy(H + 4 * i, m.inertias + 10 * i, 4 * sizeof(double))
+    for i in range(nb - 1, -1, -1):  # children after their parents: a subtree is complete here
+        h = H + 4 * i
+        a = G + 3 * i
+        f[0] = h[0] * a[0]; f[1] = h[0] * a[1]; f[2] = h[0] * a[2]
+        f[3] = h[2] * a[2] - h[3] * a[1]
+        f[4] = h[3] * a[0] - h[1] * a[2]
+        f[5] = h[1] * a[1] - h[2] * a[0]
+        joint_force(m, i, f, tau + m.v_idx[i])
+        p = m.parents[i]
+        if p >= 0:
+            x = X + 16 * i
+            w[0] = h[0]
+            for r in range(3):
+                w[1 + r] = x[4 * r] * h[1] + x[4 * r + 1] * h[2] + x[4 * r + 2] * h[3] + x[4 * r + 3] * h[0]
+            add4(H + 4 * p, w)
+    return 0
 
 
 cdef int k_rnea_nle(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -739,7 +779,7 @@ def centroidal_momentum_matrix_time_variation(model, q, v, *, out=None):
 # ==========================================================================================
 cdef Algorithm RNEA = algorithm(b"qvaf", ("q", "v", "a", "fext"), (b"v",), k_rnea, size(nb=RNEA_PER_BODY),
                                size(nb=40))
-cdef Algorithm GRAVITY = algorithm(b"q", ("q",), (b"v",), k_rnea_gravity, size(nb=RNEA_PER_BODY), size(nb=25))
+cdef Algorithm GRAVITY = algorithm(b"q", ("q",), (b"v",), k_gravity, size(nb=23), size(nb=20))
 cdef Algorithm NONLINEAR_EFFECTS = algorithm(b"qv", ("q", "v"), (b"v",), k_rnea_nle, size(nb=RNEA_PER_BODY),
                                              size(nb=40))
 cdef Algorithm CRBA = algorithm(b"q", ("q",), (b"vv",), k_crba, size(nb=CRBA_PER_BODY, nv=6),

@@ -1,5 +1,6 @@
 #ifndef RBD_FAST_H
 #define RBD_FAST_H
+#include <string.h>
 /* RBD_FAST compiles a function for x86-64-v3 (AVX2 with FMA) and for the baseline, the
    copy chosen when the module loads (never -march=native: an installed package runs on
    any machine).  FMA may change the last bits between the two. */
@@ -8,4 +9,20 @@
 #else
 #define RBD_FAST
 #endif
+
+/* dst[0..3] += src[0..3] as one 4-wide load, add and store: a child adding into its
+   parent's 4 numbers one at a time makes the parent, which later loads them 2 or 4 at a
+   time, wait until those stores retire (store forwarding fails). */
+static inline void rbd_add4(double* dst, const double* src) {
+#if defined(__GNUC__) || defined(__clang__)
+    typedef double rbd_v4 __attribute__((vector_size(32)));
+    rbd_v4 a, b;
+    memcpy(&a, dst, sizeof a);
+    memcpy(&b, src, sizeof b);
+    a += b;
+    memcpy(dst, &a, sizeof a);
+#else
+    dst[0] += src[0]; dst[1] += src[1]; dst[2] += src[2]; dst[3] += src[3];
+#endif
+}
 #endif

@@ -15,7 +15,7 @@ from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
                            Algorithm, algorithm,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
-from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, add6, sub6,
+from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, add4, add6, sub6,
                             first_moment, shift_to_frame)
 from rbd_c._joints cimport joint_placement
 from rbd_c._model import size
@@ -481,7 +481,7 @@ cdef int k_com(const Call* c, const double** ins, double** outs, double* work) n
     cdef double* H = work  # per body: subtree mass, first moment (4)
     cdef double* h
     cdef double X[16]
-    cdef double w[3]
+    cdef double w[4]
     cdef int i, p, r
     for i in range(m.nb):
         memcpy(H + 4 * i, m.inertias + 10 * i, 4 * sizeof(double))
@@ -490,13 +490,13 @@ cdef int k_com(const Call* c, const double** ins, double** outs, double* work) n
         p = m.parents[i]
         h = H + 4 * i
         joint_placement(m, i, ins[0] + m.q_idx[i], X)
+        w[0] = h[0]
         for r in range(3):
-            w[r] = X[4 * r] * h[1] + X[4 * r + 1] * h[2] + X[4 * r + 2] * h[3] + X[4 * r + 3] * h[0]
+            w[1 + r] = X[4 * r] * h[1] + X[4 * r + 1] * h[2] + X[4 * r + 2] * h[3] + X[4 * r + 3] * h[0]
         if p >= 0:
-            H[4 * p] += h[0]
-            H[4 * p + 1] += w[0]; H[4 * p + 2] += w[1]; H[4 * p + 3] += w[2]
+            add4(H + 4 * p, w)
         else:
-            out[0] += w[0]; out[1] += w[1]; out[2] += w[2]
+            out[0] += w[1]; out[1] += w[2]; out[2] += w[3]
     out[0] /= m.total_mass; out[1] /= m.total_mass; out[2] /= m.total_mass
     return 0
 

@@ -6,6 +6,10 @@ from rbd_c._kernels cimport se3_compose, act_motion, inv_act_motion, motion_cros
 from rbd_c._model cimport CModel, Call
 from rbd_c._joints cimport joint_placement, joint_motion, joint_motion_add, joint_column, basis_axis
 
+cdef extern from "_fast.h":
+    # dst[0..3] += src[0..3] in one 4-wide store (a child adding into its parent's numbers)
+    void add4 "rbd_add4"(double* dst, const double* src) noexcept nogil
+
 
 cdef inline void gravity_acceleration(const Call* c, double* a0) noexcept nogil:
     """The world's spatial acceleration that stands for gravity: [-g; 0] (a forward pass
