@@ -39,6 +39,25 @@ class OptionalBuildExt(build_ext):
         except Exception as exc:  # noqa: BLE001 - any compiler failure
             self._warn_or_raise(exc)
 
+    def build_extensions(self):
+        extra = self._accepted(STRINGOP_FLAGS) if platform.machine().lower() in ("x86_64", "amd64") else []
+        for ext in self.extensions:
+            ext.extra_compile_args = list(ext.extra_compile_args) + extra
+        super().build_extensions()
+
+    def _accepted(self, flags):
+        """flags if the compiler takes them (gcc does; others may refuse), else none."""
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            probe = os.path.join(tmp, "probe.c")
+            with open(probe, "w") as f:
+                f.write("int rbd_probe(void) { return 0; }\n")
+            try:
+                self.compiler.compile([probe], output_dir=tmp, extra_postargs=flags)
+            except Exception:  # noqa: BLE001 - any refusal
+                return []
+        return flags
+
     def build_extension(self, ext):
         try:
             super().build_extension(ext)
@@ -71,6 +90,12 @@ def _openmp_flags():
 
 
 V3_PACKAGE = "rbd_c._v3"
+
+# On x86-64 gcc expands a memset or memcpy of a known size up to a few hundred bytes (the
+# SIMD lanes' 8-sample rows) as `rep stos`/`rep movs`, slow to start: vector loops instead,
+# up to 2 KB (batched aba 19% faster on Talos, M^-1 12-28%); larger sizes still call libc.
+STRINGOP_FLAGS = ["-mmemset-strategy=vector_loop:2048:noalign,libcall:-1:noalign",
+                  "-mmemcpy-strategy=vector_loop:2048:noalign,libcall:-1:noalign"]
 
 
 def _x86_64_v3_copies(exts):
