@@ -21,7 +21,7 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepa
 from rbd_c._model import size
 from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
 from rbd_c._passes cimport (gravity_acceleration, add4, add6, sub6, dot6, world_placements, body_velocities, child_placement,
-                            child_twist, world_column, first_moment, total_first_moment, center_root)
+                            child_twist, world_column, first_moment, moved_moment, total_first_moment, center_root)
 from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_in, lanes_out)
@@ -217,10 +217,8 @@ cdef int k_gravity(const Call* c, const double** ins, double** outs, double* wor
         joint_force(m, i, f, tau + m.v_idx[i])
         p = m.parents[i]
         if p >= 0:
-            x = X + 16 * i
             w[0] = h[0]
-            for r in range(3):
-                w[1 + r] = x[4 * r] * h[1] + x[4 * r + 1] * h[2] + x[4 * r + 2] * h[3] + x[4 * r + 3] * h[0]
+            moved_moment(X + 16 * i, h, w + 1)
             add4(H + 4 * p, w)
     return 0
 

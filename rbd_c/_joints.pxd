@@ -23,10 +23,6 @@ function, the same row in ``rbd.model.JOINT_KINDS``.
 cimport cython
 from libc.math cimport sin, cos, sqrt, fabs, atan2, NAN
 
-cdef extern from "_sincos.h":
-    # sin and cos of a joint angle: the SIMD lanes' formula (within an ulp or two of libm's)
-    void rbd_sincos(double x, double* sn, double* cs) noexcept nogil
-
 from rbd_c._model cimport CModel
 from rbd_c._kernels cimport exp_coefficients, se3_exp, left_jacobian_inverse_apply, adjoint_matrix
 

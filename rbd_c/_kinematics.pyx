@@ -16,7 +16,7 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kerne
                            Algorithm, algorithm,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
 from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, add4, add6, sub6,
-                            first_moment, shift_to_frame)
+                            first_moment, moved_moment, shift_to_frame)
 from rbd_c._joints cimport joint_placement
 from rbd_c._model import size
 
@@ -482,7 +482,7 @@ cdef int k_com(const Call* c, const double** ins, double** outs, double* work) n
     cdef double* h
     cdef double X[16]
     cdef double w[4]
-    cdef int i, p, r
+    cdef int i, p
     for i in range(m.nb):
         memcpy(H + 4 * i, m.inertias + 10 * i, 4 * sizeof(double))
     out[0] = 0.0; out[1] = 0.0; out[2] = 0.0
@@ -491,8 +491,7 @@ cdef int k_com(const Call* c, const double** ins, double** outs, double* work) n
         h = H + 4 * i
         joint_placement(m, i, ins[0] + m.q_idx[i], X)
         w[0] = h[0]
-        for r in range(3):
-            w[1 + r] = X[4 * r] * h[1] + X[4 * r + 1] * h[2] + X[4 * r + 2] * h[3] + X[4 * r + 3] * h[0]
+        moved_moment(X, h, w + 1)
         if p >= 0:
             add4(H + 4 * p, w)
         else:

@@ -141,12 +141,17 @@ cdef inline int chain_pass(const CModel* m, int body, const double* q, const dou
     return d
 
 
+cdef inline void moved_moment(const double* M, const double* mh, double* h) noexcept nogil:
+    """First moment of mass (m c) in frame a of a mass mh[0] whose first moment in frame b
+    is mh[1:4], for the placement M = aMb (4x4): m p + R h."""
+    h[0] = mh[0] * M[3] + M[0] * mh[1] + M[1] * mh[2] + M[2] * mh[3]
+    h[1] = mh[0] * M[7] + M[4] * mh[1] + M[5] * mh[2] + M[6] * mh[3]
+    h[2] = mh[0] * M[11] + M[8] * mh[1] + M[9] * mh[2] + M[10] * mh[3]
+
+
 cdef inline void first_moment(const CModel* m, int i, const double* oM, double* h) noexcept nogil:
-    """World first moment of mass (m c) of body i from its world placement oM: m p + R h_body."""
-    cdef const double* Y = m.inertias + 10 * i
-    h[0] = Y[0] * oM[3] + oM[0] * Y[1] + oM[1] * Y[2] + oM[2] * Y[3]
-    h[1] = Y[0] * oM[7] + oM[4] * Y[1] + oM[5] * Y[2] + oM[6] * Y[3]
-    h[2] = Y[0] * oM[11] + oM[8] * Y[1] + oM[9] * Y[2] + oM[10] * Y[3]
+    """World first moment of mass (m c) of body i from its world placement oM."""
+    moved_moment(oM, m.inertias + 10 * i, h)
 
 
 cdef inline void total_first_moment(const CModel* m, const double* oM, double* h) noexcept nogil:
