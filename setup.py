@@ -40,7 +40,7 @@ class OptionalBuildExt(build_ext):
             self._warn_or_raise(exc)
 
     def build_extensions(self):
-        extra = self._accepted(STRINGOP_FLAGS) if platform.machine().lower() in ("x86_64", "amd64") else []
+        extra = self._accepted(STRINGOP_FLAGS) if X86_64 else []
         for ext in self.extensions:
             ext.extra_compile_args = list(ext.extra_compile_args) + extra
         super().build_extensions()
@@ -90,6 +90,7 @@ def _openmp_flags():
 
 
 V3_PACKAGE = "rbd_c._v3"
+X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 
 # On x86-64 gcc expands a memset or memcpy of a known size up to a few hundred bytes (the
 # SIMD lanes' 8-sample rows) as `rep stos`/`rep movs`, slow to start: vector loops instead,
@@ -105,7 +106,7 @@ def _x86_64_v3_copies(exts):
     Only on Linux x86-64; rbd_c._cpu, which decides, stays baseline only (and answers "no"
     unless gcc built it: other compilers' builds use the baseline copy)."""
     if (_flag("RBD_NO_X86_64_V3") or sys.platform not in ("linux",)
-            or platform.machine().lower() not in ("x86_64", "amd64")):
+            or not X86_64):
         return []
     from setuptools import Extension
     here = os.path.dirname(os.path.abspath(__file__))
