@@ -32,7 +32,7 @@ from rbd_c._model cimport (CModel, Call, CompiledModel, prepare_call, run, Algor
 from rbd_c._model import size
 from rbd_c._passes cimport (world_placements, world_columns, child_placement, child_twist, world_column, add6,
                             sub6, dot6, gravity_acceleration, shift_to_frame)
-from rbd_c._joints cimport joint_placement, joint_motion_add
+from rbd_c._joints cimport loop_placement, SINCOS_BLOCK, joint_motion_add
 from rbd_c._dynamics cimport crba_world_terms, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_contacts, rbd_lanes_set, rbd_lanes_best, lanes_model,
                            lanes_tables, lanes_set, lanes_placements, lanes_in, rbd_lanes_scatter, one_by_one)
@@ -491,11 +491,13 @@ cdef int k_regressor(const Call* c, const double** ins, double** outs, double* w
     cdef double t[6]
     gravity_acceleration(c, a0)
     memset(Y, 0, nv * ncols * sizeof(double))
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for j in range(nb):
         B = work + REG_PER_BODY * j
         p = m.parents[j]
         P = work + REG_PER_BODY * p if p >= 0 else NULL
-        joint_placement(m, j, q + m.q_idx[j], Xl)
+        loop_placement(m, j, q, sn, cs, Xl)
         child_placement(P + REG_OM if p >= 0 else NULL, Xl, B + REG_OM)
         child_twist(m, j, Xl, v, P + REG_V if p >= 0 else NULL, vJ, B + REG_V)
         inv_act_motion(Xl, P + REG_A if p >= 0 else a0, B + REG_A)

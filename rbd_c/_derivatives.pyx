@@ -12,7 +12,7 @@ from libc.string cimport memset, memcpy
 from rbd_c._kernels cimport act_force, motion_cross, force_cross, inertia_apply, inertia_act, velocity_variation
 from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, add_armature
 from rbd_c._model import size
-from rbd_c._joints cimport joint_placement
+from rbd_c._joints cimport loop_placement, SINCOS_BLOCK
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
 from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_rank1_sub_add, spd_inverse,
                                  articulated_reduce)
@@ -68,11 +68,13 @@ cdef void _rd_forward(const Call* c, const double* q, const double* v, const dou
     cdef double vp[6]
     memset(zero, 0, 6 * sizeof(double))
     gravity_acceleration(c, a0)
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for i in range(nb):
         B = work + RD_PER_BODY * i
         p = m.parents[i]
         P = work + RD_PER_BODY * p if p >= 0 else NULL
-        joint_placement(m, i, q + m.q_idx[i], Xl)
+        loop_placement(m, i, q, sn, cs, Xl)
         if p < 0:
             center_root(i, Xl, ref)
         child_placement(P + RD_OM if p >= 0 else NULL, Xl, B + RD_OM)
@@ -415,10 +417,12 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
     cdef double D[36]
     cdef double L[36]
     memset(levels, 0, 6 * nv * m.max_depth * sizeof(double))
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for i in range(nb):  # world placements, columns and inertias: the recursion needs no transforms
         B = work + MI_PER_BODY * i
         p = m.parents[i]
-        joint_placement(m, i, q + m.q_idx[i], Xl)
+        loop_placement(m, i, q, sn, cs, Xl)
         child_placement(work + MI_PER_BODY * p + MI_OM if p >= 0 else NULL, Xl, B + MI_OM)
         for r in range(m.nvj[i]):
             world_column(m, i, r, B + MI_OM, S + 6 * (m.v_idx[i] + r))

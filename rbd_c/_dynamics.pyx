@@ -19,7 +19,8 @@ from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
-from rbd_c._joints cimport joint_placement, joint_motion_add, joint_force, joint_column, unit_column
+from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, joint_motion_add, joint_force, joint_column,
+                            unit_column)
 from rbd_c._passes cimport (gravity_acceleration, add4, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, moved_moment, total_first_moment, center_root)
 from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
@@ -65,6 +66,8 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
     cdef double* fi
     cdef const double* Y
     gravity_acceleration(c, a0)
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for i in range(nb):
         xi = X + 16 * i
         vi = V + 6 * i
@@ -72,7 +75,7 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
         fi = F + 6 * i
         Y = m.inertias + 10 * i
         p = m.parents[i]
-        joint_placement(m, i, q + m.q_idx[i], xi)
+        loop_placement(m, i, q, sn, cs, xi)
         inv_act_motion(xi, A + 6 * p if p >= 0 else a0, ai)
         if a != NULL:
             joint_motion_add(m, i, a + m.v_idx[i], ai)
@@ -199,10 +202,12 @@ cdef int k_gravity(const Call* c, const double** ins, double** outs, double* wor
     cdef double* h
     cdef double* a
     gravity_acceleration(c, a0)
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for i in range(nb):
         p = m.parents[i]
         x = X + 16 * i
-        joint_placement(m, i, ins[0] + m.q_idx[i], x)
+        loop_placement(m, i, ins[0], sn, cs, x)
         g = G + 3 * p if p >= 0 else a0
         for r in range(3):  # R^T g
             G[3 * i + r] = x[r] * g[0] + x[4 + r] * g[1] + x[8 + r] * g[2]
@@ -363,6 +368,8 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
     cdef double acc_s
 
     # ---- forward: placements, velocities, bias terms, rigid inertias ------------------
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for i in range(nb):
         B = work + ABA_PER_BODY * i
         xi = B + ABA_X
@@ -371,7 +378,7 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         IA = B + ABA_IA
         pA = B + ABA_PA
         p = m.parents[i]
-        joint_placement(m, i, q + m.q_idx[i], xi)
+        loop_placement(m, i, q, sn, cs, xi)
         child_twist(m, i, xi, v, work + ABA_PER_BODY * p + ABA_V if p >= 0 else NULL, vJ, vel)
         if p >= 0:
             motion_cross(vel, vJ, ci)
@@ -514,13 +521,15 @@ cdef int k_coriolis(const Call* c, const double** ins, double** outs, double* wo
     cdef double G1[6]
     cdef double G2[6]
     memset(C, 0, nv * nv * sizeof(double))
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for i in range(nb):
         Bb = work + COR_PER_BODY * i
         oM = Bb + COR_OM
         vl = Bb + COR_V
         ov = Bb + COR_OV
         p = m.parents[i]
-        joint_placement(m, i, q + m.q_idx[i], Xl)
+        loop_placement(m, i, q, sn, cs, Xl)
         child_twist(m, i, Xl, v, work + COR_PER_BODY * p + COR_V if p >= 0 else NULL, vJ, vl)
         if p < 0:
             center_root(i, Xl, ref)
@@ -694,10 +703,12 @@ cdef int _centroidal_matrix(const Call* c, const double* q, const double* v, dou
     cdef double mass = m.total_mass
     com[0] = 0.0; com[1] = 0.0; com[2] = 0.0
     cd[0] = 0.0; cd[1] = 0.0; cd[2] = 0.0
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for i in range(nb):
         B = work + CM_PER_BODY * i
         p = m.parents[i]
-        joint_placement(m, i, q + m.q_idx[i], Xl)
+        loop_placement(m, i, q, sn, cs, Xl)
         if p < 0:
             center_root(i, Xl, ref)
         child_placement(work + CM_PER_BODY * p + CM_OM if p >= 0 else NULL, Xl, B + CM_OM)

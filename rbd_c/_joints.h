@@ -14,11 +14,6 @@
 #else
 #define RBD_ALWAYS_INLINE static inline
 #define RBD_NOINLINE static
-
-/* rbd_joint_placement of body i of a compiled model m (a macro: an inline wrapper around an
-   always-inlined body would itself be too large for the compiler to inline). */
-#define RBD_BODY_PLACEMENT(m, i, qj, out) \
-    rbd_joint_placement((m)->kinds[i], (m)->placements + 16 * (i), (m)->axes + 3 * (i), (qj), (out))
 #endif
 
 enum {
@@ -133,16 +128,18 @@ RBD_NOINLINE void rbd_other_placement(int kind, const double* P, const double* u
 }
 
 /* out = parent_from_body = P @ joint_transform(qj) (4x4 row-major) for a joint of the kind,
-   axis u (revolute and prismatic joints) and coordinates qj. */
-RBD_ALWAYS_INLINE void rbd_joint_placement(int kind, const double* P, const double* u, const double* qj,
-                                           double* out) {
+   axis u (revolute and prismatic joints) and coordinates qj; *sn and *cs: the sine and
+   cosine of qj[0] (read by the revolute kinds only). */
+RBD_ALWAYS_INLINE void rbd_joint_placement_sc(int kind, const double* P, const double* u, const double* qj,
+                                              const double* sn, const double* cs, double* out) {
     double s, c, t, R[9];
     if (kind > RBD_REVOLUTE) {
         rbd_other_placement(kind, P, u, qj, out);
         return;
     }
+    s = *sn;
+    c = *cs;
     out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0;
-    rbd_sincos(qj[0], &s, &c);
     if (kind == RBD_REVOLUTE_Z) {
         rbd_place_rot_z(P, c, s, out);
     } else if (kind == RBD_REVOLUTE_X) {
@@ -174,8 +171,44 @@ RBD_ALWAYS_INLINE void rbd_joint_placement(int kind, const double* P, const doub
     }
 }
 
+/* rbd_joint_placement_sc, with the sine and cosine of qj[0] computed here. */
+RBD_ALWAYS_INLINE void rbd_joint_placement(int kind, const double* P, const double* u, const double* qj,
+                                           double* out) {
+    double s = 0.0, c = 1.0;
+    if (kind <= RBD_REVOLUTE) rbd_sincos(qj[0], &s, &c);
+    rbd_joint_placement_sc(kind, P, u, qj, &s, &c, out);
+}
+
+/* The sines and cosines of the angles q[idx[0]], ..., q[idx[RBD_SINCOS_BLOCK - 1]]: one
+   polynomial vectorised across a block of bodies, where each revolute placement would
+   evaluate its own, and the placements of a pass no longer wait on them.  The compiled
+   model's angle_q gives, per body, its revolute joint's angle (another kind: any valid
+   index), padded to whole blocks, and angle_blocks whether a block has a revolute joint. */
+#define RBD_SINCOS_BLOCK 4
+static inline void rbd_block_sincos(const int* idx, const double* q, double* S, double* C) {
+    double x[RBD_SINCOS_BLOCK];
+    int far = 0;
+    for (int k = 0; k < RBD_SINCOS_BLOCK; k++) x[k] = q[idx[k]];
+    for (int k = 0; k < RBD_SINCOS_BLOCK; k++) rbd_sincos_reduced(x[k], S + k, C + k);
+    for (int k = 0; k < RBD_SINCOS_BLOCK; k++) far |= !(x[k] < 1e5 && x[k] > -1e5);
+    if (far) {  /* (rbd_sincos's libm branch) */
+        for (int k = 0; k < RBD_SINCOS_BLOCK; k++) rbd_sincos(x[k], S + k, C + k);
+    }
+}
+
 /* rbd_joint_placement of body i of a compiled model m (a macro: an inline wrapper around an
    always-inlined body would itself be too large for the compiler to inline). */
 #define RBD_BODY_PLACEMENT(m, i, qj, out) \
     rbd_joint_placement((m)->kinds[i], (m)->placements + 16 * (i), (m)->axes + 3 * (i), (qj), (out))
+
+/* The same inside a loop over the bodies i = 0, 1, ..., nb - 1 in order, for the whole q:
+   the sines and cosines come from S and C (RBD_SINCOS_BLOCK doubles each, the loop's),
+   filled by rbd_block_sincos at the start of each block of bodies. */
+#define RBD_LOOP_PLACEMENT(m, i, q, S, C, out) do { \
+        const int k_ = (i) & (RBD_SINCOS_BLOCK - 1); \
+        if (k_ == 0 && (m)->angle_blocks[(i) / RBD_SINCOS_BLOCK]) \
+            rbd_block_sincos((m)->angle_q + (i), (q), (S), (C)); \
+        rbd_joint_placement_sc((m)->kinds[i], (m)->placements + 16 * (i), (m)->axes + 3 * (i), \
+                               (q) + (m)->q_idx[i], (S) + k_, (C) + k_, (out)); \
+    } while (0)
 #endif

@@ -55,6 +55,13 @@ cdef extern from "_joints.h":
     # out = parent_from_body of body i = joint_placements[i] @ joint_transform(q_i), 4x4;
     # always inlined (a macro over rbd_joint_placement)
     void joint_placement "RBD_BODY_PLACEMENT"(const CModel* m, int i, const double* qj, double* out) noexcept nogil
+    # the same inside a loop over every body i = 0, 1, ..., nb - 1 in order, from the whole
+    # q: the revolute joints' sines and cosines are evaluated a block of SINCOS_BLOCK bodies
+    # at a time, vectorised, into the loop's S and C (SINCOS_BLOCK doubles each)
+    cdef enum:
+        SINCOS_BLOCK "RBD_SINCOS_BLOCK"
+    void loop_placement "RBD_LOOP_PLACEMENT"(const CModel* m, int i, const double* q, double* S, double* C,
+                                             double* out) noexcept nogil
 
 
 # ---------------------------------------------------------------------------------------

@@ -68,6 +68,9 @@ ctypedef struct CModel:
     double gravity[3]       # the model's gravity (a model is immutable: read once, here)
     int coupled             # a model with mimic joints (this is its full model: run() goes through rbd._coupled)
     double singular_tol     # articulated-inertia pivots at or below this are singular
+    # for the joint placements' sines and cosines a block of bodies at a time (_joints.h):
+    int* angle_q            # (nb padded to whole blocks) a revolute joint's angle's index in q, else 0
+    int* angle_blocks       # (blocks,) whether the block has a revolute joint
 
 # Per-call parameters handed to the kernels (read-only during the loop).
 ctypedef struct Call:

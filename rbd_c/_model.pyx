@@ -25,7 +25,7 @@ from libc.string cimport memset
 from cpython.exc cimport PyErr_CheckSignals
 
 from rbd_c._kernels cimport any_nonfinite
-from rbd_c._joints cimport zero_quaternion, rbd_joint_table, K_COUNT
+from rbd_c._joints cimport zero_quaternion, rbd_joint_table, K_COUNT, K_REV, SINCOS_BLOCK
 
 import os
 import warnings
@@ -381,6 +381,14 @@ cdef CompiledModel _build(object model):
     cm.m.parents = _ints(owner, parents)
     cm.m.kinds = _ints(owner, kinds)
     cm.m.q_idx = _ints(owner, q_idx)
+    nblocks = (nb + SINCOS_BLOCK - 1) // SINCOS_BLOCK
+    revolute = kinds <= K_REV
+    angle_q = np.zeros(nblocks * SINCOS_BLOCK, dtype=np.intp)
+    angle_q[:nb][revolute] = q_idx[revolute]
+    angle_blocks = np.zeros(nblocks * SINCOS_BLOCK, dtype=np.intp)
+    angle_blocks[:nb] = revolute
+    cm.m.angle_q = _ints(owner, angle_q)
+    cm.m.angle_blocks = _ints(owner, angle_blocks.reshape(-1, SINCOS_BLOCK).any(axis=1))
     cm.m.v_idx = _ints(owner, v_idx)
     cm.m.nqj = _ints(owner, nq_j)
     cm.m.nvj = _ints(owner, nv_j)

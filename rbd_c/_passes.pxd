@@ -4,7 +4,7 @@ from libc.string cimport memcpy, memset
 
 from rbd_c._kernels cimport se3_compose, act_motion, inv_act_motion, motion_cross
 from rbd_c._model cimport CModel, Call
-from rbd_c._joints cimport joint_placement, joint_motion, joint_motion_add, joint_column, basis_axis
+from rbd_c._joints cimport joint_placement, loop_placement, SINCOS_BLOCK, joint_motion, joint_motion_add, joint_column, basis_axis
 
 cdef extern from "_fast.h":
     # dst[0..3] += src[0..3] in one 4-wide store (a child adding into its parent's numbers)
@@ -91,9 +91,11 @@ cdef inline void world_placements(const CModel* m, const double* q, double* oM, 
     cdef int i, p
     cdef double Xl[16]
     cdef double ref[3]
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for i in range(m.nb):
         p = m.parents[i]
-        joint_placement(m, i, q + m.q_idx[i], Xl)
+        loop_placement(m, i, q, sn, cs, Xl)
         if centered and p < 0:
             center_root(i, Xl, ref)
         child_placement(oM + 16 * p if p >= 0 else NULL, Xl, oM + 16 * i)
@@ -104,9 +106,11 @@ cdef inline void body_velocities(const CModel* m, const double* q, const double*
     """Parent_from_body placements X and body-frame twists V of every body."""
     cdef int i, p
     cdef double vJ[6]
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     for i in range(m.nb):
         p = m.parents[i]
-        joint_placement(m, i, q + m.q_idx[i], X + 16 * i)
+        loop_placement(m, i, q, sn, cs, X + 16 * i)
         child_twist(m, i, X + 16 * i, v, V + 6 * p if p >= 0 else NULL, vJ, V + 6 * i)
 
 

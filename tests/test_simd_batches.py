@@ -172,7 +172,8 @@ def test_joint_angles_beyond_the_polynomials_range(simd):
     q, v, a, tau, fext = random_state(model, np.random.default_rng(5), batch=(9,))
     q[2] = [1e5, -1e5, 3.7e5, -2.2e6, 1e9, -3e11, 1e12]
     q[5, 0] = 99999.9  # (just inside the polynomial's range)
-    for name, args in (("rnea", (q, v, a)), ("crba", (q,)), ("aba", (q, v, tau))):
+    for name, args in (("rnea", (q, v, a)), ("crba", (q,)), ("aba", (q, v, tau)), ("gravity", (q,)),
+                       ("forward_kinematics", (q,))):  # (the single calls' sines and cosines a block at a time)
         batched = compiled(name)(model, *args)
         single = one_by_one(compiled, name, model, args, {}, (9,))
         ref = numpy_call(name)(model, *args)
