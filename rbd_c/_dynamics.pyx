@@ -19,15 +19,14 @@ from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
-from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, joint_motion_add, joint_force, joint_column,
+from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, K_REV_Z, joint_motion_add, joint_force, joint_column,
                             unit_column)
 from rbd_c._passes cimport (gravity_acceleration, add4, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, moved_moment, total_first_moment, center_root)
 from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_in, lanes_out)
-from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_add, sym6_act_add,
-                                 joint_articulated, articulated_reduce)
+from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, sym6_rank1_sub, sym6_shift_add, rot_sym3
 
 # Variants of the RNEA kernel.
 cdef enum:
@@ -326,122 +325,176 @@ def crba(model, q, *, out=None):
 # ABA
 # ==========================================================================================
 cdef enum:
-    # ABA's scratch per body, by offset: parent_from_body X, twist v, velocity-product
-    # acceleration c, articulated inertia IA (sym6, 21), bias force pA, acceleration a.
-    ABA_X = 0
-    ABA_V = 16
-    ABA_C = 22
-    ABA_IA = 28
-    ABA_PA = 49
-    ABA_A = 55
-    ABA_PER_BODY = 61
+    # ABA's scratch per body, by offset: the world rotation R beside the origin's offset r
+    # from the parent's (a 3x4 [R | r], world axes), the rigid inertia Y, twist v,
+    # velocity-product acceleration c, articulated inertia IA (sym6, 21), bias force pA and
+    # acceleration a, all at the body's origin in world axes; then the columns S and IA S of
+    # each dof (6 each), 1 / D.
+    ABA_RR = 0
+    ABA_Y = 12
+    ABA_V = 22
+    ABA_C = 28
+    ABA_IA = 34
+    ABA_PA = 55
+    ABA_A = 61
+    ABA_PER_BODY = 67
+
+
+cdef inline void _rotate6(const double* M, const double* x, double* out) noexcept nogil:
+    """out = [R x_lin; R x_ang] for the rotation R of M (3x4 or 4x4 row-major)."""
+    cdef int r
+    for r in range(3):
+        out[r] = M[4 * r] * x[0] + M[4 * r + 1] * x[1] + M[4 * r + 2] * x[2]
+        out[3 + r] = M[4 * r] * x[3] + M[4 * r + 1] * x[4] + M[4 * r + 2] * x[5]
 
 
 @cython.cdivision(True)
 cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
-    """Forward dynamics by the articulated-body algorithm (Featherstone), body frames,
-    articulated inertias stored as 21-number symmetric matrices."""
+    """Forward dynamics by the articulated-body algorithm (Featherstone) with each body's
+    quantities at its origin in world axes: a child's articulated inertia and bias force
+    reach the parent's by a translation only (in body frames each also takes a rotation,
+    the larger part of the 6x6 congruence), and they stay at the bodies' own origins
+    (in world axes about one origin, the lever arms of distant bodies cost digits).  The
+    dofs of a body are eliminated one at a time, so a joint's D is a number (its pivots
+    are articulated_ltdl's).  Articulated inertias: 21-number symmetric (_articulated)."""
     cdef double* qdd = outs[0]
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef const double* v = ins[1]
     cdef const double* tau = ins[2]
     cdef const double* fext = ins[3]
-    cdef int nb = m.nb, i, p, k, col, r, l, vi, status
-    cdef double* U = work + ABA_PER_BODY * nb      # 6 x nv, column-major by dof
-    cdef double* Dinv = U + 6 * m.nv               # nv_i x nv_i per body
+    cdef int nb = m.nb, nv = m.nv, i, p, d, r, vi
+    cdef double* S = work + ABA_PER_BODY * nb      # each dof's column (6)
+    cdef double* U = S + 6 * nv                    # IA s of each dof (6)
+    cdef double* Dinv = U + 6 * nv                 # 1 / D of each dof
     cdef double* B
-    cdef double* xi
-    cdef double* vel
-    cdef double* ci
+    cdef double* P
+    cdef double* Rr
     cdef double* IA
     cdef double* pA
     cdef double* acc
-    cdef double* Ui
-    cdef double* Di
+    cdef const double* Y
+    cdef const double* s
+    cdef const double* w
+    cdef double* Ud
+    cdef double Xl[16]
     cdef double vJ[6]
     cdef double t[6]
-    cdef double pa[6]
-    cdef double Ia[21]
-    cdef double W[36]
     cdef double a0[6]
-    cdef double acc_s
-
-    # ---- forward: placements, velocities, bias terms, rigid inertias ------------------
     cdef double sn[SINCOS_BLOCK]
     cdef double cs[SINCOS_BLOCK]
+    cdef double D, inv, u
+    cdef int b, kind
+
+    # ---- forward: placements, velocities, bias terms, rigid inertias ------------------
     for i in range(nb):
         B = work + ABA_PER_BODY * i
-        xi = B + ABA_X
-        vel = B + ABA_V
-        ci = B + ABA_C
-        IA = B + ABA_IA
-        pA = B + ABA_PA
+        Rr = B + ABA_RR
         p = m.parents[i]
-        loop_placement(m, i, q, sn, cs, xi)
-        child_twist(m, i, xi, v, work + ABA_PER_BODY * p + ABA_V if p >= 0 else NULL, vJ, vel)
-        if p >= 0:
-            motion_cross(vel, vJ, ci)
+        vi = m.v_idx[i]
+        kind = m.kinds[i]
+        P = work + ABA_PER_BODY * p if p >= 0 else NULL
+        loop_placement(m, i, q, sn, cs, Xl)
+        if p >= 0:  # [R | r] = R_p [R_l | t_l], a row at a time
+            for r in range(3):
+                for b in range(4):
+                    Rr[4 * r + b] = P[4 * r] * Xl[b] + P[4 * r + 1] * Xl[4 + b] + P[4 * r + 2] * Xl[8 + b]
         else:
-            memset(ci, 0, 6 * sizeof(double))
-        sym6_from_inertia(m.inertias + 10 * i, IA)
-        inertia_cross_term(m.inertias + 10 * i, vel, pA)
-        if fext != NULL:
-            sub6(pA, fext + 6 * i)
+            memcpy(Rr, Xl, 12 * sizeof(double))
+        Y = m.inertias + 10 * i
+        B[ABA_Y] = Y[0]
+        for r in range(3):  # R h, R I R^T: the inertia at the origin in world axes
+            B[ABA_Y + 1 + r] = Rr[4 * r] * Y[1] + Rr[4 * r + 1] * Y[2] + Rr[4 * r + 2] * Y[3]
+        rot_sym3(Rr, Y + 4, B + ABA_Y + 4)
+        if kind <= K_REV_Z:  # about a basis axis b: the column is R's column b
+            Ud = S + 6 * vi
+            Ud[0] = 0.0; Ud[1] = 0.0; Ud[2] = 0.0
+            Ud[3] = Rr[kind]; Ud[4] = Rr[4 + kind]; Ud[5] = Rr[8 + kind]
+            for r in range(6):
+                vJ[r] = Ud[r] * v[vi]
+        else:
+            memset(vJ, 0, 6 * sizeof(double))
+            for d in range(vi, vi + m.nvj[i]):
+                joint_column(m, i, d - vi, t)
+                _rotate6(Rr, t, S + 6 * d)
+                for r in range(6):
+                    vJ[r] += S[6 * d + r] * v[d]
+        if p >= 0:  # the parent's twist at this origin, + vJ
+            w = P + ABA_V
+            B[ABA_V] = w[0] + (w[4] * Rr[11] - w[5] * Rr[7]) + vJ[0]
+            B[ABA_V + 1] = w[1] + (w[5] * Rr[3] - w[3] * Rr[11]) + vJ[1]
+            B[ABA_V + 2] = w[2] + (w[3] * Rr[7] - w[4] * Rr[3]) + vJ[2]
+            for r in range(3, 6):
+                B[ABA_V + r] = w[r] + vJ[r]
+            motion_cross(B + ABA_V, vJ, B + ABA_C)
+        else:  # (a root's v x vJ is zero)
+            memcpy(B + ABA_V, vJ, 6 * sizeof(double))
+            memset(B + ABA_C, 0, 6 * sizeof(double))
+        sym6_from_inertia(B + ABA_Y, B + ABA_IA)
+        inertia_cross_term(B + ABA_Y, B + ABA_V, B + ABA_PA)
+        if fext != NULL:  # (given in the body's frame: rotated to world axes)
+            _rotate6(Rr, fext + 6 * i, t)
+            sub6(B + ABA_PA, t)
 
-    # ---- backward: articulated inertias and bias forces --------------------------------
+    # ---- backward: articulated inertias and bias forces, a dof at a time ----------------
     for i in range(nb - 1, -1, -1):
         B = work + ABA_PER_BODY * i
-        xi = B + ABA_X
-        ci = B + ABA_C
         IA = B + ABA_IA
         pA = B + ABA_PA
         p = m.parents[i]
-        k = m.nvj[i]
         vi = m.v_idx[i]
-        Ui = U + 6 * vi
-        Di = Dinv + m.d2_idx[i]
-        status = joint_articulated(m, i, IA, Ui, Di)
-        if status:
-            return status
-        joint_force(m, i, pA, t)
-        for r in range(k):
-            qdd[vi + r] = tau[vi + r] - t[r]          # u_i, turned into qdd in the last pass
+        for d in range(vi + m.nvj[i] - 1, vi - 1, -1):
+            s = S + 6 * d
+            Ud = U + 6 * d
+            sym6_matvec(IA, s, Ud)
+            D = dot6(s, Ud) + m.armature[d]
+            if not D > m.singular_tol:  # (NaN included)
+                return 1 + i
+            inv = 1.0 / D
+            Dinv[d] = inv
+            u = tau[d] - dot6(s, pA)
+            qdd[d] = u                           # u, turned into qdd in the last pass
+            u *= inv
+            for r in range(6):
+                pA[r] += Ud[r] * u
+            sym6_rank1_sub(IA, Ud, inv)          # IA -= U U^T / D
         if p < 0:
             continue
-        articulated_reduce(IA, Ui, Di, k, Ia, W)
-        memcpy(pa, pA, 6 * sizeof(double))
-        sym6_matvec_add(Ia, ci, pa)
-        for col in range(k):
-            for r in range(6):
-                pa[r] += W[6 * col + r] * qdd[vi + col]
-        B = work + ABA_PER_BODY * p
-        sym6_act_add(xi, Ia, B + ABA_IA)
-        act_force(xi, pa, t)
-        add6(B + ABA_PA, t)
+        # the parent gets IA and pA + IA c, moved to its origin
+        P = work + ABA_PER_BODY * p
+        sym6_matvec(IA, B + ABA_C, t)
+        add6(t, pA)
+        w = B + ABA_RR
+        vJ[0] = w[3]; vJ[1] = w[7]; vJ[2] = w[11]  # r
+        P[ABA_PA] += t[0]
+        P[ABA_PA + 1] += t[1]
+        P[ABA_PA + 2] += t[2]
+        P[ABA_PA + 3] += t[3] + (vJ[1] * t[2] - vJ[2] * t[1])
+        P[ABA_PA + 4] += t[4] + (vJ[2] * t[0] - vJ[0] * t[2])
+        P[ABA_PA + 5] += t[5] + (vJ[0] * t[1] - vJ[1] * t[0])
+        sym6_shift_add(vJ, IA, P + ABA_IA)
 
     # ---- forward: accelerations and joint accelerations --------------------------------
     gravity_acceleration(c, a0)
     for i in range(nb):
         B = work + ABA_PER_BODY * i
-        xi = B + ABA_X
-        ci = B + ABA_C
-        acc = B + ABA_A
         p = m.parents[i]
-        k = m.nvj[i]
         vi = m.v_idx[i]
-        Ui = U + 6 * vi
-        Di = Dinv + m.d2_idx[i]
-        inv_act_motion(xi, work + ABA_PER_BODY * p + ABA_A if p >= 0 else a0, acc)
-        add6(acc, ci)
-        for r in range(k):
-            t[r] = qdd[vi + r] - dot6(Ui + 6 * r, acc)
-        for r in range(k):
-            acc_s = 0.0
-            for l in range(k):
-                acc_s += Di[k * r + l] * t[l]
-            qdd[vi + r] = acc_s
-        joint_motion_add(m, i, qdd + vi, acc)
+        acc = B + ABA_A
+        if p >= 0:  # the parent's acceleration at this origin, + c
+            w = work + ABA_PER_BODY * p + ABA_A
+            Rr = B + ABA_RR
+            acc[0] = w[0] + (w[4] * Rr[11] - w[5] * Rr[7]) + B[ABA_C]
+            acc[1] = w[1] + (w[5] * Rr[3] - w[3] * Rr[11]) + B[ABA_C + 1]
+            acc[2] = w[2] + (w[3] * Rr[7] - w[4] * Rr[3]) + B[ABA_C + 2]
+            for r in range(3, 6):
+                acc[r] = w[r] + B[ABA_C + r]
+        else:  # (gravity's acceleration is the same at every origin)
+            memcpy(acc, a0, 6 * sizeof(double))
+        for d in range(vi, vi + m.nvj[i]):
+            qdd[d] = (qdd[d] - dot6(U + 6 * d, acc)) * Dinv[d]
+            for r in range(6):
+                acc[r] += S[6 * d + r] * qdd[d]
     return 0
 
 
@@ -794,7 +847,7 @@ cdef Algorithm NONLINEAR_EFFECTS = algorithm(b"qv", ("q", "v"), (b"v",), k_rnea_
 cdef Algorithm CRBA = algorithm(b"q", ("q",), (b"vv",), k_crba, size(nb=CRBA_PER_BODY, nv=6),
                                 size(nb=30, nv_depth=15))
 cdef Algorithm ABA = algorithm(b"qvvf", ("q", "v", "tau", "fext"), (b"v",), k_aba,
-                               size(nb=ABA_PER_BODY, nv=6, nd2=1), size(nb=90))
+                               size(nb=ABA_PER_BODY, nv=13), size(nb=90))
 cdef Algorithm CORIOLIS = algorithm(b"qv", ("q", "v"), (b"vv",), k_coriolis, size(nb=COR_PER_BODY, nv=12),
                                     size(nb=250, nv_depth=20))
 cdef Algorithm KINETIC_ENERGY = algorithm(b"qv", ("q", "v"), (b"",), k_kinetic, size(nb=RNEA_A), size(nb=25))

@@ -689,7 +689,7 @@ static inline void RBD_SFX(ln_sym6_matvec_const)(const double* restrict S, const
     LANE { RBD_SYM6_ROWS(S, x0, x1, x2, x3, x4, x5, RBD_SET, out) }
 }
 
-/* out += S x (sym6_matvec_add) */
+/* out += S x */
 static inline void RBD_SFX(ln_sym6_matvec_add)(const double* restrict S, const double* restrict x,
                                                double* restrict out) {
     LANE {
@@ -1180,7 +1180,8 @@ static void RBD_SFX(rbd_matvec_lanes)(int n, const double* Z, const double* x, d
 }
 
 /* out += X* S X^-1: the articulated inertia S (21 rows) of a child in its parent's frame,
-   X = parent_from_child (sym6_act_add, lane by lane) */
+   X = parent_from_child (the body-frame congruence: rot_sym3, then sym6_shift_add's
+   shift, lane by lane) */
 static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const double* restrict S,
                                             double* restrict out) {
     LANE {
@@ -1192,7 +1193,7 @@ static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const doub
         Bm[0] = R(S, 3); Bm[1] = R(S, 4); Bm[2] = R(S, 5);
         Bm[3] = R(S, 8); Bm[4] = R(S, 9); Bm[5] = R(S, 10);
         Bm[6] = R(S, 12); Bm[7] = R(S, 13); Bm[8] = R(S, 14);
-        /* R A R^T, R C R^T (_rot_sym3) */
+        /* R A R^T, R C R^T (rot_sym3) */
 #define RBD_ROT_SYM3(Y, o)                                                                      \
         for (int i = 0; i < 3; i++) {                                                           \
             T[3 * i + 0] = M[4 * i] * Y[0] + M[4 * i + 1] * Y[1] + M[4 * i + 2] * Y[2];         \
@@ -1344,7 +1345,7 @@ static void RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, co
         double* IA = B + B_IA * L;
         double* Ui = U + 6 * L * vi;
         double* Di = Dinv + L * m->d2_idx[i];
-        /* U = IA S, D = S^T U + armature, Di = D^-1 (joint_articulated) */
+        /* U = IA S, D = S^T U + armature, Di = D^-1 (by Cholesky, as spd_inverse) */
         for (int col = 0; col < k; col++) {
             const int c = m->cols[6 * kind + col];
             if (c >= 0) {

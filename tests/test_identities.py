@@ -28,7 +28,8 @@ import rbd
 from rbd import reference as ref
 from rbd.model import JointKind
 
-from models import REFERENCES, algorithm_calls, random_model, m_inverse_slack, aba_derivatives_slack, contacts_on
+from models import (REFERENCES, algorithm_calls, random_model, m_inverse_slack, aba_slack, aba_derivatives_slack,
+                    contacts_on)
 
 
 H = 1e-6          # central-difference step
@@ -589,6 +590,8 @@ def test_batches_equal_per_sample_results(model, backend, batch):
             atol = 1e-14 * scale
             if name == "inverse_mass_matrix":  # ... which M's conditioning amplifies in M^-1
                 atol += m_inverse_slack(rbd.crba(model, single_args[0]), single)
+            elif name == "aba":  # ... and in qdd (the batches' lanes and one sample are two forms of ABA)
+                atol += aba_slack(model, single_args[0], single)
             elif name == "aba_derivatives":  # ... and in -M^-1 dtau/dx
                 atol += aba_derivatives_slack(model, *single_args, single_kwargs.get("fext"), single[2])
             np.testing.assert_allclose(got[idx], single, rtol=1e-14, atol=atol,
