@@ -28,6 +28,8 @@ cdef extern from "_sym6.h":  # (shared with the C kernels of _factor.pxd)
     void sym6_from_inertia "rbd_sym6_from_inertia" (const double* Y, double* S) noexcept nogil
     # S = the 6x6 matrix of the 10-number inertia Y = [m, h, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]
     void sym6_matvec "rbd_sym6_matvec" (const double* S, const double* x, double* out) noexcept nogil  # out = S x
+    void sym6_matvec_angular "rbd_sym6_matvec_angular" (const double* S, const double* w,
+                                                        double* out) noexcept nogil  # out = S [0; w]
     void sym6_rank1_sub "rbd_sym6_rank1_sub" (double* S, const double* u, double alpha) noexcept nogil
     # S -= alpha u u^T
     void sym6_rank1_sub_add "rbd_sym6_rank1_sub_add" (double* P, const double* S, const double* u,

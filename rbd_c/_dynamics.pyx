@@ -19,14 +19,15 @@ from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
-from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, K_REV_Z, joint_motion_add, joint_force, joint_column,
+from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, K_REV_Z, K_REV, joint_motion_add, joint_force, joint_column,
                             unit_column)
 from rbd_c._passes cimport (gravity_acceleration, add4, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, moved_moment, total_first_moment, center_root)
 from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_in, lanes_out)
-from rbd_c._articulated cimport sym6_from_inertia, sym6_matvec, sym6_rank1_sub, sym6_shift_add, rot_sym3
+from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_angular, sym6_rank1_sub, sym6_shift_add,
+                                 rot_sym3)
 
 # Variants of the RNEA kernel.
 cdef enum:
@@ -443,16 +444,22 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         pA = B + ABA_PA
         p = m.parents[i]
         vi = m.v_idx[i]
+        kind = m.kinds[i]
         for d in range(vi + m.nvj[i] - 1, vi - 1, -1):
             s = S + 6 * d
             Ud = U + 6 * d
-            sym6_matvec(IA, s, Ud)
-            D = dot6(s, Ud) + m.armature[d]
+            if kind <= K_REV:  # a revolute column has no linear part
+                sym6_matvec_angular(IA, s + 3, Ud)
+                D = s[3] * Ud[3] + s[4] * Ud[4] + s[5] * Ud[5] + m.armature[d]
+                u = tau[d] - (s[3] * pA[3] + s[4] * pA[4] + s[5] * pA[5])
+            else:
+                sym6_matvec(IA, s, Ud)
+                D = dot6(s, Ud) + m.armature[d]
+                u = tau[d] - dot6(s, pA)
             if not D > m.singular_tol:  # (NaN included)
                 return 1 + i
             inv = 1.0 / D
             Dinv[d] = inv
-            u = tau[d] - dot6(s, pA)
             qdd[d] = u                           # u, turned into qdd in the last pass
             u *= inv
             for r in range(6):

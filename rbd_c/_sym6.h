@@ -26,6 +26,16 @@ static inline void rbd_sym6_matvec(const double* S, const double* x, double* out
     out[5] = S[5] * x[0] + S[10] * x[1] + S[14] * x[2] + S[17] * x[3] + S[19] * x[4] + S[20] * x[5];
 }
 
+/* out = S [0; w]: S times a motion with no linear part (a revolute joint's column) */
+static inline void rbd_sym6_matvec_angular(const double* S, const double* w, double* out) {
+    out[0] = S[3] * w[0] + S[4] * w[1] + S[5] * w[2];
+    out[1] = S[8] * w[0] + S[9] * w[1] + S[10] * w[2];
+    out[2] = S[12] * w[0] + S[13] * w[1] + S[14] * w[2];
+    out[3] = S[15] * w[0] + S[16] * w[1] + S[17] * w[2];
+    out[4] = S[16] * w[0] + S[18] * w[1] + S[19] * w[2];
+    out[5] = S[17] * w[0] + S[19] * w[1] + S[20] * w[2];
+}
+
 /* S -= alpha u u^T */
 static inline void rbd_sym6_rank1_sub(double* S, const double* u, double alpha) {
     int n = 0;
