@@ -870,7 +870,7 @@ cdef Algorithm CENTROIDAL_MATRIX_RATE = algorithm(b"qv", ("q", "v"), (b"6v",), k
 set_block(RNEA, kb_rnea, size(nb=37 * LANES, nv=4 * LANES))
 set_block(GRAVITY, kb_gravity, size(nb=37 * LANES, nv=4 * LANES))
 set_block(NONLINEAR_EFFECTS, kb_nle, size(nb=37 * LANES, nv=4 * LANES))
-set_block(ABA, kb_aba, size(nb=64 * LANES, nv=10 * LANES, nd2=LANES))
+set_block(ABA, kb_aba, size(nb=64 * LANES, nv=11 * LANES))
 set_block(CRBA, kb_crba, size(nb=35 * LANES, nv=7 * LANES, nv2=1))
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)

@@ -118,6 +118,22 @@ static inline void RBD_SFX(ln_motion_add)(const rbd_lanes_model* m, int i, const
     }
 }
 
+/* out += (column c of S_i) x (x: one row) */
+static inline void RBD_SFX(ln_motion_add_column)(const rbd_lanes_model* m, int i, int c, const double* restrict x,
+                                                 double* restrict out) {
+    const int col = m->cols[6 * m->kinds[i] + c];
+    if (col >= 0) {
+        double* o = out + col * L;
+        LANE o[l] += x[l];
+    } else {
+        const double* u = m->axes + 3 * i;
+        double* o = out + (col == RBD_AXIS_ANGULAR ? 3 : 0) * L;
+        LANE {
+            o[l] += u[0] * x[l]; o[L + l] += u[1] * x[l]; o[2 * L + l] += u[2] * x[l];
+        }
+    }
+}
+
 /* out = S_i^T f (nv_i rows)  (joint_force) */
 static inline void RBD_SFX(ln_joint_force)(const rbd_lanes_model* m, int i, const double* restrict f,
                                            double* restrict out) {
@@ -1247,66 +1263,18 @@ static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const doub
 }
 
 
-/* out = D^-1 of k x k symmetric blocks (k*k rows, row-major) by Cholesky, every lane
-   as spd_inverse does it.  A lane whose pivot is at most tol (NaN included) gets
-   bad[l] = 1 and out zero; the other lanes go on (its pivots are replaced by 1 so that
-   nothing in the vector registers traps or slows down). */
-static void RBD_SFX(ln_spd_inverse)(const double* restrict D, int k, double* restrict out, double tol,
-                                    int* restrict bad) {
-    double Lc[36 * L], Li[36 * L];
-    LANE bad[l] = 0;
-    for (int i = 0; i < k; i++)
-        for (int j = 0; j <= i; j++) {
-            double acc[L];
-            LANE acc[l] = R(D, k * i + j);
-            for (int m = 0; m < j; m++)
-                LANE acc[l] -= R(Lc, k * i + m) * R(Lc, k * j + m);
-            if (i == j) {
-                LANE {
-                    const int ok = acc[l] > tol;
-                    bad[l] |= !ok;
-                    R(Lc, k * i + i) = sqrt(ok ? acc[l] : 1.0);
-                }
-            } else {
-                LANE R(Lc, k * i + j) = acc[l] / R(Lc, k * j + j);
-            }
-        }
-    for (int j = 0; j < k; j++) {
-        LANE R(Li, k * j + j) = 1.0 / R(Lc, k * j + j);
-        for (int i = j + 1; i < k; i++) {
-            double acc[L];
-            LANE acc[l] = 0.0;
-            for (int m = j; m < i; m++)
-                LANE acc[l] -= R(Lc, k * i + m) * R(Li, k * m + j);
-            LANE R(Li, k * i + j) = acc[l] / R(Lc, k * i + i);
-        }
-    }
-    for (int i = 0; i < k; i++)
-        for (int j = i; j < k; j++) {
-            double acc[L];
-            LANE acc[l] = 0.0;
-            for (int m = j; m < k; m++)
-                LANE acc[l] += R(Li, k * m + i) * R(Li, k * m + j);
-            LANE {
-                const double x = bad[l] ? 0.0 : acc[l];
-                R(out, k * i + j) = x;
-                R(out, k * j + i) = x;
-            }
-        }
-}
-
-/* ABA on a block (k_aba, lane by lane): qdd (nv rows) from the placements X (12 rows
-   per body), v, tau (nv rows), fext (6 rows per body, or NULL); work: 45 rows per body,
-   7 per dof and the nv_i^2 of each joint.  status[l] = 1 + the first singular joint
-   of lane l (backward order), else 0. */
+/* ABA on a block (in body frames, lane by lane; a joint's dofs eliminated one at a time
+   as k_aba does): qdd (nv rows) from the placements X (12 rows per body), v, tau (nv
+   rows), fext (6 rows per body, or NULL); work: 45 rows per body, 7 per dof.  status[l]
+   = 1 + the first singular joint of lane l (backward order), else 0. */
 static void RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, const double* X,
                                    const double* v, const double* tau, const double* fext, double* qdd,
                                    double* work, int* status) {
     enum { B_V = 0, B_C = 6, B_IA = 12, B_PA = 33, B_A = 39, PER = 45 };
     const int nb = m->nb;
     double* U = work + PER * L * nb;        /* 6 rows per dof */
-    double* Dinv = U + 6 * L * m->nv;       /* nv_i^2 rows per joint */
-    double vJ[6 * L], t[6 * L], pa[6 * L], Ia[21 * L], W[36 * L], a0[6 * L];
+    double* Dinv = U + 6 * L * m->nv;       /* 1 / D: a row per dof */
+    double vJ[6 * L], t[6 * L], pa[6 * L], a0[6 * L];
     for (int l = 0; l < L; l++)
         status[l] = 0;
     for (int i = 0; i < nb; i++) {
@@ -1339,91 +1307,60 @@ static void RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, co
                 B[B_PA * L + r] -= fext[6 * L * i + r];
     }
     for (int i = nb - 1; i >= 0; i--) {
-        const int p = m->parents[i], k = m->nvj[i], vi = m->v_idx[i], kind = m->kinds[i];
+        const int p = m->parents[i], vi = m->v_idx[i], kind = m->kinds[i];
         const double* xi = X + 12 * L * i;
         double* B = work + PER * L * i;
         double* IA = B + B_IA * L;
-        double* Ui = U + 6 * L * vi;
-        double* Di = Dinv + L * m->d2_idx[i];
-        /* U = IA S, D = S^T U + armature, Di = D^-1 (by Cholesky, as spd_inverse) */
-        for (int col = 0; col < k; col++) {
-            const int c = m->cols[6 * kind + col];
-            if (c >= 0) {
+        double* pA = B + B_PA * L;
+        /* a dof at a time from the joint's last (k_aba): U = IA s, D = s^T U + armature,
+           u = tau - s^T pA (kept in qdd until the last pass), pA += U u / D, IA -= U U^T / D */
+        for (int d = vi + m->nvj[i] - 1; d >= vi; d--) {
+            const int c = m->cols[6 * kind + d - vi];
+            double* Ud = U + 6 * L * d;
+            double* Dd = Dinv + L * d;
+            double D[L], u[L];
+            if (c >= 0) {  /* a unit column: IA's column c, D its diagonal entry */
                 for (int r = 0; r < 6; r++)
-                    memcpy(Ui + (6 * col + r) * L, IA + RBD_SFX(ln_sym6)[6 * r + c] * L, L * sizeof(double));
+                    memcpy(Ud + r * L, IA + RBD_SFX(ln_sym6)[6 * r + c] * L, L * sizeof(double));
+                LANE {
+                    D[l] = R(Ud, c);
+                    u[l] = R(tau, d) - R(pA, c);
+                }
             } else {
-                double s[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-                const double* u = m->axes + 3 * i;
-                int o = c == RBD_AXIS_ANGULAR ? 3 : 0;
-                s[o] = u[0]; s[o + 1] = u[1]; s[o + 2] = u[2];
-                RBD_SFX(ln_sym6_matvec_const)(IA, s, Ui + 6 * col * L);
+                double sc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+                const double* ax = m->axes + 3 * i;
+                const int o = c == RBD_AXIS_ANGULAR ? 3 : 0;
+                sc[o] = ax[0]; sc[o + 1] = ax[1]; sc[o + 2] = ax[2];
+                RBD_SFX(ln_sym6_matvec_const)(IA, sc, Ud);
+                LANE {
+                    D[l] = ax[0] * R(Ud, o) + ax[1] * R(Ud, o + 1) + ax[2] * R(Ud, o + 2);
+                    u[l] = R(tau, d) - (ax[0] * R(pA, o) + ax[1] * R(pA, o + 1) + ax[2] * R(pA, o + 2));
+                }
             }
-        }
-        if (k == 1) {
-            RBD_SFX(ln_joint_force)(m, i, Ui, t);
-            const double arm = m->armature[vi], tol = m->singular_tol;
+            const double arm = m->armature[d], tol = m->singular_tol;
             LANE {
-                double d = t[l] + arm;
-                int ok = d > tol;
-                Di[l] = ok ? 1.0 / d : 0.0;
+                const double dd = D[l] + arm;
+                const int ok = dd > tol;  /* (NaN included) */
+                Dd[l] = ok ? 1.0 / dd : 0.0;
                 if (!ok && status[l] == 0)
                     status[l] = 1 + i;
+                R(qdd, d) = u[l];
+                u[l] *= Dd[l];
             }
-        } else {
-            double D[36 * L];
-            for (int col = 0; col < k; col++) {
-                RBD_SFX(ln_joint_force)(m, i, Ui + 6 * col * L, t);
-                for (int r = 0; r < k; r++)
-                    LANE D[(k * r + col) * L + l] = t[r * L + l];
-                LANE D[(k * col + col) * L + l] += m->armature[vi + col];
-            }
-            int bad[L];
-            RBD_SFX(ln_spd_inverse)(D, k, Di, m->singular_tol, bad);
-            LANE if (bad[l] && status[l] == 0)
-                status[l] = 1 + i;
+            for (int r = 0; r < 6; r++)
+                LANE R(pA, r) += R(Ud, r) * u[l];
+            int n = 0;
+            for (int a = 0; a < 6; a++)
+                for (int b = a; b < 6; b++, n++)
+                    LANE R(IA, n) -= Dd[l] * R(Ud, a) * R(Ud, b);
         }
-        /* u = tau - S^T pA, kept in qdd until the last pass */
-        RBD_SFX(ln_joint_force)(m, i, B + B_PA * L, t);
-        for (int r = 0; r < k; r++)
-            LANE R(qdd, vi + r) = R(tau, vi + r) - t[r * L + l];
         if (p < 0)
             continue;
-        /* Ia = IA - U D^-1 U^T, W = U D^-1 (articulated_reduce) */
-        memcpy(Ia, IA, sizeof(Ia));
-        if (k == 1) {
-            int n = 0;
-            for (int a = 0; a < 6; a++)
-                for (int b = a; b < 6; b++, n++)
-                    LANE R(Ia, n) -= Di[l] * R(Ui, a) * R(Ui, b);
-            for (int r = 0; r < 6; r++)
-                LANE R(W, r) = R(Ui, r) * Di[l];
-        } else {
-            for (int col = 0; col < k; col++)
-                for (int r = 0; r < 6; r++)
-                    LANE {
-                        double acc = 0.0;
-                        for (int q = 0; q < k; q++)
-                            acc += R(Ui, 6 * q + r) * R(Di, k * q + col);
-                        R(W, 6 * col + r) = acc;
-                    }
-            int n = 0;
-            for (int a = 0; a < 6; a++)
-                for (int b = a; b < 6; b++, n++)
-                    LANE {
-                        double acc = 0.0;
-                        for (int q = 0; q < k; q++)
-                            acc += R(W, 6 * q + a) * R(Ui, 6 * q + b);
-                        R(Ia, n) -= acc;
-                    }
-        }
-        /* pa = pA + Ia c + W u, then into the parent */
-        memcpy(pa, B + B_PA * L, sizeof(pa));
-        RBD_SFX(ln_sym6_matvec_add)(Ia, B + B_C * L, pa);
-        for (int col = 0; col < k; col++)
-            for (int r = 0; r < 6; r++)
-                LANE R(pa, r) += R(W, 6 * col + r) * R(qdd, vi + col);
+        /* pa = pA + Ia c, then into the parent */
+        memcpy(pa, pA, sizeof(pa));
+        RBD_SFX(ln_sym6_matvec_add)(IA, B + B_C * L, pa);
         double* Bp = work + PER * L * p;
-        RBD_SFX(ln_sym6_act_add)(xi, Ia, Bp + B_IA * L);
+        RBD_SFX(ln_sym6_act_add)(xi, IA, Bp + B_IA * L);
         RBD_SFX(ln_act_pair)(xi, pa + 3 * L, pa, Bp + B_PA * L + 3 * L, Bp + B_PA * L, 1);
     }
     LANE {
@@ -1431,27 +1368,20 @@ static void RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, co
         R(a0, 3) = 0.0; R(a0, 4) = 0.0; R(a0, 5) = 0.0;
     }
     for (int i = 0; i < nb; i++) {
-        const int p = m->parents[i], k = m->nvj[i], vi = m->v_idx[i];
+        const int p = m->parents[i], vi = m->v_idx[i];
         const double* xi = X + 12 * L * i;
         double* B = work + PER * L * i;
         double* acc = B + B_A * L;
-        const double* Ui = U + 6 * L * vi;
-        const double* Di = Dinv + L * m->d2_idx[i];
         RBD_SFX(ln_inv_act_motion)(xi, p >= 0 ? work + PER * L * p + B_A * L : a0, acc);
         for (int r = 0; r < 6 * L; r++)
             acc[r] += B[B_C * L + r];
-        for (int r = 0; r < k; r++)
-            LANE t[r * L + l] = R(qdd, vi + r) - (R(Ui, 6 * r) * R(acc, 0) + R(Ui, 6 * r + 1) * R(acc, 1)
-                                                   + R(Ui, 6 * r + 2) * R(acc, 2) + R(Ui, 6 * r + 3) * R(acc, 3)
-                                                   + R(Ui, 6 * r + 4) * R(acc, 4) + R(Ui, 6 * r + 5) * R(acc, 5));
-        for (int r = 0; r < k; r++)
-            LANE {
-                double s = 0.0;
-                for (int c = 0; c < k; c++)
-                    s += R(Di, k * r + c) * t[c * L + l];
-                R(qdd, vi + r) = s;
-            }
-        RBD_SFX(ln_motion_add)(m, i, qdd + vi * L, acc);
+        for (int d = vi; d < vi + m->nvj[i]; d++) {  /* qdd = (u - U^T a) / D, a += s qdd */
+            const double* Ud = U + 6 * L * d;
+            LANE R(qdd, d) = (R(qdd, d) - (R(Ud, 0) * R(acc, 0) + R(Ud, 1) * R(acc, 1) + R(Ud, 2) * R(acc, 2)
+                                           + R(Ud, 3) * R(acc, 3) + R(Ud, 4) * R(acc, 4) + R(Ud, 5) * R(acc, 5)))
+                             * Dinv[L * d + l];
+            RBD_SFX(ln_motion_add_column)(m, i, d - vi, qdd + d * L, acc);
+        }
     }
 }
 
