@@ -120,22 +120,15 @@ cdef inline void sym3_rotate_t(const double* M, const double* S, double* out) no
 # SE(3)
 # ------------------------------------------------------------------------------------------
 cdef inline void se3_compose(const double* A, const double* B, double* out) noexcept nogil:
-    """out = A B = [[Ra Rb, ta + Ra tb], [0, 1]]."""
-    cdef double r00 = A[0] * B[0] + A[1] * B[4] + A[2] * B[8]
-    cdef double r01 = A[0] * B[1] + A[1] * B[5] + A[2] * B[9]
-    cdef double r02 = A[0] * B[2] + A[1] * B[6] + A[2] * B[10]
-    cdef double r10 = A[4] * B[0] + A[5] * B[4] + A[6] * B[8]
-    cdef double r11 = A[4] * B[1] + A[5] * B[5] + A[6] * B[9]
-    cdef double r12 = A[4] * B[2] + A[5] * B[6] + A[6] * B[10]
-    cdef double r20 = A[8] * B[0] + A[9] * B[4] + A[10] * B[8]
-    cdef double r21 = A[8] * B[1] + A[9] * B[5] + A[10] * B[9]
-    cdef double r22 = A[8] * B[2] + A[9] * B[6] + A[10] * B[10]
-    cdef double p0 = A[3] + A[0] * B[3] + A[1] * B[7] + A[2] * B[11]
-    cdef double p1 = A[7] + A[4] * B[3] + A[5] * B[7] + A[6] * B[11]
-    cdef double p2 = A[11] + A[8] * B[3] + A[9] * B[7] + A[10] * B[11]
-    out[0] = r00; out[1] = r01; out[2] = r02; out[3] = p0
-    out[4] = r10; out[5] = r11; out[6] = r12; out[7] = p1
-    out[8] = r20; out[9] = r21; out[10] = r22; out[11] = p2
+    """out = A B = [[Ra Rb, ta + Ra tb], [0, 1]] (B's bottom row [0, 0, 0, 1]): each row of
+    out is a combination of B's rows, four numbers wide."""
+    cdef double o[12]
+    cdef int a, b
+    for a in range(3):
+        for b in range(4):
+            o[4 * a + b] = A[4 * a] * B[b] + A[4 * a + 1] * B[4 + b] + A[4 * a + 2] * B[8 + b] + A[4 * a + 3] * B[12 + b]
+    for a in range(12):
+        out[a] = o[a]
     out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
 
 
