@@ -120,13 +120,15 @@ cdef inline void sym3_rotate_t(const double* M, const double* S, double* out) no
 # SE(3)
 # ------------------------------------------------------------------------------------------
 cdef inline void se3_compose(const double* A, const double* B, double* out) noexcept nogil:
-    """out = A B = [[Ra Rb, ta + Ra tb], [0, 1]] (B's bottom row [0, 0, 0, 1]): each row of
-    out is a combination of B's rows, four numbers wide."""
+    """out = A B = [[Ra Rb, ta + Ra tb], [0, 1]]: each row of out is a combination of B's
+    rows, four numbers wide, the last with [0 0 0 1] (B's bottom row, not read)."""
     cdef double o[12]
+    cdef double e3[4]
     cdef int a, b
+    e3[0] = 0.0; e3[1] = 0.0; e3[2] = 0.0; e3[3] = 1.0
     for a in range(3):
         for b in range(4):
-            o[4 * a + b] = A[4 * a] * B[b] + A[4 * a + 1] * B[4 + b] + A[4 * a + 2] * B[8 + b] + A[4 * a + 3] * B[12 + b]
+            o[4 * a + b] = A[4 * a] * B[b] + A[4 * a + 1] * B[4 + b] + A[4 * a + 2] * B[8 + b] + A[4 * a + 3] * e3[b]
     for a in range(12):
         out[a] = o[a]
     out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0

@@ -257,6 +257,22 @@ def test_compose_is_consistent_with_act(spatial_impl, A, B, m, p):
     np.testing.assert_allclose(S.se3_compose(AB, S.se3_inverse(B)), A, **TOL)
 
 
+def test_compose_reads_the_bottom_rows_as_exactly_0001(spatial_impl):
+    """Transforms are accepted with their bottom row within 1e-6 of [0 0 0 1]; the product
+    is that of the rigid transforms, as if the bottom rows were exact (the compiled
+    compose combines rows of B and must not take B's last row as it is given)."""
+    from scipy.spatial.transform import Rotation
+    A, B = np.eye(4), np.eye(4)
+    A[:3, :3] = Rotation.from_rotvec([0.3, -1.2, 0.7]).as_matrix()
+    A[:3, 3] = [1.0, -2.0, 30.0]
+    B[:3, :3] = Rotation.from_rotvec([-0.5, 0.4, 2.0]).as_matrix()
+    B[:3, 3] = [0.5, 4.0, -1.5]
+    expected = A @ B
+    A[3] = [4e-7, -3e-7, 2e-7, 1.0 + 6e-7]
+    B[3] = [-5e-7, 1e-7, 3e-7, 1.0 - 8e-7]
+    np.testing.assert_allclose(spatial_impl.se3_compose(A, B), expected, rtol=0, atol=1e-14)
+
+
 @PROPERTY
 @given(M=transforms, f=vec6, v=vec6)
 def test_power_is_invariant(spatial_impl, M, f, v):
