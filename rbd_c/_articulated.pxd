@@ -50,22 +50,6 @@ cdef inline void sym6_sub_products(double* S, const double* W, const double* U, 
             n += 1
 
 
-cdef inline void rot_sym3(const double* R, const double* X, double* out) noexcept nogil:
-    """out = R X R^T for symmetric X given as the 6 numbers [xx, xy, xz, yy, yz, zz]."""
-    cdef double T[9]
-    cdef int i
-    for i in range(3):
-        T[3 * i + 0] = R[4 * i] * X[0] + R[4 * i + 1] * X[1] + R[4 * i + 2] * X[2]
-        T[3 * i + 1] = R[4 * i] * X[1] + R[4 * i + 1] * X[3] + R[4 * i + 2] * X[4]
-        T[3 * i + 2] = R[4 * i] * X[2] + R[4 * i + 1] * X[4] + R[4 * i + 2] * X[5]
-    out[0] = T[0] * R[0] + T[1] * R[1] + T[2] * R[2]
-    out[1] = T[0] * R[4] + T[1] * R[5] + T[2] * R[6]
-    out[2] = T[0] * R[8] + T[1] * R[9] + T[2] * R[10]
-    out[3] = T[3] * R[4] + T[4] * R[5] + T[5] * R[6]
-    out[4] = T[3] * R[8] + T[4] * R[9] + T[5] * R[10]
-    out[5] = T[6] * R[8] + T[7] * R[9] + T[8] * R[10]
-
-
 cdef inline void sym6_shift_add(const double* r, const double* S, double* out) noexcept nogil:
     """out += X^T S X for X the motion transform of a pure translation: S an articulated
     inertia at a child's origin, out its parent's at the parent's origin, r the child's

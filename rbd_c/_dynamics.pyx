@@ -15,19 +15,20 @@ from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add,
-                             velocity_variation)
+                             velocity_variation, rotate3, rotate6, sym3_rotate)
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
 from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, K_REV_Z, K_REV, joint_motion_add, joint_force, joint_column,
                             unit_column)
 from rbd_c._passes cimport (gravity_acceleration, add4, add6, sub6, dot6, world_placements, body_velocities, child_placement,
-                            child_twist, world_column, first_moment, moved_moment, total_first_moment, center_root)
+                            child_twist, world_column, first_moment, moved_moment, total_first_moment, center_root,
+                            shift_to_point)
 from rbd_c._model cimport block_kernel_t, set_block, simd_cap, LANES
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_set, rbd_lanes_best, lanes_model, lanes_tables, lanes_set,
                            lanes_placements, lanes_in, lanes_out)
-from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_angular, sym6_rank1_sub, sym6_shift_add,
-                                 rot_sym3)
+from rbd_c._articulated cimport (sym6_from_inertia, sym6_matvec, sym6_matvec_angular, sym6_rank1_sub,
+                                 sym6_shift_add)
 
 # Variants of the RNEA kernel.
 cdef enum:
@@ -341,12 +342,9 @@ cdef enum:
     ABA_PER_BODY = 67
 
 
-cdef inline void _rotate6(const double* M, const double* x, double* out) noexcept nogil:
-    """out = [R x_lin; R x_ang] for the rotation R of M (3x4 or 4x4 row-major)."""
-    cdef int r
-    for r in range(3):
-        out[r] = M[4 * r] * x[0] + M[4 * r + 1] * x[1] + M[4 * r + 2] * x[2]
-        out[3 + r] = M[4 * r] * x[3] + M[4 * r + 1] * x[4] + M[4 * r + 2] * x[5]
+cdef inline void _offset(const double* Rr, double* r) noexcept nogil:
+    """r: the translation column of a 3x4 [R | r] (ABA's body origin from its parent's)."""
+    r[0] = Rr[3]; r[1] = Rr[7]; r[2] = Rr[11]
 
 
 @cython.cdivision(True)
@@ -376,7 +374,6 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
     cdef double* acc
     cdef const double* Y
     cdef const double* s
-    cdef const double* w
     cdef double* Ud
     cdef double Xl[16]
     cdef double vJ[6]
@@ -384,6 +381,7 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
     cdef double a0[6]
     cdef double sn[SINCOS_BLOCK]
     cdef double cs[SINCOS_BLOCK]
+    cdef double off[3]
     cdef double D, inv, u
     cdef int b, kind
 
@@ -403,10 +401,9 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         else:
             memcpy(Rr, Xl, 12 * sizeof(double))
         Y = m.inertias + 10 * i
-        B[ABA_Y] = Y[0]
-        for r in range(3):  # R h, R I R^T: the inertia at the origin in world axes
-            B[ABA_Y + 1 + r] = Rr[4 * r] * Y[1] + Rr[4 * r + 1] * Y[2] + Rr[4 * r + 2] * Y[3]
-        rot_sym3(Rr, Y + 4, B + ABA_Y + 4)
+        B[ABA_Y] = Y[0]  # m, R h, R I R^T: the inertia at the origin in world axes
+        rotate3(Rr, Y + 1, B + ABA_Y + 1)
+        sym3_rotate(Rr, Y + 4, B + ABA_Y + 4)
         if kind <= K_REV_Z:  # about a basis axis b: the column is R's column b
             Ud = S + 6 * vi
             Ud[0] = 0.0; Ud[1] = 0.0; Ud[2] = 0.0
@@ -417,16 +414,13 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
             memset(vJ, 0, 6 * sizeof(double))
             for d in range(vi, vi + m.nvj[i]):
                 joint_column(m, i, d - vi, t)
-                _rotate6(Rr, t, S + 6 * d)
+                rotate6(Rr, t, S + 6 * d)
                 for r in range(6):
                     vJ[r] += S[6 * d + r] * v[d]
         if p >= 0:  # the parent's twist at this origin, + vJ
-            w = P + ABA_V
-            B[ABA_V] = w[0] + (w[4] * Rr[11] - w[5] * Rr[7]) + vJ[0]
-            B[ABA_V + 1] = w[1] + (w[5] * Rr[3] - w[3] * Rr[11]) + vJ[1]
-            B[ABA_V + 2] = w[2] + (w[3] * Rr[7] - w[4] * Rr[3]) + vJ[2]
-            for r in range(3, 6):
-                B[ABA_V + r] = w[r] + vJ[r]
+            _offset(Rr, off)
+            shift_to_point(off, P + ABA_V, B + ABA_V)
+            add6(B + ABA_V, vJ)
             motion_cross(B + ABA_V, vJ, B + ABA_C)
         else:  # (a root's v x vJ is zero)
             memcpy(B + ABA_V, vJ, 6 * sizeof(double))
@@ -434,7 +428,7 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         sym6_from_inertia(B + ABA_Y, B + ABA_IA)
         inertia_cross_term(B + ABA_Y, B + ABA_V, B + ABA_PA)
         if fext != NULL:  # (given in the body's frame: rotated to world axes)
-            _rotate6(Rr, fext + 6 * i, t)
+            rotate6(Rr, fext + 6 * i, t)
             sub6(B + ABA_PA, t)
 
     # ---- backward: articulated inertias and bias forces, a dof at a time ----------------
@@ -471,15 +465,14 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         P = work + ABA_PER_BODY * p
         sym6_matvec(IA, B + ABA_C, t)
         add6(t, pA)
-        w = B + ABA_RR
-        vJ[0] = w[3]; vJ[1] = w[7]; vJ[2] = w[11]  # r
+        _offset(B + ABA_RR, off)
         P[ABA_PA] += t[0]
         P[ABA_PA + 1] += t[1]
         P[ABA_PA + 2] += t[2]
-        P[ABA_PA + 3] += t[3] + (vJ[1] * t[2] - vJ[2] * t[1])
-        P[ABA_PA + 4] += t[4] + (vJ[2] * t[0] - vJ[0] * t[2])
-        P[ABA_PA + 5] += t[5] + (vJ[0] * t[1] - vJ[1] * t[0])
-        sym6_shift_add(vJ, IA, P + ABA_IA)
+        P[ABA_PA + 3] += t[3] + (off[1] * t[2] - off[2] * t[1])
+        P[ABA_PA + 4] += t[4] + (off[2] * t[0] - off[0] * t[2])
+        P[ABA_PA + 5] += t[5] + (off[0] * t[1] - off[1] * t[0])
+        sym6_shift_add(off, IA, P + ABA_IA)
 
     # ---- forward: accelerations and joint accelerations --------------------------------
     gravity_acceleration(c, a0)
@@ -489,13 +482,9 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         vi = m.v_idx[i]
         acc = B + ABA_A
         if p >= 0:  # the parent's acceleration at this origin, + c
-            w = work + ABA_PER_BODY * p + ABA_A
-            Rr = B + ABA_RR
-            acc[0] = w[0] + (w[4] * Rr[11] - w[5] * Rr[7]) + B[ABA_C]
-            acc[1] = w[1] + (w[5] * Rr[3] - w[3] * Rr[11]) + B[ABA_C + 1]
-            acc[2] = w[2] + (w[3] * Rr[7] - w[4] * Rr[3]) + B[ABA_C + 2]
-            for r in range(3, 6):
-                acc[r] = w[r] + B[ABA_C + r]
+            _offset(B + ABA_RR, off)
+            shift_to_point(off, work + ABA_PER_BODY * p + ABA_A, acc)
+            add6(acc, B + ABA_C)
         else:  # (gravity's acceleration is the same at every origin)
             memcpy(acc, a0, 6 * sizeof(double))
         for d in range(vi, vi + m.nvj[i]):

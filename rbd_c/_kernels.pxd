@@ -22,6 +22,7 @@ touches Python objects or raises; all are ``inline noexcept nogil``.
 Kernels
     rotate3(M, x, out)                out = R x
     rotate3_t(M, x, out)              out = R^T x
+    rotate6(M, x, out)                out = [R x_lin; R x_ang]
     sym3_rotate(M, S, out)            out = R S R^T          (sym3)
     sym3_rotate_t(M, S, out)          out = R^T S R          (sym3)
     se3_compose(A, B, out)            out = A B
@@ -71,6 +72,14 @@ cdef inline void rotate3(const double* M, const double* x, double* out) noexcept
     out[0] = M[0] * x0 + M[1] * x1 + M[2] * x2
     out[1] = M[4] * x0 + M[5] * x1 + M[6] * x2
     out[2] = M[8] * x0 + M[9] * x1 + M[10] * x2
+
+
+cdef inline void rotate6(const double* M, const double* x, double* out) noexcept nogil:
+    """out = [R x_lin; R x_ang]: a motion or force rotated, its origin kept."""
+    cdef int r
+    for r in range(3):
+        out[r] = M[4 * r] * x[0] + M[4 * r + 1] * x[1] + M[4 * r + 2] * x[2]
+        out[3 + r] = M[4 * r] * x[3] + M[4 * r + 1] * x[4] + M[4 * r + 2] * x[5]
 
 
 cdef inline void rotate3_t(const double* M, const double* x, double* out) noexcept nogil:

@@ -11,7 +11,7 @@ to the frame's origin (v + w x p).
 cimport cython
 from libc.string cimport memset, memcpy
 
-from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross
+from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross, rotate6
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
                            Algorithm, algorithm,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
@@ -24,14 +24,6 @@ from rbd_c._model import size
 cdef inline void _frame_world(const Call* c, const double* oMb, double* oMf) noexcept nogil:
     """world_from_frame from world_from_body (oMb unused when the frame is on the world)."""
     child_placement(oMb if c.body >= 0 else NULL, c.m.frame_offsets + 16 * c.frame, oMf)
-
-
-cdef inline void _rotate6(const double* M, const double* x, double* out) noexcept nogil:
-    """out = [R x_lin; R x_ang] with R the rotation of M."""
-    cdef int r
-    for r in range(3):
-        out[r] = M[4 * r] * x[0] + M[4 * r + 1] * x[1] + M[4 * r + 2] * x[2]
-        out[3 + r] = M[4 * r] * x[3] + M[4 * r + 1] * x[4] + M[4 * r + 2] * x[5]
 
 
 cdef inline void _from_world(int ref, const double* oMf, const double* w, double* out) noexcept nogil:
@@ -146,7 +138,7 @@ cdef inline void _express(const Call* c, const double* oMb, const double* x_body
             memcpy(out, t, 6 * sizeof(double))
         else:
             _frame_world(c, oMb, oMf)
-            _rotate6(oMf, t, out)
+            rotate6(oMf, t, out)
 
 
 cdef int k_frame_velocity(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:

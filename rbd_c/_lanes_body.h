@@ -99,25 +99,6 @@ static inline void RBD_SFX(ln_body_force)(const double* restrict Y, const double
     }
 }
 
-/* out += S_i x (x: nv_i rows)  (joint_motion_add) */
-static inline void RBD_SFX(ln_motion_add)(const rbd_lanes_model* m, int i, const double* restrict x,
-                                          double* restrict out) {
-    const int* cols = m->cols + 6 * m->kinds[i];
-    const double* u = m->axes + 3 * i;
-    for (int c = 0; c < m->nvj[i]; c++) {
-        const double* xc = x + c * L;
-        if (cols[c] >= 0) {
-            double* o = out + cols[c] * L;
-            LANE o[l] += xc[l];
-        } else {
-            double* o = out + (cols[c] == RBD_AXIS_ANGULAR ? 3 : 0) * L;
-            LANE {
-                o[l] += u[0] * xc[l]; o[L + l] += u[1] * xc[l]; o[2 * L + l] += u[2] * xc[l];
-            }
-        }
-    }
-}
-
 /* out += (column c of S_i) x (x: one row) */
 static inline void RBD_SFX(ln_motion_add_column)(const rbd_lanes_model* m, int i, int c, const double* restrict x,
                                                  double* restrict out) {
@@ -132,6 +113,13 @@ static inline void RBD_SFX(ln_motion_add_column)(const rbd_lanes_model* m, int i
             o[l] += u[0] * x[l]; o[L + l] += u[1] * x[l]; o[2 * L + l] += u[2] * x[l];
         }
     }
+}
+
+/* out += S_i x (x: nv_i rows)  (joint_motion_add) */
+static inline void RBD_SFX(ln_motion_add)(const rbd_lanes_model* m, int i, const double* restrict x,
+                                          double* restrict out) {
+    for (int c = 0; c < m->nvj[i]; c++)
+        RBD_SFX(ln_motion_add_column)(m, i, c, x + c * L, out);
 }
 
 /* out = S_i^T f (nv_i rows)  (joint_force) */
@@ -1196,8 +1184,8 @@ static void RBD_SFX(rbd_matvec_lanes)(int n, const double* Z, const double* x, d
 }
 
 /* out += X* S X^-1: the articulated inertia S (21 rows) of a child in its parent's frame,
-   X = parent_from_child (the body-frame congruence: rot_sym3, then sym6_shift_add's
-   shift, lane by lane) */
+   X = parent_from_child (the body-frame congruence: sym3_rotate's rotation, then
+   sym6_shift_add's shift, lane by lane) */
 static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const double* restrict S,
                                             double* restrict out) {
     LANE {
@@ -1209,7 +1197,7 @@ static inline void RBD_SFX(ln_sym6_act_add)(const double* restrict X, const doub
         Bm[0] = R(S, 3); Bm[1] = R(S, 4); Bm[2] = R(S, 5);
         Bm[3] = R(S, 8); Bm[4] = R(S, 9); Bm[5] = R(S, 10);
         Bm[6] = R(S, 12); Bm[7] = R(S, 13); Bm[8] = R(S, 14);
-        /* R A R^T, R C R^T (rot_sym3) */
+        /* R A R^T, R C R^T (sym3_rotate) */
 #define RBD_ROT_SYM3(Y, o)                                                                      \
         for (int i = 0; i < 3; i++) {                                                           \
             T[3 * i + 0] = M[4 * i] * Y[0] + M[4 * i + 1] * Y[1] + M[4 * i + 2] * Y[2];         \
