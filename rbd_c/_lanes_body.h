@@ -139,18 +139,9 @@ static inline void RBD_SFX(ln_joint_force)(const rbd_lanes_model* m, int i, cons
     }
 }
 
-/* sn, cs = sin and cos of each lane of x (_sincos.h: the one-sample kernels' formula):
-   branch-free in the lanes, and, when some lane has |x| >= 1e5, rbd_sincos lane by lane
-   (the same numbers for the other lanes, libm's for that one). */
+/* sn, cs = sin and cos of each lane of x (_sincos.h: the one-sample kernels' formula) */
 static inline void RBD_SFX(ln_sincos)(const double* restrict x, double* restrict sn, double* restrict cs) {
-    int big = 0;
-    LANE {
-        rbd_sincos_reduced(x[l], sn + l, cs + l);
-        big |= !(x[l] < 1e5 && x[l] > -1e5);
-    }
-    if (big)
-        for (int l = 0; l < L; l++)
-            rbd_sincos(x[l], sn + l, cs + l);
+    rbd_sincos_n(L, x, sn, cs);
 }
 
 /* X (12 rows per body) = parent_from_body of the bodies whose joint is revolute,

@@ -33,4 +33,15 @@ static inline void rbd_sincos(double x, double* sn, double* cs) {
         *cs = cos(x);
     }
 }
+/* sn[k], cs[k] = sin and cos of x[k] for k < n (n a constant where it is inlined: the
+   SIMD lanes, a block of joint angles): the polynomial branch-free across the n, and,
+   when some |x[k]| >= 1e5, rbd_sincos one by one (the same numbers for the others,
+   libm's for that one). */
+static inline void rbd_sincos_n(int n, const double* x, double* sn, double* cs) {
+    int far = 0;
+    for (int k = 0; k < n; k++) rbd_sincos_reduced(x[k], sn + k, cs + k);
+    for (int k = 0; k < n; k++) far |= !(x[k] < 1e5 && x[k] > -1e5);
+    if (far)
+        for (int k = 0; k < n; k++) rbd_sincos(x[k], sn + k, cs + k);
+}
 #endif
