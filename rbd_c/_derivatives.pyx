@@ -523,88 +523,123 @@ cdef int kb_inverse_mass_matrix(const Call* c, int n, const double** ins, const 
 # ==========================================================================================
 cdef extern from *:
     """
-    /* The inner loop of _minus_products: o1 -= sum_j x1[j] rows[j], o2 -= sum_j x2[j] rows[j]
-       for k rows of n numbers (stride apart), each o read and written once per eight
-       (or four) rows.  Compiled like the sweeps of k_inverse_mass_matrix above. */
+    /* O = -M^-1 T for _minus_products, by tiles: O[i][c + k] = -sum_r M^-1[r][i] T[r][c + k]
+       (M^-1 symmetric: its row r is its column r) for columns c..c+mc-1, r over the n ranges
+       [starts[g], stops[g]) of rows where those columns of T may be non-zero. */
+    static inline void rbd_neg_product_scalar(int mc, int i0, int n, const int* starts, const int* stops,
+                                              const double* restrict Minv, const double* restrict T, int nv, int c,
+                                              double* restrict O) {
+        for (int i = i0; i < nv; i++)
+            for (int k = 0; k < mc; k++) {
+                double acc = 0.0;
+                for (int g = 0; g < n; g++)
+                    for (int r = starts[g]; r < stops[g]; r++)
+                        acc += T[(size_t)r * nv + c + k] * Minv[(size_t)r * nv + i];
+                O[(size_t)i * nv + c + k] = -acc;
+            }
+    }
+
+    #if defined(__GNUC__) || defined(__clang__)
+    /* MC columns and rows i0..i0+4W-1: the MC x 4W sums stay in registers over all of r
+       (MC = 4, W = 2: eight 4-wide vectors, enough independent sums to hide the FMA
+       latency). */
+    static inline __attribute__((always_inline)) void rbd_neg_product_tile(
+            const int MC, const int W, int n, const int* starts, const int* stops, const double* restrict Minv,
+            const double* restrict T, int nv, int c, int i0, double* restrict O) {
+        rbd_v4 acc[4][2] = {{{0.0}}};
+        for (int g = 0; g < n; g++)
+            for (int r = starts[g]; r < stops[g]; r++) {
+                const double* mr = Minv + (size_t)r * nv + i0;
+                const double* tr = T + (size_t)r * nv + c;
+                for (int w = 0; w < W; w++) {
+                    const rbd_v4 x = rbd_load4(mr + 4 * w);
+                    for (int k = 0; k < MC; k++)
+                        acc[k][w] += tr[k] * x;
+                }
+            }
+        for (int u = 0; u < 4 * W; u++)
+            for (int k = 0; k < MC; k++)
+                O[(size_t)(i0 + u) * nv + c + k] = -acc[k][u / 4][u % 4];
+    }
+
+    #define RBD_NEG_PRODUCT_TILES(MC)                                                      \
+        for (; i0 + 8 <= nv; i0 += 8)                                                      \
+            rbd_neg_product_tile(MC, 2, n, starts, stops, Minv, T, nv, c, i0, O);         \
+        if (i0 + 4 <= nv) {                                                                \
+            rbd_neg_product_tile(MC, 1, n, starts, stops, Minv, T, nv, c, i0, O);         \
+            i0 += 4;                                                                       \
+        }
+    #endif
+
+    /* Columns c..c+mc-1 (mc <= 4) of O = -M^-1 T, every row: by tiles of rows, the last
+       rows (nv not a multiple of 4) with the four columns as one vector. */
     RBD_FAST
-    static void rbd_sub_rows(int n, int k, const double* x1, const double* x2, const double* restrict rows, int stride,
-                             double* restrict o1, double* restrict o2) {
-        int j = 0;
-        for (; j + 8 <= k; j += 8) {  /* eight rows per pass: o read and written once per eight */
-            const double *r0 = rows + j * stride, *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride,
-                         *r4 = r3 + stride, *r5 = r4 + stride, *r6 = r5 + stride, *r7 = r6 + stride;
-            const double *a = x1 + j, *b = x2 + j;
-            for (int i = 0; i < n; i++) {
-                o1[i] -= (a[0] * r0[i] + a[1] * r1[i] + a[2] * r2[i] + a[3] * r3[i])
-                         + (a[4] * r4[i] + a[5] * r5[i] + a[6] * r6[i] + a[7] * r7[i]);
-                o2[i] -= (b[0] * r0[i] + b[1] * r1[i] + b[2] * r2[i] + b[3] * r3[i])
-                         + (b[4] * r4[i] + b[5] * r5[i] + b[6] * r6[i] + b[7] * r7[i]);
+    static void rbd_neg_product_columns(int mc, int n, const int* starts, const int* stops, const double* Minv,
+                                        const double* T, int nv, int c, double* O) {
+        int i0 = 0;
+    #if defined(__GNUC__) || defined(__clang__)
+        switch (mc) {
+        case 4: RBD_NEG_PRODUCT_TILES(4) break;
+        case 3: RBD_NEG_PRODUCT_TILES(3) break;
+        case 2: RBD_NEG_PRODUCT_TILES(2) break;
+        default: RBD_NEG_PRODUCT_TILES(1) break;
+        }
+        if (mc == 4) {
+            for (; i0 < nv; i0++) {
+                rbd_v4 acc = {0.0, 0.0, 0.0, 0.0};
+                for (int g = 0; g < n; g++)
+                    for (int r = starts[g]; r < stops[g]; r++)
+                        acc += Minv[(size_t)r * nv + i0] * rbd_load4(T + (size_t)r * nv + c);
+                acc = -acc;
+                memcpy(O + (size_t)i0 * nv + c, &acc, sizeof acc);
             }
         }
-        for (; j + 4 <= k; j += 4) {
-            const double *r0 = rows + j * stride, *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
-            const double *a = x1 + j, *b = x2 + j;
-            for (int i = 0; i < n; i++) {
-                o1[i] -= a[0] * r0[i] + a[1] * r1[i] + a[2] * r2[i] + a[3] * r3[i];
-                o2[i] -= b[0] * r0[i] + b[1] * r1[i] + b[2] * r2[i] + b[3] * r3[i];
-            }
-        }
-        for (; j < k; j++) {
-            const double* r = rows + j * stride;
-            for (int i = 0; i < n; i++) {
-                o1[i] -= x1[j] * r[i];
-                o2[i] -= x2[j] * r[i];
-            }
-        }
+    #endif
+        rbd_neg_product_scalar(mc, i0, n, starts, stops, Minv, T, nv, c, O);
     }
     """
-    void rbd_sub_rows(int n, int k, const double* x1, const double* x2, const double* rows, int stride,
-                      double* o1, double* o2) noexcept nogil
+    void rbd_neg_product_columns(int mc, int n, const int* starts, const int* stops, const double* Minv,
+                                 const double* T, int nv, int c, double* O) noexcept nogil
 
 
 cdef inline void _minus_products(const CModel* m, const double* Minv, const double* T1, const double* T2,
-                                 double* O1, double* O2, double* scratch, int* starts, int* stops) noexcept nogil:
-    """O1 = -M^-1 T1 and O2 = -M^-1 T2 for derivatives T of the torques.  Column c of T
-    (a dof of body b) is zero outside the rows of b's subtree and of its ancestors, a
-    few ranges of contiguous rows (``starts``/``stops``: room for depth + 1 each).
-    Column c of O is then a sum of rows of the symmetric M^-1, each an axpy over nv
-    contiguous numbers; the columns are built as rows of O^T (``scratch``: 2 nv^2 + 2 nv)
-    and transposed at the end."""
-    cdef int nv = m.nv, b, j, n, g, r, i, l, col
-    cdef double* o1
-    cdef double* o2
-    cdef double* OT1 = scratch
-    cdef double* OT2 = scratch + nv * nv
-    cdef double* x1 = OT2 + nv * nv  # one column of T1 and T2 over a range of rows
-    cdef double* x2 = x1 + nv
-    memset(scratch, 0, 2 * nv * nv * sizeof(double))
-    for b in range(m.nb):
-        starts[0] = m.v_idx[b]
-        stops[0] = m.v_idx[m.subtree_end[b]] if m.subtree_end[b] < m.nb else nv
-        n = 1
-        j = m.parents[b]
-        while j >= 0:  # ancestors' rows, merged where they touch (chains)
-            if m.v_idx[j] + m.nvj[j] == starts[n - 1]:
-                starts[n - 1] = m.v_idx[j]
-            else:
-                starts[n] = m.v_idx[j]
-                stops[n] = m.v_idx[j] + m.nvj[j]
+                                 double* O1, double* O2, int* ranges) noexcept nogil:
+    """O1 = -M^-1 T1 and O2 = -M^-1 T2 for derivatives T of the torques, four columns at a
+    time.  Column c of T (a dof of body b) is zero outside the rows of b's ancestors and
+    subtree: a block of columns sums over the union of its columns' rows (a superset adds
+    exact zeros), as ranges of contiguous rows.  ranges: room for 2 nv + 2 ints and nv
+    bytes."""
+    cdef int nv = m.nv, b, j, n, c, c0, mc, r, stop
+    cdef int* starts = ranges
+    cdef int* stops = ranges + nv + 1
+    cdef char* rows = <char*>(ranges + 2 * nv + 2)
+    for c0 in range(0, nv, 4):
+        mc = min(4, nv - c0)
+        memset(rows, 0, nv)
+        b = -1
+        for c in range(c0, c0 + mc):
+            if m.dof_bodies[c] == b:
+                continue
+            b = m.dof_bodies[c]
+            stop = m.v_idx[m.subtree_end[b]] if m.subtree_end[b] < m.nb else nv
+            memset(rows + m.v_idx[b], 1, stop - m.v_idx[b])
+            j = m.parents[b]
+            while j >= 0:
+                memset(rows + m.v_idx[j], 1, m.nvj[j])
+                j = m.parents[j]
+        n = 0
+        r = 0
+        while r < nv:
+            if rows[r]:
+                starts[n] = r
+                while r < nv and rows[r]:
+                    r += 1
+                stops[n] = r
                 n += 1
-            j = m.parents[j]
-        for col in range(m.v_idx[b], m.v_idx[b] + m.nvj[b]):
-            o1 = OT1 + col * nv
-            o2 = OT2 + col * nv
-            for g in range(n):
-                r = starts[g]
-                j = stops[g] - r
-                for l in range(j):
-                    x1[l] = T1[(r + l) * nv + col]
-                    x2[l] = T2[(r + l) * nv + col]
-                rbd_sub_rows(nv, j, x1, x2, Minv + r * nv, nv, o1, o2)
-    for i in range(nv):
-        for col in range(nv):
-            O1[i * nv + col] = OT1[col * nv + i]
-            O2[i * nv + col] = OT2[col * nv + i]
+            else:
+                r += 1
+        rbd_neg_product_columns(mc, n, starts, stops, Minv, T1, nv, c0, O1)
+        rbd_neg_product_columns(mc, n, starts, stops, Minv, T2, nv, c0, O2)
 
 
 cdef void _rd_accelerate(const CModel* m, const double* qdd, double* work, double* da) noexcept nogil:
@@ -653,8 +688,8 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
     cdef double* qdd = F + 6 * nb
     cdef double* dtau_dq = qdd + nv
     cdef double* dtau_dv = dtau_dq + nv * nv
-    cdef int* ranges = <int*>(dtau_dv + nv * nv)                  # 2 (depth + 1) ints
-    cdef double* rest = dtau_dv + nv * nv + m.max_depth + 1        # the factor's, _minus_products' or M^-1's
+    cdef int* ranges = <int*>(dtau_dv + nv * nv)                  # _minus_products': 2 nv + 2 numbers
+    cdef double* rest = dtau_dv + nv * nv + 2 * nv + 2             # the factor's or M^-1's
     cdef double* Minv = outs[2]
     cdef double acc
     _rd_forward(c, ins[0], ins[1], NULL, ins[3], rd)
@@ -686,7 +721,7 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
             qdd[r] = acc
     _rd_accelerate(m, qdd, rd, F)
     _rd_backward(m, rd, dtau_dq, dtau_dv, NULL)
-    _minus_products(m, Minv, dtau_dq, dtau_dv, outs[0], outs[1], rest, ranges, ranges + m.max_depth + 1)
+    _minus_products(m, Minv, dtau_dq, dtau_dv, outs[0], outs[1], ranges)
     return 0
 
 
@@ -710,8 +745,8 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     cdef double* qdd = h + LANES * nv
     cdef double* Z = qdd + LANES * nv                     # M^-1 in lanes
     cdef double* T = Z + LANES * nv * nv                  # each lane's dtau/dq, dtau/dv
-    cdef int* ranges = <int*>(T + 2 * LANES * nv * nv)   # 2 (depth + 1) ints
-    cdef double* rest = T + 2 * LANES * nv * nv + m.max_depth + 1
+    cdef int* ranges = <int*>(T + 2 * LANES * nv * nv)   # _minus_products': 2 nv + 2 numbers
+    cdef double* rest = T + 2 * LANES * nv * nv + 2 * nv + 2
     cdef double* dq[LANES]
     cdef double* dv[LANES]
     cdef int l
@@ -731,8 +766,7 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     ks.rnea_derivatives(&lm, c.g, X, v, qdd, f, dq, dv, NULL, rest)  # (M: not needed)
     rbd_lanes_scatter(n, Z, nv * nv, outs[2], osize[2])
     for l in range(n):
-        _minus_products(m, outs[2] + l * osize[2], dq[l], dv[l], outs[0] + l * osize[0], outs[1] + l * osize[1],
-                        rest, ranges, ranges + m.max_depth + 1)
+        _minus_products(m, outs[2] + l * osize[2], dq[l], dv[l], outs[0] + l * osize[0], outs[1] + l * osize[1], ranges)
     return 0
 
 
@@ -754,17 +788,17 @@ set_block(INVERSE_MASS_MATRIX, kb_inverse_mass_matrix,
           size(nb=56 * LANES + max(MI_PER_BODY, CRBA_PER_BODY + LTDL_PER_BODY), nv=8 * LANES + 18, nd2=1,
                nv_depth=6, nv2=LANES))
 # scratch: the RNEA derivatives' fields, the subtree forces, qdd, two nv x nv matrices,
-# the ranges of _minus_products, then the largest of the articulated M^-1's scratch,
-# _minus_products' 2 nv^2 + 2 nv and the factor's (LTDL_PER_BODY <= MI_PER_BODY; then the inverse's nv)
+# the ranges of _minus_products (2 nv + 2), then the larger of the articulated M^-1's
+# scratch and the factor's (LTDL_PER_BODY <= MI_PER_BODY; then the inverse's nv)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
-    size(constant=1, depth=1, nb=RD_PER_BODY + 6 + MI_PER_BODY,
-         nv=RD_PER_DOF + 1 + 18 + 2, nd2=1, nv_depth=6, nv2=4),
+    size(constant=2, nb=RD_PER_BODY + 6 + MI_PER_BODY,
+         nv=RD_PER_DOF + 1 + 18 + 2, nd2=1, nv_depth=6, nv2=2),
     size(nb=400, nv_depth=40, nv2=15))
 # a block: placements, q, v, tau, fext, h, qdd and M^-1 in lanes, each lane's three
 # matrices, then the lanes kernels' rows (or one sample's scratch, from the start)
 set_block(ABA_DERIVATIVES, kb_aba_derivatives,
-          size(constant=1, depth=2, nb=75 * LANES + RD_PER_BODY + 6 + MI_PER_BODY,
+          size(constant=2, nb=75 * LANES + RD_PER_BODY + 6 + MI_PER_BODY,
                nv=29 * LANES + RD_PER_DOF + 1 + 18 + 4, nd2=1, nv_depth=6, nv2=4 * LANES + 6))
 
 
