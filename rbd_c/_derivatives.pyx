@@ -525,7 +525,8 @@ cdef extern from *:
     """
     /* O = -M^-1 T for _minus_products, by tiles: O[i][c + k] = -sum_r M^-1[r][i] T[r][c + k]
        (M^-1 symmetric: its row r is its column r) for columns c..c+mc-1, r over the n ranges
-       [starts[g], stops[g]) of rows where those columns of T may be non-zero. */
+       [starts[g], stops[g]) of rows where those columns of T may be non-zero; each sum is
+       subtracted from +0 (an empty one is +0, not -0). */
     static inline void rbd_neg_product_scalar(int mc, int i0, int n, const int* starts, const int* stops,
                                               const double* restrict Minv, const double* restrict T, int nv, int c,
                                               double* restrict O) {
@@ -534,8 +535,8 @@ cdef extern from *:
                 double acc = 0.0;
                 for (int g = 0; g < n; g++)
                     for (int r = starts[g]; r < stops[g]; r++)
-                        acc += T[(size_t)r * nv + c + k] * Minv[(size_t)r * nv + i];
-                O[(size_t)i * nv + c + k] = -acc;
+                        acc -= T[(size_t)r * nv + c + k] * Minv[(size_t)r * nv + i];
+                O[(size_t)i * nv + c + k] = acc;
             }
     }
 
@@ -554,12 +555,12 @@ cdef extern from *:
                 for (int w = 0; w < W; w++) {
                     const rbd_v4 x = rbd_load4(mr + 4 * w);
                     for (int k = 0; k < MC; k++)
-                        acc[k][w] += tr[k] * x;
+                        acc[k][w] -= tr[k] * x;
                 }
             }
         for (int u = 0; u < 4 * W; u++)
             for (int k = 0; k < MC; k++)
-                O[(size_t)(i0 + u) * nv + c + k] = -acc[k][u / 4][u % 4];
+                O[(size_t)(i0 + u) * nv + c + k] = acc[k][u / 4][u % 4];
     }
 
     #define RBD_NEG_PRODUCT_TILES(MC)                                                      \
@@ -589,8 +590,7 @@ cdef extern from *:
                 rbd_v4 acc = {0.0, 0.0, 0.0, 0.0};
                 for (int g = 0; g < n; g++)
                     for (int r = starts[g]; r < stops[g]; r++)
-                        acc += Minv[(size_t)r * nv + i0] * rbd_load4(T + (size_t)r * nv + c);
-                acc = -acc;
+                        acc -= Minv[(size_t)r * nv + i0] * rbd_load4(T + (size_t)r * nv + c);
                 memcpy(O + (size_t)i0 * nv + c, &acc, sizeof acc);
             }
         }

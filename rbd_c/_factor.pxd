@@ -53,6 +53,21 @@ cdef extern from *:
         return 0;
     }
 
+    #if defined(__GNUC__) || defined(__clang__)
+    /* zk[i0..i0+4W-1] = -sum_j lrow[j] Z[anc[j]][i0..], subtracted from +0 (an empty sum
+       is +0), W 4-wide sums in registers */
+    static inline __attribute__((always_inline)) void rbd_row_combination(
+            const int W, int n, const double* lrow, const int* anc, const double* Z, int nv, int i0, double* zk) {
+        rbd_v4 acc[8] = {{0.0}};
+        for (int j = 0; j < n; j++) {
+            const double* zj = Z + (long)anc[j] * nv + i0;
+            for (int w = 0; w < W; w++)
+                acc[w] -= lrow[j] * rbd_load4(zj + 4 * w);
+        }
+        memcpy(zk + i0, acc, W * sizeof acc[0]);
+    }
+    #endif
+
     /* Z = M^-1 from the factor of articulated_ltdl, in place, row by row from the top: Z L^T =
        L^-1 D^-1 is lower triangular with diagonal D^-1, so for i < k, Z[k, i] = -sum
        over the ancestors j of k of L[k, j] Z[j, i] (rows already known, read whole),
@@ -66,27 +81,35 @@ cdef extern from *:
             const int* anc = ancestors + ancestors_start[k];
             const int n = ancestors_start[k + 1] - ancestors_start[k];
             for (int j = 0; j < n; j++) lrow[j] = zk[anc[j]];  /* L's row k, before Z's row k replaces it */
-            if (n == 0) {
-                for (int i = 0; i < k; i++) zk[i] = 0.0;  /* no ancestor: no coupling with the dofs before */
-            } else {
-                const double* z0 = Z + (long)anc[0] * nv;
-                const double l0 = lrow[0];
-                #pragma GCC ivdep
-                for (int i = 0; i < k; i++) zk[i] = -l0 * z0[i];
-                int j = 1;
-                for (; j + 1 < n; j += 2) {  /* two rows per pass: zk read and written half as often */
-                    const double* za = Z + (long)anc[j] * nv;
-                    const double* zb = Z + (long)anc[j + 1] * nv;
-                    const double la = lrow[j], lb = lrow[j + 1];
-                    #pragma GCC ivdep
-                    for (int i = 0; i < k; i++) zk[i] -= la * za[i] + lb * zb[i];
+            /* zk[i] = -sum_j lrow[j] Z[anc[j]][i], i < k: up to 32 columns at a time, summed
+               in registers over all the ancestors (one independent sum per 4 columns, so
+               that the FMAs' latency overlaps) and written once */
+            int i0 = 0;
+    #if defined(__GNUC__) || defined(__clang__)
+            while (i0 + 4 <= k) {
+                const int w = (k - i0) / 4 < 8 ? (k - i0) / 4 : 8;
+                switch (w) {
+                case 8: rbd_row_combination(8, n, lrow, anc, Z, nv, i0, zk); break;
+                case 7: rbd_row_combination(7, n, lrow, anc, Z, nv, i0, zk); break;
+                case 6: rbd_row_combination(6, n, lrow, anc, Z, nv, i0, zk); break;
+                case 5: rbd_row_combination(5, n, lrow, anc, Z, nv, i0, zk); break;
+                case 4: rbd_row_combination(4, n, lrow, anc, Z, nv, i0, zk); break;
+                case 3: rbd_row_combination(3, n, lrow, anc, Z, nv, i0, zk); break;
+                case 2: rbd_row_combination(2, n, lrow, anc, Z, nv, i0, zk); break;
+                default: rbd_row_combination(1, n, lrow, anc, Z, nv, i0, zk); break;
                 }
-                for (; j < n; j++) {
-                    const double* za = Z + (long)anc[j] * nv;
-                    const double la = lrow[j];
-                    #pragma GCC ivdep
-                    for (int i = 0; i < k; i++) zk[i] -= la * za[i];
+                i0 += 4 * w;
+            }
+    #endif
+            for (; i0 < k; i0++) {  /* the last columns: even and odd ancestors apart, as below */
+                double even = 0.0, odd = 0.0;
+                int j = 0;
+                for (; j + 1 < n; j += 2) {
+                    even -= lrow[j] * Z[(long)anc[j] * nv + i0];
+                    odd -= lrow[j + 1] * Z[(long)anc[j + 1] * nv + i0];
                 }
+                if (j < n) even -= lrow[j] * Z[(long)anc[j] * nv + i0];
+                zk[i0] = even + odd;
             }
             /* the diagonal in two sums (even and odd ancestors): one chain of dependent
                FMAs was 15% of Talos's inverse, and the next row waits for it */
