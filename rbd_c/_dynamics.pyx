@@ -269,27 +269,24 @@ cdef void crba_world_terms(const CModel* m, double* work) noexcept nogil:
 cdef void crba_composite(const CModel* m, double* work, double* M) noexcept nogil:
     """CRBA's second step, after ``crba_world_terms``: the composite inertias (summed in
     place of the bodies') and M, armature included."""
-    cdef int nb = m.nb, nv = m.nv, i, j, p, col, r, nr, vi, vj
+    cdef int nb = m.nb, nv = m.nv, i, p, col, c, k, r, s
     cdef double* Yc = work + CRBA_YC * nb   # composite inertias, world axes and origin
     cdef double* J = work + CRBA_PER_BODY * nb  # 6 x nv, one world column per dof
     cdef double f[6]
     cdef double val
     memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
     for i in range(nb - 1, -1, -1):
-        vi = m.v_idx[i]
         for col in range(m.nvj[i]):
-            inertia_apply(Yc + 10 * i, J + 6 * (vi + col), f)
-            j = i
-            nr = col + 1                    # own block: its upper triangle, then mirrored
-            while j >= 0:
-                vj = m.v_idx[j]
-                for r in range(nr):
-                    val = dot6(J + 6 * (vj + r), f)
-                    M[(vj + r) * nv + vi + col] = val
-                    M[(vi + col) * nv + vj + r] = val
-                j = m.parents[j]
-                if j >= 0:
-                    nr = m.nvj[j]
+            c = m.v_idx[i] + col
+            inertia_apply(Yc + 10 * i, J + 6 * c, f)
+            k = c  # the dofs c, then those that move c's body: runs of consecutive dofs
+            while k >= 0:
+                s = m.dof_run_start[k]
+                for r in range(s, k + 1):
+                    val = dot6(J + 6 * r, f)
+                    M[r * nv + c] = val
+                    M[c * nv + r] = val
+                k = m.dof_parents[s]
         p = m.parents[i]
         if p >= 0:
             inertia_add(Yc + 10 * p, Yc + 10 * i)

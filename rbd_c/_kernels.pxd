@@ -583,15 +583,30 @@ cdef extern from *:
     """
     /* Whether any of the n doubles is NaN or infinite: its exponent bits are all ones,
        the only case where adding one to the exponent field carries into the sign bit.
-       Integer operations without a dependency chain, so the compiler vectorises the
-       scan (AVX2 where the machine has it: the driver scans every output). */
+       Integer operations without a dependency chain between the numbers; sixteen at a
+       time in four independent vectors where the compiler has them (the driver scans
+       every output: 2500 numbers per matrix on Talos). */
     RBD_FAST __attribute__((unused))
     static int rbd_any_nonfinite(const double* x, Py_ssize_t n) {
+        const uint64_t exponent = 0x7FF0000000000000ULL, one = 0x0010000000000000ULL;
         uint64_t carry = 0;
-        for (size_t j = 0; j < (size_t)n; j++) {
+        size_t j = 0;
+    #if defined(__GNUC__) || defined(__clang__)
+        typedef uint64_t rbd_u4 __attribute__((vector_size(32)));
+        rbd_u4 c[4] = {{0}};
+        for (; j + 16 <= (size_t)n; j += 16)
+            for (int k = 0; k < 4; k++) {
+                rbd_u4 bits;
+                memcpy(&bits, x + j + 4 * k, sizeof bits);
+                c[k] |= (bits & exponent) + one;
+            }
+        c[0] |= c[1] | c[2] | c[3];
+        carry = c[0][0] | c[0][1] | c[0][2] | c[0][3];
+    #endif
+        for (; j < (size_t)n; j++) {
             uint64_t bits;
             memcpy(&bits, x + j, sizeof bits);
-            carry |= (bits & 0x7FF0000000000000ULL) + 0x0010000000000000ULL;
+            carry |= (bits & exponent) + one;
         }
         return (int)(carry >> 63);
     }
