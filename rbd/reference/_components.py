@@ -449,7 +449,7 @@ def world_placements(bodies, placements, chain=None, centered=False):
     columns (p x w) grow with the robot's distance from it and cancel (as rbd_c's
     center_root)."""
     world = [None] * len(bodies)
-    ref = placements[0][1] if centered else None
+    ref = placements[0][1] if centered and placements else None  # (a model may have no body)
     for i in range(len(bodies)) if chain is None else chain:
         parent = bodies[i].parent
         if parent >= 0:
@@ -494,9 +494,9 @@ def evaluate(passes, batch, inputs, out_shape):
         block = max(1024, min(BLOCK, _BUFFER // max(size, 1)))  # large outputs (M, C): smaller blocks
         buffer = np.empty((size, min(block, n)))
         for start in range(0, n, block):
-            rows = [None if x is None else np.ascontiguousarray(x[start:start + block].T).reshape(t + (-1,))
-                    for x, t in zip(flat, tails)]
             count = min(block, n - start)
+            rows = [None if x is None else np.ascontiguousarray(x[start:start + block].T).reshape(t + (count,))
+                    for x, t in zip(flat, tails)]
             with np.errstate(over="ignore", invalid="ignore"):  # overflow: the error below
                 for k, component in enumerate(passes(*rows, (np.cos, np.sin, np.sqrt))):
                     buffer[k, :count] = component
