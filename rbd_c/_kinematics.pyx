@@ -107,9 +107,20 @@ def frame_placements(model, q, *, out=None):
     return run(model, cm, &call, FRAME_PLACEMENTS, (q,), out)
 
 
+cdef inline bint _whole_pass(const CModel* m, int body) noexcept nogil:
+    """Whether a frame kernel places every body (world_placements, the joints' sines and
+    cosines by blocks) rather than walk the chain to ``body`` (one at a time): when the
+    chain is most of the tree (a manipulator's tool), and the scratch holds every body."""
+    return 2 * m.depth[body] >= m.nb and 16 * m.nb <= 64 + FRAME_PER_LINK * m.max_depth
+
+
 cdef int k_frame_placement(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* out = outs[0]
     cdef int d = 0
+    if c.body >= 0 and _whole_pass(c.m, c.body):
+        world_placements(c.m, ins[0], work, False)
+        _frame_world(c, work + 16 * c.body, out)
+        return 0
     if c.body >= 0:
         d = chain_pass(c.m, c.body, ins[0], NULL, NULL, _chain(c.m, work), work, NULL, NULL)
     _frame_world(c, work + FRAME_OM * d + 16 * (d - 1), out)
@@ -204,6 +215,17 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double** outs, doub
     cdef double t[6]
     memset(J, 0, 6 * nv * sizeof(double))
     if c.body < 0:
+        return 0
+    if _whole_pass(m, c.body):  # every body placed, the chain's columns from the frame's body up
+        world_placements(m, ins[0], work, False)
+        _frame_world(c, work + 16 * c.body, oMf)
+        i = c.body
+        while i >= 0:
+            for col in range(m.nvj[i]):
+                world_column(m, i, col, work + 16 * i, w)
+                _from_world(c.ref, oMf, w, t)
+                _put_column(J, nv, m.v_idx[i] + col, t)
+            i = m.parents[i]
         return 0
     cdef double* oM = work + FRAME_OM * m.max_depth
     d = chain_pass(m, c.body, ins[0], NULL, NULL, _chain(m, work), oM, NULL, NULL)
