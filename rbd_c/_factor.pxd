@@ -53,6 +53,21 @@ cdef extern from *:
         return 0;
     }
 
+    /* sum_j lrow[j] x[anc[j] stride] over a dof's n ancestors, in two sums (even and odd
+       ancestors): one chain of dependent FMAs was 15% of Talos's inverse (the diagonal,
+       which the next row waits for) */
+    static inline double rbd_ancestors_dot(int n, const double* lrow, const int* anc, const double* x,
+                                           long stride) {
+        double even = 0.0, odd = 0.0;
+        int j = 0;
+        for (; j + 1 < n; j += 2) {
+            even += lrow[j] * x[anc[j] * stride];
+            odd += lrow[j + 1] * x[anc[j + 1] * stride];
+        }
+        if (j < n) even += lrow[j] * x[anc[j] * stride];
+        return even + odd;
+    }
+
     #if defined(__GNUC__) || defined(__clang__)
     /* zk[i0..i0+4W-1] = -sum_j lrow[j] Z[anc[j]][i0..], subtracted from +0 (an empty sum
        is +0), W 4-wide sums in registers */
@@ -101,26 +116,9 @@ cdef extern from *:
                 i0 += 4 * w;
             }
     #endif
-            for (; i0 < k; i0++) {  /* the last columns: even and odd ancestors apart, as below */
-                double even = 0.0, odd = 0.0;
-                int j = 0;
-                for (; j + 1 < n; j += 2) {
-                    even -= lrow[j] * Z[(long)anc[j] * nv + i0];
-                    odd -= lrow[j + 1] * Z[(long)anc[j + 1] * nv + i0];
-                }
-                if (j < n) even -= lrow[j] * Z[(long)anc[j] * nv + i0];
-                zk[i0] = even + odd;
-            }
-            /* the diagonal in two sums (even and odd ancestors): one chain of dependent
-               FMAs was 15% of Talos's inverse, and the next row waits for it */
-            double even = zk[k], odd = 0.0;
-            int j = 0;
-            for (; j + 1 < n; j += 2) {
-                even -= lrow[j] * zk[anc[j]];
-                odd -= lrow[j + 1] * zk[anc[j + 1]];
-            }
-            if (j < n) even -= lrow[j] * zk[anc[j]];
-            zk[k] = even + odd;
+            for (; i0 < k; i0++)  /* the last columns, a number at a time */
+                zk[i0] = 0.0 - rbd_ancestors_dot(n, lrow, anc, Z + i0, nv);
+            zk[k] -= rbd_ancestors_dot(n, lrow, anc, zk, 1);  /* the diagonal: D^-1 - L[k] Z[k] */
             for (int i = 0; i < k; i++) Z[(long)i * nv + k] = zk[i];
         }
     }

@@ -10,9 +10,6 @@
 #define RBD_FAST
 #endif
 
-/* dst[0..3] += src[0..3] as one 4-wide load, add and store: a child adding into its
-   parent's 4 numbers one at a time makes the parent, which later loads them 2 or 4 at a
-   time, wait until those stores retire (store forwarding fails). */
 #if defined(__GNUC__) || defined(__clang__)
 /* four doubles as one vector (two SSE2 halves on the baseline), loaded from anywhere */
 typedef double rbd_v4 __attribute__((vector_size(32)));
@@ -23,6 +20,9 @@ static inline rbd_v4 rbd_load4(const double* p) {
 }
 #endif
 
+/* dst[0..3] += src[0..3] as one 4-wide load, add and store: a child adding into its
+   parent's 4 numbers one at a time makes the parent, which later loads them 2 or 4 at a
+   time, wait until those stores retire (store forwarding fails). */
 static inline void rbd_add4(double* dst, const double* src) {
 #if defined(__GNUC__) || defined(__clang__)
     rbd_v4 a = rbd_load4(dst) + rbd_load4(src);
