@@ -433,10 +433,22 @@ cdef CompiledModel _build(object model):
     return cm
 
 
+# The last model a call looked up and its compiled view, as one tuple (replaced whole,
+# so a thread never reads one model's view beside another model); it keeps that model
+# alive, so identity cannot be fooled by a new object at a freed one's address.
+cdef tuple _last_compiled = (None, None)
+
+
 cdef CompiledModel compiled(object model):
     """The compiled view of ``model``, kept in the model's private cache (built on
     first use; a model is immutable, so the view never goes stale).  A model with
-    mimic joints gets the view of its full model, marked ``coupled``."""
+    mimic joints gets the view of its full model, marked ``coupled``.  The same model
+    as the last call's skips the two attribute look-ups (a control loop calls on one
+    model: 0.03 of a small robot's 0.4-1 us)."""
+    global _last_compiled
+    cdef tuple last = _last_compiled
+    if last[0] is model:
+        return <CompiledModel>last[1]
     try:
         cache = model._cache
     except AttributeError:
@@ -444,6 +456,7 @@ cdef CompiledModel compiled(object model):
         raise
     cm = cache.compiled
     if type(cm) is CompiledModel:
+        _last_compiled = (model, cm)
         return <CompiledModel>cm
     cdef CompiledModel built
     if getattr(model, "_full", None) is not None:
@@ -452,6 +465,7 @@ cdef CompiledModel compiled(object model):
     else:
         built = _build(model)
     cache.compiled = built
+    _last_compiled = (model, built)
     return built
 
 

@@ -165,18 +165,22 @@ def test_identities(model):
 # Threads
 # ------------------------------------------------------------------------------------------
 def test_python_threads_get_their_own_results():
-    model = random_model(3, nlinks=16)
+    """Threads calling on several models in turn (rbd_c keeps the last model's compiled
+    view) each get their own model's results."""
+    models = [random_model(3, nlinks=16), random_model(5, nlinks=7, floating_base=False), rbd.sample_model("arm7")]
     rng = np.random.default_rng(0)
-    states = [random_state(model, rng) for _ in range(8)]
+    states = [(model, random_state(model, rng)) for _ in range(3) for model in models]
     expected = [(rbd_c.rnea(model, q, v, a, fext), rbd_c.crba(model, q), rbd_c.aba(model, q, v, tau))
-                for q, v, a, tau, fext in states]
+                for model, (q, v, a, tau, fext) in states]
+    for (model, (q, v, a, tau, fext)), e in zip(states, expected):
+        np.testing.assert_allclose(e[0], ref.rnea(model, q, v, a, fext), atol=TOL)
     errors = []
 
     def hammer(k):
         try:
             for n in range(300):
                 i = (k + n) % len(states)
-                q, v, a, tau, fext = states[i]
+                model, (q, v, a, tau, fext) = states[i]
                 got = (rbd_c.rnea(model, q, v, a, fext), rbd_c.crba(model, q), rbd_c.aba(model, q, v, tau))
                 for g, e in zip(got, expected[i]):
                     if not np.array_equal(g, e):
