@@ -526,12 +526,13 @@ cdef CompiledModel prepare_mass_call(Call* call, object model):
 
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1:
     cdef Py_ssize_t fid
+    cdef object found = None
     if type(frame) is int and 0 <= frame < cm.m.nframes:
         fid = frame
-    elif type(frame) is str and frame in cm.frame_index:
-        fid = cm.frame_index[frame]
     else:
-        fid = model.frame_id(frame)  # (its errors, and integer-like indices)
+        if type(frame) is str:
+            found = cm.frame_index.get(frame)  # (one look-up of the name)
+        fid = model.frame_id(frame) if found is None else found  # (its errors, and integer-like indices)
     call.frame = <int>fid
     call.body = cm.m.frame_parents[fid]
     return 0
