@@ -547,8 +547,7 @@ cdef int k_com_jacobian(const Call* c, const double** ins, double** outs, double
     for i in range(nb - 1, -1, -1):
         p = m.parents[i]
         if p >= 0:
-            for r in range(4):
-                H[4 * p + r] += H[4 * i + r]
+            add4(H + 4 * p, H + 4 * i)
     for i in range(nb):
         for col in range(m.nvj[i]):
             jc = m.v_idx[i] + col
