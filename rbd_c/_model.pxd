@@ -106,6 +106,7 @@ cdef class CompiledModel:
     cdef CModel m
     cdef object owner       # the arrays the pointers of m point into
     cdef dict frame_index   # the model's frame names -> indices
+    cdef object model_ref   # a weak reference to the model it was looked up for (compiled)
 
 
 cdef CompiledModel compiled(object model)

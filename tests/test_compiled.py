@@ -197,6 +197,23 @@ def test_python_threads_get_their_own_results():
     assert not errors
 
 
+
+def test_the_last_model_is_not_kept_alive():
+    """rbd_c remembers the last model it ran on by a weak reference: deleting the model
+    frees it (and its compiled view), and the next model gets its own results."""
+    import gc
+    import weakref
+    model = random_model(6, nlinks=9)
+    q, v, a, _, _ = random_state(model, np.random.default_rng(3))
+    rbd_c.rnea(model, q, v, a)
+    gone = weakref.ref(model)
+    del model
+    gc.collect()
+    assert gone() is None
+    other = random_model(7, nlinks=5, floating_base=False)
+    q, v, a, _, _ = random_state(other, np.random.default_rng(4))
+    np.testing.assert_allclose(rbd_c.rnea(other, q, v, a), ref.rnea(other, q, v, a), atol=TOL)
+
 def test_python_threads_with_batches():
     model = random_model(4)
     rng = np.random.default_rng(1)
