@@ -206,14 +206,24 @@ def frame_acceleration(model, q, v, a, frame, reference="local", *, out=None):
 
 
 # ---- frame Jacobian and its time derivative ----------------------------------------------------
+cdef inline void _body_columns(const Call* c, int i, const double* oMi, const double* oMf, double* J) noexcept nogil:
+    """Body i's columns of the frame Jacobian J (6, nv), in the call's reference, from the
+    body's and the frame's world placements."""
+    cdef int col
+    cdef double w[6]
+    cdef double t[6]
+    for col in range(c.m.nvj[i]):
+        world_column(c.m, i, col, oMi, w)
+        _from_world(c.ref, oMf, w, t)
+        _put_column(J, c.m.nv, c.m.v_idx[i] + col, t)
+
+
 cdef int k_frame_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* J = outs[0]
     cdef const CModel* m = c.m
-    cdef int nv = m.nv, d, l, i, col, jc
+    cdef int d, l, i
     cdef double oMf[16]
-    cdef double w[6]
-    cdef double t[6]
-    memset(J, 0, 6 * nv * sizeof(double))
+    memset(J, 0, 6 * m.nv * sizeof(double))
     if c.body < 0:
         return 0
     if _whole_pass(m, c.body):  # every body placed, the chain's columns from the frame's body up
@@ -221,21 +231,14 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double** outs, doub
         _frame_world(c, work + 16 * c.body, oMf)
         i = c.body
         while i >= 0:
-            for col in range(m.nvj[i]):
-                world_column(m, i, col, work + 16 * i, w)
-                _from_world(c.ref, oMf, w, t)
-                _put_column(J, nv, m.v_idx[i] + col, t)
+            _body_columns(c, i, work + 16 * i, oMf, J)
             i = m.parents[i]
         return 0
     cdef double* oM = work + FRAME_OM * m.max_depth
     d = chain_pass(m, c.body, ins[0], NULL, NULL, _chain(m, work), oM, NULL, NULL)
     _frame_world(c, oM + 16 * (d - 1), oMf)
     for l in range(d):
-        i = _chain(m, work)[l]
-        for col in range(m.nvj[i]):
-            world_column(m, i, col, oM + 16 * l, w)
-            _from_world(c.ref, oMf, w, t)
-            _put_column(J, nv, m.v_idx[i] + col, t)
+        _body_columns(c, _chain(m, work)[l], oM + 16 * l, oMf, J)
     return 0
 
 
