@@ -275,17 +275,16 @@ cdef inline int basis_axis(int kind) noexcept nogil:
 
 cdef inline bint zero_quaternion(const CModel* m, const double* q) noexcept nogil:
     """True if a joint quaternion of the configuration q is (near) zero: it has no direction."""
-    cdef int i, k
+    cdef int j, k
     cdef double u
-    for i in range(m.nb):
-        if rbd_joint_table[m.kinds[i]].quaternion >= 0:
-            k = m.q_idx[i] + rbd_joint_table[m.kinds[i]].quaternion
-            # |q| < 1e-12 (as rbd._checks), read without squaring: |q| <= 2 max |q_i|
-            if quat_largest(q + k) < 5e-13:
-                u = quat_largest(q + k)
-                if u == 0.0 or u * sqrt((q[k] / u) ** 2 + (q[k + 1] / u) ** 2 + (q[k + 2] / u) ** 2
-                                        + (q[k + 3] / u) ** 2) < 1e-12:
-                    return True
+    for j in range(m.nquat):
+        k = m.quat_q[j]
+        # |q| < 1e-12 (as rbd._checks), read without squaring: |q| <= 2 max |q_i|
+        if quat_largest(q + k) < 5e-13:
+            u = quat_largest(q + k)
+            if u == 0.0 or u * sqrt((q[k] / u) ** 2 + (q[k + 1] / u) ** 2 + (q[k + 2] / u) ** 2
+                                    + (q[k + 3] / u) ** 2) < 1e-12:
+                return True
     return False
 
 

@@ -71,6 +71,8 @@ ctypedef struct CModel:
     # for the joint placements' sines and cosines a block of bodies at a time (_joints.h):
     int* angle_q            # (nb padded to whole blocks) a revolute joint's angle's index in q, else 0
     int* angle_blocks       # (blocks,) whether the block has a revolute joint
+    int nquat               # joints with a unit quaternion in q (free, spherical)
+    int* quat_q             # (nquat,) where each quaternion starts in q
 
 # Per-call parameters handed to the kernels (read-only during the loop).
 ctypedef struct Call:

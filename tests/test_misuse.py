@@ -68,13 +68,19 @@ def test_quaternions_of_any_size_act_as_their_direction(backend, tree, norm, rng
 
 
 def test_near_zero_quaternion_is_an_error_on_both_backends(tree):
-    q = rbd.neutral(tree)
-    k = int(tree.quaternion_q_idx[0])
-    for tiny in (0.0, 1e-13, 1e-200):
-        q[k:k + 4] = tiny
-        ref = assert_same_outcome("rnea", (tree, q, np.zeros(tree.nv), np.zeros(tree.nv)))
-        if HAVE_COMPILED:
-            assert ref[0] == "error" and "must not be zero" in ref[2]
+    """Each of the tree's quaternions (its free joint's and its ball joints'), alone, in a
+    single call and in one sample of a batch."""
+    assert len(tree.quaternion_q_idx) >= 2
+    for k in tree.quaternion_q_idx:
+        for tiny in (0.0, 1e-13, 1e-200):
+            q = rbd.neutral(tree)
+            q[k:k + 4] = tiny
+            ref = assert_same_outcome("rnea", (tree, q, np.zeros(tree.nv), np.zeros(tree.nv)))
+            batch = np.stack([rbd.neutral(tree), q, rbd.neutral(tree)])
+            ref_batch = assert_same_outcome("rnea", (tree, batch, np.zeros((3, tree.nv)), np.zeros((3, tree.nv))))
+            if HAVE_COMPILED:
+                assert ref[0] == "error" and "must not be zero" in ref[2]
+                assert ref_batch[0] == "error" and "must not be zero" in ref_batch[2]
 
 
 # ------------------------------------------------------------------------------------------
