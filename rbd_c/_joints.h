@@ -62,14 +62,24 @@ static inline void rbd_quat_unit(const double* q, double* out) {
     out[0] /= n; out[1] /= n; out[2] /= n; out[3] /= n;
 }
 
-/* Rotation matrix (3x3 row-major) of the quaternion q, normalised first. */
+/* Rotation matrix (3x3 row-major) of the quaternion q, of any non-zero length: the unit
+   formula with 2 / |q|^2 for its 2 (one division where normalising q takes eight and a
+   square root, on the path of every floating base's placement), or with q made unit
+   first (rbd_quat_unit) when |q|^2 would overflow or lose digits. */
 static inline void rbd_quat_to_rot(const double* q, double* R) {
-    double u[4];
-    rbd_quat_unit(q, u);
-    const double w = u[0], x = u[1], y = u[2], z = u[3];
-    const double xx = 2.0 * x * x, yy = 2.0 * y * y, zz = 2.0 * z * z;
-    const double xy = 2.0 * x * y, xz = 2.0 * x * z, yz = 2.0 * y * z;
-    const double wx = 2.0 * w * x, wy = 2.0 * w * y, wz = 2.0 * w * z;
+    double w = q[0], x = q[1], y = q[2], z = q[3], s;
+    const double big = rbd_quat_largest(q);
+    if (big > 1e-100 && big < 1e100) {
+        s = 2.0 / (w * w + x * x + y * y + z * z);
+    } else {
+        double u[4];
+        rbd_quat_unit(q, u);
+        w = u[0]; x = u[1]; y = u[2]; z = u[3];
+        s = 2.0;
+    }
+    const double xx = s * x * x, yy = s * y * y, zz = s * z * z;
+    const double xy = s * x * y, xz = s * x * z, yz = s * y * z;
+    const double wx = s * w * x, wy = s * w * y, wz = s * w * z;
     R[0] = 1.0 - yy - zz; R[1] = xy - wz;       R[2] = xz + wy;
     R[3] = xy + wz;       R[4] = 1.0 - xx - zz; R[5] = yz - wx;
     R[6] = xz - wy;       R[7] = yz + wx;       R[8] = 1.0 - xx - yy;

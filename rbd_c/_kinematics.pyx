@@ -11,13 +11,13 @@ to the frame's origin (v + w x p).
 cimport cython
 from libc.string cimport memset, memcpy
 
-from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross, rotate6
+from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross, rotate6, se3_compose, se3_inverse
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
                            Algorithm, algorithm,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
 from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, add4, add6, sub6,
                             first_moment, moved_moment, shift_to_frame)
-from rbd_c._joints cimport joint_placement
+from rbd_c._joints cimport joint_placement, unit_column
 from rbd_c._model import size
 
 
@@ -206,12 +206,48 @@ def frame_acceleration(model, q, v, a, frame, reference="local", *, out=None):
 
 
 # ---- frame Jacobian and its time derivative ----------------------------------------------------
+cdef inline void _unit_columns(const Call* c, int i, const double* oMi, const double* oMf, double* J) noexcept nogil:
+    """_body_columns of a joint whose columns are unit motions e_k (free, spherical, planar:
+    several columns each).  With X the placement that carries the body's motions into the
+    call's reference (Ad_X e_k is column k of Ad_X), a linear column is [r; 0] and an
+    angular one [p x r; r], r the column of X's rotation and p its translation: X once,
+    then a cross product a column, where through the world each column took two full
+    motion transforms."""
+    cdef const CModel* m = c.m
+    cdef int col, k, a
+    cdef double X[16]
+    cdef double fMo[16]
+    cdef double t[6]
+    if c.ref == REF_LOCAL:  # frame_from_body
+        se3_inverse(oMf, fMo)
+        se3_compose(fMo, oMi, X)
+    else:  # world axes, about the world's origin or (local_world_aligned) the frame's
+        memcpy(X, oMi, 12 * sizeof(double))
+        if c.ref == REF_LWA:
+            X[3] -= oMf[3]; X[7] -= oMf[7]; X[11] -= oMf[11]
+    for col in range(m.nvj[i]):
+        k = unit_column(m.kinds[i], col)
+        a = k % 3
+        if k < 3:
+            t[0] = X[a]; t[1] = X[4 + a]; t[2] = X[8 + a]
+            t[3] = 0.0; t[4] = 0.0; t[5] = 0.0
+        else:
+            t[3] = X[a]; t[4] = X[4 + a]; t[5] = X[8 + a]
+            t[0] = X[7] * t[5] - X[11] * t[4]
+            t[1] = X[11] * t[3] - X[3] * t[5]
+            t[2] = X[3] * t[4] - X[7] * t[3]
+        _put_column(J, m.nv, m.v_idx[i] + col, t)
+
+
 cdef inline void _body_columns(const Call* c, int i, const double* oMi, const double* oMf, double* J) noexcept nogil:
     """Body i's columns of the frame Jacobian J (6, nv), in the call's reference, from the
     body's and the frame's world placements."""
     cdef int col
     cdef double w[6]
     cdef double t[6]
+    if c.m.nvj[i] > 1:
+        _unit_columns(c, i, oMi, oMf, J)
+        return
     for col in range(c.m.nvj[i]):
         world_column(c.m, i, col, oMi, w)
         _from_world(c.ref, oMf, w, t)

@@ -53,7 +53,7 @@ def tree():
 # ------------------------------------------------------------------------------------------
 # Quaternions of any norm read as their direction
 # ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("norm", [1e-9, 1e155, 1e300])
+@pytest.mark.parametrize("norm", [1e-11, 1e-9, 1e90, 1e155, 1e300])
 def test_quaternions_of_any_size_act_as_their_direction(backend, tree, norm, rng):
     q = rbd.random_configuration(tree, rng=rng)
     v = rng.normal(size=tree.nv)
@@ -62,6 +62,9 @@ def test_quaternions_of_any_size_act_as_their_direction(backend, tree, norm, rng
         scaled[k:k + 4] *= norm
     np.testing.assert_allclose(rbd.forward_kinematics(tree, scaled), rbd.forward_kinematics(tree, q), atol=1e-12)
     np.testing.assert_allclose(rbd.crba(tree, scaled), rbd.crba(tree, q), atol=1e-10)
+    for reference in ("local", "world", "local_world_aligned"):
+        np.testing.assert_allclose(rbd.frame_jacobian(tree, scaled, tree.nframes - 1, reference),
+                                   rbd.frame_jacobian(tree, q, tree.nframes - 1, reference), atol=1e-12)
     np.testing.assert_allclose(rbd.normalize(tree, scaled), rbd.normalize(tree, q), atol=1e-14)
     np.testing.assert_allclose(rbd.integrate(tree, scaled, v), rbd.integrate(tree, q, v), atol=1e-12)
     np.testing.assert_allclose(rbd.difference(tree, scaled, q), np.zeros(tree.nv), atol=1e-9)
