@@ -421,8 +421,15 @@ def pinocchio_rows(pin, robot, rng):
         "aba": Contender("pin.aba", lambda: pin.aba(twin.model, twin.data, q_pin, v_pin, tau_pin), twin.v_back),
     }
 
-    return [Row(case, robot.name, Contender(label, dynamics_calls(impl, model, q, v, a, tau)[case]), peers[case])
+    rows = [Row(case, robot.name, Contender(label, dynamics_calls(impl, model, q, v, a, tau)[case]), peers[case])
             for case in ("rnea", "crba", "aba") for label, impl in rbd_backends()]
+    if rbd_c is not None:  # with out= (Pinocchio writes into its Data: the same job, nothing allocated)
+        torques, accelerations, mass_matrix = np.empty(model.nv), np.empty(model.nv), np.empty((model.nv, model.nv))
+        into = {"rnea": lambda: rbd_c.rnea(model, q, v, a, out=torques),
+                "crba": lambda: rbd_c.crba(model, q, out=mass_matrix),
+                "aba": lambda: rbd_c.aba(model, q, v, tau, out=accelerations)}
+        rows += [Row(case, robot.name, Contender("rbd cython, out=", into[case]), peers[case]) for case in into]
+    return rows
 
 
 def kinematics_rows(pin, robot, rng):
@@ -452,7 +459,7 @@ def kinematics_rows(pin, robot, rng):
         return pin.updateFramePlacement(pm, pd, fid)
 
     placements, placement, jacobian = np.empty((model.nbodies, 4, 4)), np.empty((4, 4)), np.empty((6, nv))
-    torques = np.empty(nv)
+    torques, com, com_jacobian = np.empty(nv), np.empty(3), np.empty((3, nv))
     cases = [
         ("forward_kinematics", lambda: rbd_c.forward_kinematics(model, q),
          lambda: rbd_c.forward_kinematics(model, q, out=placements),
@@ -464,13 +471,14 @@ def kinematics_rows(pin, robot, rng):
          lambda: rbd_c.frame_jacobian(model, q, frame, out=jacobian),
          Contender("pin.computeFrameJacobian", lambda: pin.computeFrameJacobian(pm, pd, Q, fid),
                    pair.columns_from_pin)),
-        ("center_of_mass", lambda: rbd_c.center_of_mass(model, q), None,
+        ("center_of_mass", lambda: rbd_c.center_of_mass(model, q), lambda: rbd_c.center_of_mass(model, q, out=com),
          Contender("pin.centerOfMass", lambda: pin.centerOfMass(pm, pd, Q))),
-        ("com_jacobian", lambda: rbd_c.com_jacobian(model, q), None,
+        ("com_jacobian", lambda: rbd_c.com_jacobian(model, q), lambda: rbd_c.com_jacobian(model, q, out=com_jacobian),
          Contender("pin.jacobianCenterOfMass", lambda: pin.jacobianCenterOfMass(pm, pd, Q), pair.columns_from_pin)),
         ("gravity", lambda: rbd_c.gravity(model, q), lambda: rbd_c.gravity(model, q, out=torques),
          Contender("pin.computeGeneralizedGravity", lambda: pin.computeGeneralizedGravity(pm, pd, Q), pair.v_from_pin)),
-        ("nonlinear_effects", lambda: rbd_c.nonlinear_effects(model, q, v), None,
+        ("nonlinear_effects", lambda: rbd_c.nonlinear_effects(model, q, v),
+         lambda: rbd_c.nonlinear_effects(model, q, v, out=torques),
          Contender("pin.nonLinearEffects", lambda: pin.nonLinearEffects(pm, pd, Q, V), pair.v_from_pin)),
     ]
     rows = []
