@@ -632,19 +632,23 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
     """Run sample s: returns a bit per non-finite input (bit k for input k), and
     OUTPUT_OVERFLOW for a non-finite output; the first non-zero kernel status lands in
     status."""
-    cdef const double* ins[MAX_INPUTS]
-    cdef double* outs[MAX_OUTPUTS]
+    cdef const double* ins_s[MAX_INPUTS]
+    cdef double* outs_s[MAX_OUTPUTS]
+    cdef const double** ins = base
+    cdef double** outs = out
     cdef int k, bad = 0
-    for k in range(nout):
-        outs[k] = out[k] + s * out_size[k]
+    if s > 0:  # (sample 0 reads the arrays as they are: a single call copies nothing, where the
+               # compiler made the copy a byte loop whose pointers the kernel then waited for)
+        ins = ins_s
+        outs = outs_s
+        for k in range(nout):
+            outs[k] = out[k] + s * out_size[k]
+        for k in range(nin):
+            ins_s[k] = NULL if base[k] == NULL else base[k] + s * size[k]
     for k in range(nin):
-        if base[k] == NULL:
-            ins[k] = NULL
-        else:
-            ins[k] = base[k] + s * size[k]
-            if check and (any_nonfinite(ins[k], size[k])
-                          or (qmask & (1 << k) and zero_quaternion(call.m, ins[k]))):
-                bad |= 1 << k
+        if ins[k] != NULL and check and (any_nonfinite(ins[k], size[k])
+                                         or (qmask & (1 << k) and zero_quaternion(call.m, ins[k]))):
+            bad |= 1 << k
     k = kern(call, ins, outs, work)
     if k != 0 and status[0] == 0:
         status[0] = k
