@@ -212,6 +212,11 @@ RBD_OUT_OF_LINE void rbd_block_sincos(const int* idx, const double* q, double* S
 #define RBD_BODY_PLACEMENT(m, i, qj, out) \
     rbd_joint_placement((m)->kinds[i], (m)->placements + 16 * (i), (m)->axes + 3 * (i), (qj), (out))
 
+/* rbd_joint_placement of body i with its angle's sine and cosine given (*S, *C; read by
+   the revolute kinds only), e.g. from rbd_block_sincos over a chain's bodies. */
+#define RBD_PLACEMENT_SC(m, i, qj, S, C, out) \
+    rbd_joint_placement_sc((m)->kinds[i], (m)->placements + 16 * (i), (m)->axes + 3 * (i), (qj), (S), (C), (out))
+
 /* The same inside a loop over the bodies i = 0, 1, ..., nb - 1 in order, for the whole q:
    the sines and cosines come from S and C (RBD_SINCOS_BLOCK doubles each, the loop's),
    filled by rbd_block_sincos at the start of each block of bodies. */

@@ -62,6 +62,11 @@ cdef extern from "_joints.h":
         SINCOS_BLOCK "RBD_SINCOS_BLOCK"
     void loop_placement "RBD_LOOP_PLACEMENT"(const CModel* m, int i, const double* q, double* S, double* C,
                                              double* out) noexcept nogil
+    # the sines and cosines of q[idx[0]], ..., q[idx[SINCOS_BLOCK - 1]] at once (vectorised), and
+    # a body's placement with its angle's given (read by the revolute kinds only)
+    void block_sincos "rbd_block_sincos"(const int* idx, const double* q, double* S, double* C) noexcept nogil
+    void placement_sc "RBD_PLACEMENT_SC"(const CModel* m, int i, const double* qj, const double* S,
+                                         const double* C, double* out) noexcept nogil
 
 
 # ---------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from libc.string cimport memcpy, memset
 
 from rbd_c._kernels cimport se3_compose, act_motion, inv_act_motion, motion_cross
 from rbd_c._model cimport CModel, Call
-from rbd_c._joints cimport joint_placement, loop_placement, SINCOS_BLOCK, joint_motion, joint_motion_add, joint_column, basis_axis
+from rbd_c._joints cimport loop_placement, block_sincos, placement_sc, SINCOS_BLOCK, joint_motion, joint_motion_add, joint_column, basis_axis
 
 cdef extern from "_fast.h":
     # dst[0..3] += src[0..3] in one 4-wide store (a child adding into its parent's numbers)
@@ -119,18 +119,27 @@ cdef inline int chain_pass(const CModel* m, int body, const double* q, const dou
     """Walk the chain root .. body (d bodies, returned): the bodies chain[l], root first,
     their world placements oM[16 l] and, when v (a) is given, body-frame twists V[6 l]
     (accelerations A[6 l], without gravity).  The chain is found by walking up the
-    parents, so the model stores no per-body list of ancestors (memory linear in bodies)."""
-    cdef int d = m.depth[body], l, i
+    parents, so the model stores no per-body list of ancestors (memory linear in bodies).
+    The chain's angles' sines and cosines are taken a block at a time, vectorised."""
+    cdef int d = m.depth[body], l, i, j, k
     cdef double Xl[16]
     cdef double vJ[6]
     cdef double t[6]
+    cdef int idx[SINCOS_BLOCK]
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
     i = body
     for l in range(d - 1, -1, -1):
         chain[l] = i
         i = m.parents[i]
     for l in range(d):
         i = chain[l]
-        joint_placement(m, i, q + m.q_idx[i], Xl)
+        k = l % SINCOS_BLOCK
+        if k == 0:  # (angle_q: a body's angle's index in q, any valid index for other kinds)
+            for j in range(SINCOS_BLOCK):
+                idx[j] = m.angle_q[chain[l + j]] if l + j < d else 0
+            block_sincos(idx, q, sn, cs)
+        placement_sc(m, i, q + m.q_idx[i], sn + k, cs + k, Xl)
         child_placement(oM + 16 * (l - 1) if l > 0 else NULL, Xl, oM + 16 * l)
         if v != NULL:
             child_twist(m, i, Xl, v, V + 6 * (l - 1) if l > 0 else NULL, vJ, V + 6 * l)
