@@ -114,16 +114,21 @@ static inline void rbd_place_rot_z(const double* P, double c, double s, double* 
     }
 }
 
-/* The kinds other than revolute (out of line: they are rare, and inlining them everywhere
-   would keep the passes from inlining the revolute ones).  u: the joint's axis. */
+/* out = P @ (I, x u) (4x4): a prismatic joint along the unit axis u, at x. */
+static inline void rbd_prismatic_placement(const double* P, const double* u, double x, double* out) {
+    for (int r = 0; r < 12; r++) out[r] = P[r];
+    rbd_place_shift(P, u[0] * x, u[1] * x, u[2] * x, out);
+    out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0;
+}
+
+/* The kinds with a quaternion or several coordinates (out of line: they are rare, and
+   inlining them everywhere would keep the passes from inlining the revolute ones).
+   u: the joint's axis. */
 RBD_NOINLINE void rbd_other_placement(int kind, const double* P, const double* u, const double* qj,
                                       double* out) {
     double R[9], s, c;
     out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0;
-    if (kind == RBD_PRISMATIC) {
-        for (int r = 0; r < 12; r++) out[r] = P[r];
-        rbd_place_shift(P, u[0] * qj[0], u[1] * qj[0], u[2] * qj[0], out);
-    } else if (kind == RBD_SPHERICAL) {
+    if (kind == RBD_SPHERICAL) {
         rbd_quat_to_rot(qj, R);
         rbd_place_rot(P, R, out);
     } else if (kind == RBD_PLANAR) {
@@ -145,6 +150,10 @@ RBD_NOINLINE void rbd_other_placement(int kind, const double* P, const double* u
 RBD_ALWAYS_INLINE void rbd_joint_placement_sc(int kind, const double* P, const double* u, const double* qj,
                                               const double* sn, const double* cs, double* out) {
     double s, c, t, R[9];
+    if (kind == RBD_PRISMATIC) {  /* (inline: small, and common: a gripper's fingers, a linear axis) */
+        rbd_prismatic_placement(P, u, qj[0], out);
+        return;
+    }
     if (kind > RBD_REVOLUTE) {
         rbd_other_placement(kind, P, u, qj, out);
         return;
