@@ -103,6 +103,27 @@ def test_overflowing_inputs_raise_instead_of_returning_nan(backend):
             f(*args)
 
 
+@pytest.mark.parametrize("reference", ["local", "world"])
+@pytest.mark.parametrize("shape", ["branch", "chain"])
+def test_an_overflowing_frame_jacobian_raises(backend, reference, shape):
+    """A frame Jacobian that overflows is an error on both backends, through both of the
+    compiled kernel's walks (a foot's branch of a tree; the whole pass when the frame's chain
+    is most of a deep chain), single and in a batch.  (In local_world_aligned axes the
+    compiled free joint's columns take the difference of two translations, not each about
+    the world's origin: a robot 1e308 m away can stay finite there.)"""
+    if shape == "branch":
+        model = rbd.sample_model("quadruped")
+    else:
+        model = random_model(5, nlinks=8, floating_base=True, chain=True)
+    q = rbd.random_configuration(model, np.random.default_rng(1))
+    q[:3] = [1.5e308, -1.5e308, 1.5e308]  # finite, but no frame's columns are
+    batch = np.stack([rbd.neutral(model), q, rbd.neutral(model)])
+    for x in (q, batch):
+        with pytest.raises(ValueError, match="too large for float64"):
+            rbd.frame_jacobian(model, x, model.nframes - 1, reference)
+    assert np.isfinite(rbd.frame_jacobian(model, batch[0], model.nframes - 1, reference)).all()
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("name", ["rnea", "nonlinear_effects", "aba", "rnea_derivatives"])
 def test_one_overflowing_sample_in_a_batch_is_an_error(backend, name, threads):
