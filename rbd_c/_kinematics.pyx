@@ -108,8 +108,8 @@ def frame_placements(model, q, *, out=None):
 
 
 cdef inline bint _whole_pass(const CModel* m, int body) noexcept nogil:
-    """Whether a frame kernel places every body (world_placements, the joints' sines and
-    cosines by blocks) rather than walk the chain to ``body`` (one at a time): when the
+    """Whether a frame kernel places every body (world_placements) rather than walk the
+    chain to ``body`` (chain_pass, which first finds the chain by its parents): when the
     chain is most of the tree (a manipulator's tool), and the scratch holds every body."""
     return 2 * m.depth[body] >= m.nb and 16 * m.nb <= 64 + FRAME_PER_LINK * m.max_depth
 

@@ -782,6 +782,42 @@ cdef inline bint _overlap(const double* a, Py_ssize_t na, const double* b, Py_ss
     return a < b + nb and b < a + na
 
 
+cdef inline int _exact_input(const CModel* m, char code, object x, const double** data,
+                             Py_ssize_t* size) noexcept:
+    """For an input (spec ``code``) that the driver reads in place, an exact float64
+    C-contiguous ndarray whose last dimensions are the per-sample shape: its data, its
+    per-sample size, and its number of batch dimensions as the result; -1 for anything
+    else (the general path converts it, or raises the shared error)."""
+    cdef Py_ssize_t tdims[2]
+    cdef int tnd, andim
+    cdef cnp.npy_intp* adims
+    if not cnp.PyArray_CheckExact(x):
+        return -1
+    if cnp.PyArray_TYPE(<cnp.ndarray>x) != cnp.NPY_DOUBLE or not cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>x):
+        return -1
+    tnd = <int>_trailing(m, code, tdims)
+    andim = cnp.PyArray_NDIM(<cnp.ndarray>x)
+    adims = cnp.PyArray_DIMS(<cnp.ndarray>x)
+    if andim < tnd or adims[andim - 1] != tdims[tnd - 1] or (tnd == 2 and adims[andim - 2] != tdims[0]):
+        return -1
+    data[0] = <const double*>cnp.PyArray_DATA(<cnp.ndarray>x)
+    size[0] = tdims[0] * (tdims[1] if tnd == 2 else 1)
+    return andim - tnd
+
+
+cdef inline bint _fits_out(object given, int ndim, const cnp.npy_intp* dims) noexcept:
+    """Whether ``given`` can take a result of shape dims[:ndim] in place: an ndarray of
+    exactly that shape, float64, C-contiguous, writeable."""
+    cdef int j
+    if not (cnp.PyArray_Check(given) and cnp.PyArray_TYPE(<cnp.ndarray>given) == cnp.NPY_DOUBLE
+            and cnp.PyArray_ISCARRAY(<cnp.ndarray>given) and cnp.PyArray_NDIM(<cnp.ndarray>given) == ndim):
+        return False
+    for j in range(ndim):
+        if cnp.PyArray_DIMS(<cnp.ndarray>given)[j] != dims[j]:
+            return False
+    return True
+
+
 cdef object _NOT_ONE = object()  # _run_one's answer for a call it leaves to run's general path
 
 
@@ -796,12 +832,11 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, tuple values, 
     and conversion machinery: the driver's floor with ``out=`` 0.13 -> 0.105 us (Panda)."""
     cdef const CModel* m = &cm.m
     cdef const char* spec = alg.inputs
-    cdef int nin = len(values), nout = alg.nout, k, j, o, tnd, qmask = 0, status = 0, bad
+    cdef int nin = len(values), nout = alg.nout, k, j, o, qmask = 0, status = 0, bad
     cdef const double* base[MAX_INPUTS]
     cdef Py_ssize_t size[MAX_INPUTS]
     cdef Py_ssize_t osize[MAX_OUTPUTS]
     cdef double* outp[MAX_OUTPUTS]
-    cdef Py_ssize_t tdims[2]
     cdef cnp.npy_intp odims[4]
     cdef int ond
     cdef cnp.ndarray arr
@@ -818,16 +853,8 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, tuple values, 
             base[k] = NULL
             size[k] = 0
             continue
-        if not cnp.PyArray_CheckExact(x):
+        if _exact_input(m, spec[k], x, &base[k], &size[k]) != 0:  # (a batch, or to convert)
             return _NOT_ONE
-        arr = <cnp.ndarray>x
-        tnd = <int>_trailing(m, spec[k], tdims)
-        if (cnp.PyArray_TYPE(arr) != cnp.NPY_DOUBLE or not cnp.PyArray_ISCARRAY_RO(arr)
-                or cnp.PyArray_NDIM(arr) != tnd or cnp.PyArray_DIMS(arr)[0] != tdims[0]
-                or (tnd == 2 and cnp.PyArray_DIMS(arr)[1] != tdims[1])):
-            return _NOT_ONE
-        base[k] = <const double*>cnp.PyArray_DATA(arr)
-        size[k] = tdims[0] * (tdims[1] if tnd == 2 else 1)
         if spec[k] == b'q':
             qmask |= 1 << k  # configurations: their quaternions are checked too
     cdef list several = [] if nout > 1 else None
@@ -841,13 +868,9 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, tuple values, 
             if several is not None:
                 several.append(arr)
         else:
-            if not (cnp.PyArray_Check(out) and cnp.PyArray_TYPE(<cnp.ndarray>out) == cnp.NPY_DOUBLE
-                    and cnp.PyArray_ISCARRAY(<cnp.ndarray>out) and cnp.PyArray_NDIM(<cnp.ndarray>out) == ond):
+            if not _fits_out(out, ond, odims):
                 return _NOT_ONE
             arr = <cnp.ndarray>out
-            for j in range(ond):
-                if cnp.PyArray_DIMS(arr)[j] != odims[j]:
-                    return _NOT_ONE
             for k in range(nin):
                 if base[k] != NULL and _overlap(<double*>cnp.PyArray_DATA(arr), osize[o], base[k], size[k]):
                     return _NOT_ONE
@@ -893,7 +916,7 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     cdef Py_ssize_t tdims[2]
     cdef cnp.npy_intp dims[MAX_DIMS]
     cdef cnp.npy_intp* adims
-    cdef int k, j, nt, tnd, nbatch = -1, bad = 0, andim, status = 0
+    cdef int k, j, nt, tnd, nbatch = -1, xbatch, bad = 0, status = 0
     cdef bint fast = True, check = True
     cdef int qmask = 0
     cdef cnp.ndarray arr
@@ -918,27 +941,16 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
             base[k] = NULL
             size[k] = 0
             continue
-        if not cnp.PyArray_CheckExact(x):
+        xbatch = _exact_input(m, spec[k], x, &base[k], &size[k])
+        if xbatch < 0 or xbatch + out_nd > MAX_DIMS or xbatch > MAX_BATCH_DIMS:
             fast = False
             break
-        arr = <cnp.ndarray>x
-        if cnp.PyArray_TYPE(arr) != cnp.NPY_DOUBLE or not cnp.PyArray_ISCARRAY_RO(arr):
-            fast = False
-            break
-        tnd = <int>_trailing(m, spec[k], tdims)
-        andim = cnp.PyArray_NDIM(arr)
-        adims = cnp.PyArray_DIMS(arr)
-        if andim < tnd or andim - tnd + out_nd > MAX_DIMS or andim - tnd > MAX_BATCH_DIMS:
-            fast = False
-            break
-        if adims[andim - 1] != tdims[tnd - 1] or (tnd == 2 and adims[andim - 2] != tdims[0]):
-            fast = False
-            break
+        adims = cnp.PyArray_DIMS(<cnp.ndarray>x)
         if nbatch < 0:
-            nbatch = andim - tnd
+            nbatch = xbatch
             for j in range(nbatch):
                 dims[j] = adims[j]
-        elif andim - tnd != nbatch:
+        elif xbatch != nbatch:
             fast = False
             break
         else:
@@ -948,8 +960,6 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
                     break
             if not fast:
                 break
-        base[k] = <const double*>cnp.PyArray_DATA(arr)
-        size[k] = tdims[0] * (tdims[1] if tnd == 2 else 1)
 
     # ---- slow path: the shared validation, conversion and broadcasting ---------------
     if not fast:
@@ -1001,13 +1011,8 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
                     given = out[o]
                 else:
                     given = None
-                if not (cnp.PyArray_Check(given) and cnp.PyArray_TYPE(<cnp.ndarray>given) == cnp.NPY_DOUBLE
-                        and cnp.PyArray_ISCARRAY(<cnp.ndarray>given)
-                        and cnp.PyArray_NDIM(<cnp.ndarray>given) == nbatch + ond[o]):
+                if not _fits_out(given, nbatch + ond[o], dims):
                     _refuse_out(out, alg, values, nbatch, dims, ond, odims)
-                for j in range(nbatch + ond[o]):
-                    if cnp.PyArray_DIMS(<cnp.ndarray>given)[j] != dims[j]:
-                        _refuse_out(out, alg, values, nbatch, dims, ond, odims)
                 arr = <cnp.ndarray>given
             outp[o] = <double*>cnp.PyArray_DATA(arr)
             if several is not None:
