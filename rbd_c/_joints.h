@@ -233,7 +233,6 @@ RBD_OUT_OF_LINE void rbd_block_sincos(const int* idx, const double* q, double* S
         const int k_ = (i) & (RBD_SINCOS_BLOCK - 1); \
         if (k_ == 0 && (m)->angle_blocks[(i) / RBD_SINCOS_BLOCK]) \
             rbd_block_sincos((m)->angle_q + (i), (q), (S), (C)); \
-        rbd_joint_placement_sc((m)->kinds[i], (m)->placements + 16 * (i), (m)->axes + 3 * (i), \
-                               (q) + (m)->q_idx[i], (S) + k_, (C) + k_, (out)); \
+        RBD_PLACEMENT_SC(m, i, (q) + (m)->q_idx[i], (S) + k_, (C) + k_, out); \
     } while (0)
 #endif
