@@ -8,7 +8,7 @@ from libc.string cimport memset
 
 import numpy as np
 
-from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm
+from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, run_args, Algorithm, algorithm
 from rbd_c._model import size
 from rbd_c._joints cimport (joint_neutral, joint_integrate, joint_difference, joint_normalize,
                             joint_integrate_jacobians, joint_difference_jacobians)
@@ -101,35 +101,35 @@ def integrate(model, q, v, *, out=None):
     """q (+) v: integrate the velocity v for unit time from q on the joint manifolds (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, INTEGRATE, (q, v), out)
+    return run_args(model, cm, &call, INTEGRATE, out, q, v)
 
 
 def difference(model, q0, q1, *, out=None):
     """The velocity v with q0 (+) v = q1 (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, DIFFERENCE, (q0, q1), out)
+    return run_args(model, cm, &call, DIFFERENCE, out, q0, q1)
 
 
 def normalize(model, q, *, out=None):
     """q with its quaternions scaled to unit norm (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, NORMALIZE, (q,), out)
+    return run_args(model, cm, &call, NORMALIZE, out, q)
 
 
 def integrate_jacobians(model, q, v, *, out=None):
     """(d_dq, d_dv): the tangent-space Jacobians of q (+) v, block diagonal (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, INTEGRATE_JACOBIANS, (q, v), out)
+    return run_args(model, cm, &call, INTEGRATE_JACOBIANS, out, q, v)
 
 
 def difference_jacobians(model, q0, q1, *, out=None):
     """(d_dq0, d_dq1): the tangent-space Jacobians of difference(q0, q1), block diagonal (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, DIFFERENCE_JACOBIANS, (q0, q1), out)
+    return run_args(model, cm, &call, DIFFERENCE_JACOBIANS, out, q0, q1)
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
 NEUTRAL.name = "neutral"

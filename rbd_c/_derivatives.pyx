@@ -10,7 +10,7 @@ cimport cython
 from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport act_force, motion_cross, force_cross, inertia_apply, inertia_act, velocity_variation
-from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run, Algorithm, algorithm, add_armature
+from rbd_c._model cimport CModel, Call, CompiledModel, prepare_call, run_args, Algorithm, algorithm, add_armature
 from rbd_c._model import size
 from rbd_c._joints cimport loop_placement, SINCOS_BLOCK
 from rbd_c._passes cimport add6, sub6, dot6, child_placement, world_column, gravity_acceleration
@@ -806,7 +806,7 @@ def rnea_derivatives(model, q, v, a, fext=None, *, out=None):
     """(dtau_dq, dtau_dv, dtau_da): the partial derivatives of rnea (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, RNEA_DERIVATIVES, (q, v, a, fext), out)
+    return run_args(model, cm, &call, RNEA_DERIVATIVES, out, q, v, a, fext)
 
 
 def aba_derivatives(model, q, v, tau, fext=None, *, out=None):
@@ -815,7 +815,7 @@ def aba_derivatives(model, q, v, tau, fext=None, *, out=None):
     cdef CompiledModel cm = prepare_call(&call, model)
     if cm.m.minv_factored:
         need_ancestors(cm)
-    return run(model, cm, &call, ABA_DERIVATIVES, (q, v, tau, fext), out)
+    return run_args(model, cm, &call, ABA_DERIVATIVES, out, q, v, tau, fext)
 
 
 def _inverse_mass_matrix_form(model):
@@ -832,7 +832,7 @@ def inverse_mass_matrix(model, q, *, out=None):
     cdef CompiledModel cm = prepare_call(&call, model)
     if cm.m.minv_factored:
         need_ancestors(cm)
-    return run(model, cm, &call, INVERSE_MASS_MATRIX, (q,), out)
+    return run_args(model, cm, &call, INVERSE_MASS_MATRIX, out, q)
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
 RNEA_DERIVATIVES.name = "rnea_derivatives"

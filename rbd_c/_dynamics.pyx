@@ -16,7 +16,7 @@ from libc.string cimport memset, memcpy
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add,
                              velocity_variation, rotate3, rotate6, sym3_rotate)
-from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run, kernel_t,
+from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run_args, kernel_t,
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
 from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, K_REV_Z, K_REV, joint_motion_add, joint_force, joint_column,
@@ -166,21 +166,21 @@ def rnea(model, q, v, a, fext=None, *, out=None):
     """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - sum J_i^T fext_i (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, RNEA, (q, v, a, fext), out)
+    return run_args(model, cm, &call, RNEA, out, q, v, a, fext)
 
 
 def gravity(model, q, *, out=None):
     """Generalized gravity g(q) (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, GRAVITY, (q,), out)
+    return run_args(model, cm, &call, GRAVITY, out, q)
 
 
 def nonlinear_effects(model, q, v, *, out=None):
     """C(q, v) v + g(q) (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, NONLINEAR_EFFECTS, (q, v), out)
+    return run_args(model, cm, &call, NONLINEAR_EFFECTS, out, q, v)
 
 
 cdef int k_gravity(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -317,7 +317,7 @@ def crba(model, q, *, out=None):
     """Joint-space mass matrix M(q), full and symmetric (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, CRBA, (q,), out)
+    return run_args(model, cm, &call, CRBA, out, q)
 
 
 # ==========================================================================================
@@ -521,7 +521,7 @@ def aba(model, q, v, tau, fext=None, *, out=None):
     """Forward dynamics: the joint accelerations produced by tau and fext (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, ABA, (q, v, tau, fext), out)
+    return run_args(model, cm, &call, ABA, out, q, v, tau, fext)
 
 
 # ==========================================================================================
@@ -621,7 +621,7 @@ def coriolis_matrix(model, q, v, *, out=None):
     """Coriolis matrix C(q, v): C v + g = nonlinear effects, Mdot - 2C skew (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, CORIOLIS, (q, v), out)
+    return run_args(model, cm, &call, CORIOLIS, out, q, v)
 
 
 # ==========================================================================================
@@ -650,7 +650,7 @@ def kinetic_energy(model, q, v, *, out=None):
     """Kinetic energy 1/2 v^T M(q) v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, KINETIC_ENERGY, (q, v), out)
+    return run_args(model, cm, &call, KINETIC_ENERGY, out, q, v)
 
 
 cdef int k_potential(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -666,7 +666,7 @@ def potential_energy(model, q, *, out=None):
     """Gravitational potential energy -m g . com (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, POTENTIAL_ENERGY, (q,), out)
+    return run_args(model, cm, &call, POTENTIAL_ENERGY, out, q)
 
 
 cdef int k_centroidal(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -715,7 +715,7 @@ def centroidal_momentum(model, q, v, *, out=None):
     """Linear and angular momentum about the center of mass, world axes (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTROIDAL_MOMENTUM, (q, v), out)
+    return run_args(model, cm, &call, CENTROIDAL_MOMENTUM, out, q, v)
 
 
 cdef enum:
@@ -819,14 +819,14 @@ def centroidal_momentum_matrix(model, q, *, out=None):
     """The centroidal momentum matrix A_G, centroidal_momentum = A_G v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTROIDAL_MATRIX, (q,), out)
+    return run_args(model, cm, &call, CENTROIDAL_MATRIX, out, q)
 
 
 def centroidal_momentum_matrix_time_variation(model, q, v, *, out=None):
     """dA_G/dt along the motion with velocity v (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTROIDAL_MATRIX_RATE, (q, v), out)
+    return run_args(model, cm, &call, CENTROIDAL_MATRIX_RATE, out, q, v)
 
 
 # ==========================================================================================

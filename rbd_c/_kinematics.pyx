@@ -12,7 +12,7 @@ cimport cython
 from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport act_motion, inv_act_motion, motion_cross, rotate6, se3_compose, se3_inverse
-from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kernel_t, prepare_call, run, resolve_frame,
+from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kernel_t, prepare_call, run_args, resolve_frame,
                            Algorithm, algorithm,
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
 from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, add4, add6, sub6,
@@ -66,14 +66,15 @@ cdef inline int* _chain(const CModel* m, double* work) noexcept nogil:
     return <int*>(work + FRAME_CHAIN * m.max_depth + 64)
 
 
-cdef object _run_frame(object model, object frame, object reference, Algorithm alg, tuple values, object out):
+cdef inline object _run_frame(object model, object frame, object reference, Algorithm alg, object out, object q,
+                       object v=None, object a=None):
     """The driver call shared by the frame quantities in a reference (they walk one
     chain, so their scratch and work scale with its length)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     resolve_frame(&call, cm, model, frame)
     resolve_reference(&call, reference)
-    return run(model, cm, &call, alg, values, out)
+    return run_args(model, cm, &call, alg, out, q, v, a)
 
 
 # ---- placements ----------------------------------------------------------------------------
@@ -87,7 +88,7 @@ def forward_kinematics(model, q, *, out=None):
     """World placement (4x4) of every body frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, FORWARD_KINEMATICS, (q,), out)
+    return run_args(model, cm, &call, FORWARD_KINEMATICS, out, q)
 
 
 cdef int k_frame_placements(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -104,7 +105,7 @@ def frame_placements(model, q, *, out=None):
     """World placement (4x4) of every frame, link and joint frames (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
-    return run(model, cm, &call, FRAME_PLACEMENTS, (q,), out)
+    return run_args(model, cm, &call, FRAME_PLACEMENTS, out, q)
 
 
 cdef inline bint _whole_pass(const CModel* m, int body) noexcept nogil:
@@ -132,7 +133,7 @@ def frame_placement(model, q, frame, *, out=None):
     cdef Call call
     cdef CompiledModel cm = prepare_call(&call, model)
     resolve_frame(&call, cm, model, frame)
-    return run(model, cm, &call, FRAME_PLACEMENT, (q,), out)
+    return run_args(model, cm, &call, FRAME_PLACEMENT, out, q)
 
 
 # ---- frame velocity / acceleration -----------------------------------------------------------
@@ -168,7 +169,7 @@ cdef int k_frame_velocity(const Call* c, const double** ins, double** outs, doub
 
 def frame_velocity(model, q, v, frame, reference="local", *, out=None):
     """Twist of a frame in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_VELOCITY, (q, v), out)
+    return _run_frame(model, frame, reference, FRAME_VELOCITY, out, q, v)
 
 
 cdef int k_frame_acceleration(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -202,7 +203,7 @@ cdef int k_frame_acceleration(const Call* c, const double** ins, double** outs, 
 
 def frame_acceleration(model, q, v, a, frame, reference="local", *, out=None):
     """Spatial acceleration of a frame: the derivative of its twist in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_ACCELERATION, (q, v, a), out)
+    return _run_frame(model, frame, reference, FRAME_ACCELERATION, out, q, v, a)
 
 
 # ---- frame Jacobian and its time derivative ----------------------------------------------------
@@ -280,7 +281,7 @@ cdef int k_frame_jacobian(const Call* c, const double** ins, double** outs, doub
 
 def frame_jacobian(model, q, frame, reference="local", *, out=None):
     """Geometric Jacobian (6, nv) of a frame in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_JACOBIAN, (q,), out)
+    return _run_frame(model, frame, reference, FRAME_JACOBIAN, out, q)
 
 
 cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
@@ -336,7 +337,7 @@ cdef int k_frame_jacobian_dot(const Call* c, const double** ins, double** outs, 
 
 def frame_jacobian_time_derivative(model, q, v, frame, reference="local", *, out=None):
     """Time derivative (6, nv) of the frame Jacobian in the given reference (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_JACOBIAN_DOT, (q, v), out)
+    return _run_frame(model, frame, reference, FRAME_JACOBIAN_DOT, out, q, v)
 
 
 # ---- kinematic Hessian of a frame ---------------------------------------------------------
@@ -400,7 +401,7 @@ cdef int k_kinematic_hessian(const Call* c, const double** ins, double** outs, d
 
 def kinematic_hessian(model, q, frame, reference="local", *, out=None):
     """H (6, nv, nv): H[:, i, k] = d J[:, i] / d q_k of the frame Jacobian (compiled)."""
-    return _run_frame(model, frame, reference, KINEMATIC_HESSIAN, (q,), out)
+    return _run_frame(model, frame, reference, KINEMATIC_HESSIAN, out, q)
 
 
 # ---- partial derivatives of the frame velocity and acceleration ----------------------------------
@@ -514,13 +515,13 @@ cdef int k_frame_acceleration_derivatives(const Call* c, const double** ins, dou
 
 def frame_velocity_derivatives(model, q, v, frame, reference="local", *, out=None):
     """(dv_dq, dv_dv), each (6, nv): partial derivatives of frame_velocity, q along q (+) dq (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_VELOCITY_DERIVATIVES, (q, v), out)
+    return _run_frame(model, frame, reference, FRAME_VELOCITY_DERIVATIVES, out, q, v)
 
 
 def frame_acceleration_derivatives(model, q, v, a, frame, reference="local", *, out=None):
     """(dv_dq, da_dq, da_dv, da_da), each (6, nv): partial derivatives of frame_velocity and
     frame_acceleration, q along q (+) dq (compiled)."""
-    return _run_frame(model, frame, reference, FRAME_ACCELERATION_DERIVATIVES, (q, v, a), out)
+    return _run_frame(model, frame, reference, FRAME_ACCELERATION_DERIVATIVES, out, q, v, a)
 
 
 # ---- center of mass ---------------------------------------------------------------------------
@@ -557,7 +558,7 @@ def center_of_mass(model, q, *, out=None):
     """Center of mass of the robot, world frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, CENTER_OF_MASS, (q,), out)
+    return run_args(model, cm, &call, CENTER_OF_MASS, out, q)
 
 
 # Scratch of com_jacobian: world placements (16), then subtree mass and
@@ -601,7 +602,7 @@ def com_jacobian(model, q, *, out=None):
     """Jacobian (3, nv) of the center of mass, world frame (compiled)."""
     cdef Call call
     cdef CompiledModel cm = prepare_mass_call(&call, model)
-    return run(model, cm, &call, COM_JACOBIAN, (q,), out)
+    return run_args(model, cm, &call, COM_JACOBIAN, out, q)
 
 
 # ==========================================================================================

@@ -142,6 +142,8 @@ cdef class Algorithm:
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost)
 cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out=*,
                object contacts=*)
+cdef object run_args(object model, CompiledModel cm, Call* call, Algorithm alg, object out, object x0,
+                     object x1=*, object x2=*, object x3=*)
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1
 cdef int resolve_reference(Call* call, object reference) except -1
 cdef int current_threads() noexcept nogil

@@ -25,6 +25,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.ref cimport PyObject, Py_XDECREF
+from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.weakref cimport PyWeakref_GetRef, PyWeakref_NewRef
 
 from rbd_c._kernels cimport any_nonfinite
@@ -821,7 +822,7 @@ cdef inline bint _fits_out(object given, int ndim, const cnp.npy_intp* dims) noe
 cdef object _NOT_ONE = object()  # _run_one's answer for a call it leaves to run's general path
 
 
-cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, tuple values, object out):
+cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, int nin, PyObject** values, object out):
     """The commonest call, on its own short path: one sample, every input an exact
     float64 C-contiguous ndarray of its per-sample shape, at most one output given
     (``out``: exactly its shape, float64, C-contiguous, not overlapping an input), a
@@ -832,7 +833,7 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, tuple values, 
     and conversion machinery: the driver's floor with ``out=`` 0.13 -> 0.105 us (Panda)."""
     cdef const CModel* m = &cm.m
     cdef const char* spec = alg.inputs
-    cdef int nin = len(values), nout = alg.nout, k, j, o, qmask = 0, status = 0, bad
+    cdef int nout = alg.nout, k, j, o, qmask = 0, status = 0, bad
     cdef const double* base[MAX_INPUTS]
     cdef Py_ssize_t size[MAX_INPUTS]
     cdef Py_ssize_t osize[MAX_OUTPUTS]
@@ -846,7 +847,7 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, tuple values, 
             or _evaluate_size(alg.cost, call) >= RELEASE_GIL_WORK:
         return _NOT_ONE
     for k in range(nin):
-        x = values[k]
+        x = <object>values[k]
         if x is None:
             if spec[k] != b'f':
                 return _NOT_ONE
@@ -892,9 +893,41 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
     of a redundant set."""
     if cm.m.coupled:
         return _run_coupled(model, call, alg, values, out)
-    cdef object one = _run_one(cm, call, alg, values, out)
+    cdef PyObject* inputs[MAX_INPUTS]
+    cdef int k, nin = len(values)
+    cdef object one = _NOT_ONE
+    if nin <= MAX_INPUTS:
+        for k in range(nin):
+            inputs[k] = PyTuple_GET_ITEM(values, k)
+        one = _run_one(cm, call, alg, nin, inputs, out)
     if one is not _NOT_ONE:
         return one
+    return _run_general(model, cm, call, alg, values, out, contacts)
+
+
+cdef object run_args(object model, CompiledModel cm, Call* call, Algorithm alg, object out, object x0,
+                     object x1=None, object x2=None, object x3=None):
+    """run with the inputs as arguments (the first len(alg.inputs) of x0 .. x3): a single
+    call hands them to _run_one as they are (a tuple of them, made and freed on every
+    call, was a fifth of the driver's floor); other calls get the tuple."""
+    cdef PyObject* inputs[4]
+    cdef int nin = len(alg.inputs)
+    cdef object one
+    if not cm.m.coupled:
+        inputs[0] = <PyObject*>x0
+        inputs[1] = <PyObject*>x1
+        inputs[2] = <PyObject*>x2
+        inputs[3] = <PyObject*>x3
+        one = _run_one(cm, call, alg, nin, inputs, out)
+        if one is not _NOT_ONE:
+            return one
+        return _run_general(model, cm, call, alg, (x0, x1, x2, x3)[:nin], out, None)
+    return _run_coupled(model, call, alg, (x0, x1, x2, x3)[:nin], out)
+
+
+cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out,
+                         object contacts):
+    """run's general path: batches, conversions, threads, and every error."""
     cdef const CModel* m = &cm.m
     cdef const char* spec = alg.inputs
     cdef tuple names = alg.names
@@ -1193,4 +1226,4 @@ def _call_floor(model, q, int stage=3, out=None):
         outs[0] = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
         _k_nothing(&call, ins, outs, NULL)
         return out
-    return run(model, cm, &call, _FLOOR, (q,), out)
+    return run_args(model, cm, &call, _FLOOR, out, q)
