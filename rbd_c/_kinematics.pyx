@@ -17,7 +17,7 @@ from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, kerne
                            resolve_reference, REF_LOCAL, REF_WORLD, REF_LWA)
 from rbd_c._passes cimport (world_placements, chain_pass, child_placement, world_column, add4, add6, sub6,
                             first_moment, moved_moment, shift_to_frame)
-from rbd_c._joints cimport joint_placement, unit_column
+from rbd_c._joints cimport joint_placement, unit_column, basis_axis
 from rbd_c._model import size
 
 
@@ -255,27 +255,89 @@ cdef inline void _body_columns(const Call* c, int i, const double* oMi, const do
         _put_column(J, c.m.nv, c.m.v_idx[i] + col, t)
 
 
+cdef extern from "_columns.h":
+    void revolute_columns "rbd_revolute_columns"(int n, const double* const* oM, const int* a, const double* A,
+                                                 const double* o, double* J, int nv, int col) noexcept nogil
+
+
+cdef struct PendingColumns:
+    # revolute columns (joints about a basis axis) waiting to be written together: columns
+    # first_col, first_col + 1, ...
+    int n
+    int first_col
+    const double* oM[4]
+    int axis[4]
+
+
+cdef inline void _write_pending(PendingColumns* g, const double* A, const double* o, double* J,
+                                int nv) noexcept nogil:
+    """Write the pending columns (rbd_revolute_columns)."""
+    cdef const double* P[4]
+    cdef int axes[4]
+    cdef int k, j
+    if g.n == 0:
+        return
+    for k in range(4):
+        j = k if k < g.n else g.n - 1  # (lanes past n repeat the last one)
+        P[k] = g.oM[j]
+        axes[k] = g.axis[j]
+    revolute_columns(g.n, P, axes, A, o, J, nv, g.first_col)
+    g.n = 0
+
+
+cdef inline void _jacobian_columns(const Call* c, PendingColumns* g, int i, const double* oMi, const double* oMf,
+                                   const double* A, const double* o, double* J) noexcept nogil:
+    """Body i's columns of the frame Jacobian (the chain's bodies root first): a revolute
+    joint about a basis axis joins the pending columns (written four at a time, or when the
+    next one is not beside them); any other joint's are written now (_body_columns)."""
+    cdef int axis = basis_axis(c.m.kinds[i]), col = c.m.v_idx[i]
+    if axis < 0:
+        _body_columns(c, i, oMi, oMf, J)
+        return
+    if g.n == 4 or (g.n > 0 and col != g.first_col + g.n):
+        _write_pending(g, A, o, J, c.m.nv)
+    if g.n == 0:
+        g.first_col = col
+    g.oM[g.n] = oMi
+    g.axis[g.n] = axis
+    g.n += 1
+
+
 cdef int k_frame_jacobian(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     cdef double* J = outs[0]
     cdef const CModel* m = c.m
-    cdef int d, l, i
+    cdef int d, l, i, r
     cdef double oMf[16]
+    cdef double A[9]  # the reference's axes (R_f^T in local axes, else I) and origin
+    cdef double o[3]
+    cdef PendingColumns g
     memset(J, 0, 6 * m.nv * sizeof(double))
     if c.body < 0:
         return 0
-    if _whole_pass(m, c.body):  # every body placed, the chain's columns from the frame's body up
+    cdef bint whole = _whole_pass(m, c.body)
+    cdef double* oM = work + FRAME_OM * m.max_depth
+    if whole:  # every body placed
         world_placements(m, ins[0], work, False)
         _frame_world(c, work + 16 * c.body, oMf)
-        i = c.body
-        while i >= 0:
-            _body_columns(c, i, work + 16 * i, oMf, J)
-            i = m.parents[i]
-        return 0
-    cdef double* oM = work + FRAME_OM * m.max_depth
-    d = chain_pass(m, c.body, ins[0], NULL, NULL, _chain(m, work), oM, NULL, NULL)
-    _frame_world(c, oM + 16 * (d - 1), oMf)
-    for l in range(d):
-        _body_columns(c, _chain(m, work)[l], oM + 16 * l, oMf, J)
+    else:
+        d = chain_pass(m, c.body, ins[0], NULL, NULL, _chain(m, work), oM, NULL, NULL)
+        _frame_world(c, oM + 16 * (d - 1), oMf)
+    for r in range(3):
+        A[3 * r] = 0.0; A[3 * r + 1] = 0.0; A[3 * r + 2] = 0.0
+        if c.ref == REF_LOCAL:
+            A[3 * r] = oMf[r]; A[3 * r + 1] = oMf[4 + r]; A[3 * r + 2] = oMf[8 + r]
+        else:
+            A[4 * r] = 1.0
+        o[r] = 0.0 if c.ref == REF_WORLD else oMf[4 * r + 3]
+    g.n = 0
+    if whole:  # the chain: the bodies before the frame's whose subtree holds it
+        for i in range(c.body + 1):
+            if c.body < m.subtree_end[i]:
+                _jacobian_columns(c, &g, i, work + 16 * i, oMf, A, o, J)
+    else:
+        for l in range(d):
+            _jacobian_columns(c, &g, _chain(m, work)[l], oM + 16 * l, oMf, A, o, J)
+    _write_pending(&g, A, o, J, m.nv)
     return 0
 
 

@@ -568,3 +568,57 @@ def test_call_floor_stages_run_and_refuse_a_wrong_bare_call():
     assert _call_floor(model, q, 4, out) is out and out[0] == 0.0
     with pytest.raises(ValueError):
         _call_floor(model, q[:-1], 4, out)
+
+
+def _revolute_runs_model(floating_base):
+    """A tree whose chains hold runs of 1 to 6 revolute joints about basis axes (the
+    compiled frame Jacobian writes those columns up to four at a time), broken by other
+    joint kinds and by side branches whose columns fall between them."""
+    from models import random_inertia, random_pose
+    rng = np.random.default_rng(17)
+    builder = rbd.ModelBuilder("revolute_runs")
+    basis = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
+    # (joint type, axis; None: a random axis), "side": a side branch off the link before
+    pattern = ["x", "y", "z", "x", "y", ("prismatic", None), "z", ("revolute", None), "x", "side", "y", "z",
+               "x", ("spherical", (0.0, 0.0, 1.0)), "y", "z", "x", "y", "z", "x", "side", ("planar", (0.0, 0.0, 1.0)),
+               "y", "z"]
+    mass, com, inertia = random_inertia(rng)
+    builder.add_link("link0", mass=mass, com=com, inertia=inertia)
+    last, n = "link0", 0
+    for step in pattern:
+        n += 1
+        name = "link%d" % n
+        mass, com, inertia = random_inertia(rng)
+        builder.add_link(name, mass=mass, com=com, inertia=inertia)
+        if step == "side":
+            builder.add_joint("joint%d" % n, "revolute", parent=last, child=name, origin=random_pose(rng),
+                              axis=basis[n % 3])
+            continue
+        if isinstance(step, str):
+            joint_type, axis = "revolute", basis["xyz".index(step)]
+        else:
+            joint_type, axis = step
+            if axis is None:
+                axis = rng.normal(size=3)
+                axis /= np.linalg.norm(axis)
+        builder.add_joint("joint%d" % n, joint_type, parent=last, child=name, origin=random_pose(rng), axis=axis)
+        last = name
+    builder.add_frame("tool", last, origin=random_pose(rng))
+    return builder.build(floating_base=floating_base)
+
+
+@pytest.mark.parametrize("floating_base", [False, True])
+def test_frame_jacobian_revolute_runs(floating_base):
+    """The compiled frame Jacobian's columns of revolute joints about basis axes, written
+    up to four at a time, against the NumPy backend: every frame, every reference, one
+    configuration and a strided batch of five."""
+    model = _revolute_runs_model(floating_base)
+    rng = np.random.default_rng(3)
+    q = rbd.random_configuration(model, rng)
+    Q = np.stack([rbd.random_configuration(model, rng) for _ in range(10)])[::2]
+    for frame in range(model.nframes):
+        for reference in ("local", "world", "local_world_aligned"):
+            for x in (q, Q):
+                expected = ref.frame_jacobian(model, x, frame, reference)
+                got = rbd_c.frame_jacobian(model, x, frame, reference)
+                np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * max(1.0, np.abs(expected).max()))
