@@ -2,11 +2,12 @@
 """Compiled kinematics: placements, frame velocities/accelerations and their partial
 derivatives, frame Jacobians and their time derivatives, center of mass and its Jacobian.
 
-Frame quantities only walk the chain root .. the frame's body.  Jacobian
-columns are built in world coordinates (Ad_{world_from_body} S) and then
-expressed in the requested reference: "world" as is, "local" with
-inv_act_motion(world_from_frame, .), "local_world_aligned" by moving the origin
-to the frame's origin (v + w x p).
+Frame quantities only walk the chain root .. the frame's body (or place every body,
+when the chain is most of the tree).  Jacobian columns are built in world coordinates
+(Ad_{world_from_body} S) and then expressed in the requested reference: "world" as is,
+"local" with inv_act_motion(world_from_frame, .), "local_world_aligned" by moving the
+origin to the frame's origin (v + w x p); the frame Jacobian's columns of revolute joints
+about a basis axis go straight into the reference, up to four at a time (_columns.h).
 """
 cimport cython
 from libc.string cimport memset, memcpy

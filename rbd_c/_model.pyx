@@ -913,6 +913,8 @@ cdef object run_args(object model, CompiledModel cm, Call* call, Algorithm alg, 
     cdef PyObject* inputs[4]
     cdef int nin = len(alg.inputs)
     cdef object one
+    if nin > 4:
+        raise ValueError("rbd_c: run_args takes at most 4 inputs, %s has %d" % (alg.name, nin))
     if not cm.m.coupled:
         inputs[0] = <PyObject*>x0
         inputs[1] = <PyObject*>x1
