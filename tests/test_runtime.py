@@ -192,7 +192,11 @@ print(json.dumps({
     "rnea": rbd.rnea(m, q, v, a).tolist(), "aba": rbd.aba(m, q, v, a).tolist(),
     "minv": rbd.inverse_mass_matrix(m, q).tolist(),
     "dtau_dq": rbd.rnea_derivatives(m, q, v, a)[0].tolist(),
-    "fk": rbd.forward_kinematics(m, q).tolist()}))
+    "fk": rbd.forward_kinematics(m, q).tolist(),
+    "jacobians": [rbd.frame_jacobian(m, q, f, r).tolist() for f in range(m.nframes)
+                  for r in ("local", "world", "local_world_aligned")],
+    "jacobians_numpy": [rbd.reference.frame_jacobian(m, q, f, r).tolist() for f in range(m.nframes)
+                        for r in ("local", "world", "local_world_aligned")]}))
 """
 
 
@@ -217,6 +221,9 @@ def test_the_cpu_picks_the_copy_of_the_compiled_modules():
     for key in ("rnea", "aba", "minv", "dtau_dq", "fk"):
         ours, theirs = np.array(auto[key]), np.array(base[key])
         np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-14 * max(1.0, np.max(np.abs(theirs))))
+    for run in (auto, base):  # each copy's frame Jacobians (their own C kernels) against the NumPy backend
+        ours, theirs = np.array(run["jacobians"]), np.array(run["jacobians_numpy"])
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-13 * max(1.0, np.max(np.abs(theirs))))
 
 
 @needs_compiled
