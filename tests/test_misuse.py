@@ -108,9 +108,11 @@ def test_overflowing_inputs_raise_instead_of_returning_nan(backend):
 def test_an_overflowing_frame_jacobian_raises(backend, reference, shape):
     """A frame Jacobian that overflows is an error on both backends, through both of the
     compiled kernel's walks (a foot's branch of a tree; the whole pass when the frame's chain
-    is most of a deep chain), single and in a batch.  (In local_world_aligned axes the
-    compiled free joint's columns take the difference of two translations, not each about
-    the world's origin: a robot 1e308 m away can stay finite there.)"""
+    is most of a deep chain), single and in a batch: the free joint's columns overflow.
+    (The compiled kernel takes some columns from the difference of two translations, not
+    each about the world's origin: revolute joints about a basis axis in local and
+    local_world_aligned axes, the free joint in local_world_aligned ones; those of a robot
+    1e308 m away can stay finite.)"""
     if shape == "branch":
         model = rbd.sample_model("quadruped")
     else:
