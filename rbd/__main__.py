@@ -7,26 +7,24 @@ import sys
 import numpy as np
 
 import rbd
+from rbd.cli import CommandError, load_robot
 
 
 def demo(argv=None):
     parser = argparse.ArgumentParser(prog="rbd", description="The demo: a robot's tree, mass matrix and inverse "
                                      "dynamics (subcommands: check, inverse-dynamics, simulate, bench).")
-    parser.add_argument("robot", nargs="?", default="arm7", help="a sample robot (%s) or a URDF path"
+    parser.add_argument("robot", nargs="?", default="arm7", help="a sample robot (%s), a URDF or an MJCF file"
                         % ", ".join(rbd.sample_model_names()))
-    parser.add_argument("--floating-base", action="store_true", help="for a URDF path: add a free flyer")
+    parser.add_argument("--floating-base", action="store_true", help="URDF: add a free flyer")
+    parser.add_argument("--mimic", action="store_true", help="URDF: enforce <mimic> joints")
     parser.add_argument("--backend", choices=("numpy", "cython"), help="force a backend")
     args = parser.parse_args(argv)
     if args.backend:
         rbd.set_backend(args.backend)
-    if args.robot in rbd.sample_model_names():
-        model = rbd.sample_model(args.robot)
-    else:
-        try:
-            model = rbd.load_urdf(args.robot, floating_base=args.floating_base)
-        except (OSError, rbd.URDFError) as exc:
-            parser.error("%s (the sample robots are %s; anything else must be a URDF file)"
-                         % (exc, ", ".join(rbd.sample_model_names())))
+    try:
+        model = load_robot(args.robot, args.floating_base, args.mimic)
+    except CommandError as exc:
+        parser.error(str(exc))
 
     print(model.tree_string())
     print("backend: %s, nq = %d, nv = %d, frames = %d" % (rbd.backend, model.nq, model.nv, model.nframes))

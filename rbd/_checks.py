@@ -16,6 +16,8 @@ MAX_BATCH_DIMS = 16
 def short_repr(value, limit=60):
     """``repr(value)`` cut to ``limit`` characters: error messages never quote
     a user's value at unbounded length."""
+    if isinstance(value, np.generic):  # np.float64(-0.5) -> -0.5
+        value = value.item()
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 

@@ -21,6 +21,7 @@ import os
 import sys
 import time as _time
 import warnings
+from xml.parsers import expat
 
 import numpy as np
 
@@ -38,19 +39,50 @@ class CommandError(Exception):
 # Robots and trajectory files
 # ------------------------------------------------------------------------------------------
 def load_robot(spec, floating_base=False, mimic=False):
-    """A sample robot name, a URDF file or an MJCF file (``.xml``, ``.mjcf``)."""
-    if spec in rbd.sample_model_names() and not floating_base and not mimic:
-        return rbd.sample_model(spec)
-    path = str(rbd.sample_model_path(spec)) if spec in rbd.sample_model_names() else spec
+    """A sample robot name, a URDF file or an MJCF file (told apart by the root element,
+    ``<robot>`` or ``<mujoco>``: URDFs are often named ``.xml`` too)."""
     try:
-        if path.lower().endswith((".xml", ".mjcf")):
-            return rbd.load_mjcf(path)
-        return rbd.load_urdf(path, floating_base=floating_base, mimic=mimic)
+        if spec in rbd.sample_model_names():
+            return rbd.sample_model(spec, floating_base=True if floating_base else None, mimic=mimic)
+        if robot_file_kind(spec) == "mjcf":
+            if floating_base or mimic:
+                raise CommandError("%s: --floating-base and --mimic apply to URDF files; an MJCF file declares "
+                                   "its joints itself (a <freejoint> for a floating base)" % spec)
+            return rbd.load_mjcf(spec)
+        return rbd.load_urdf(spec, floating_base=floating_base, mimic=mimic)
     except FileNotFoundError:
         raise CommandError("%s: no such robot (a sample robot: %s; or a URDF or MJCF file)"
                            % (spec, ", ".join(rbd.sample_model_names()))) from None
     except (OSError, ValueError, ImportError) as exc:  # URDFError is a ValueError
         raise CommandError("%s: %s" % (spec, exc)) from None
+
+
+class _RootFound(Exception):
+    pass
+
+
+def robot_file_kind(path):
+    """``"mjcf"`` for a file whose root element is ``<mujoco>``, ``"urdf"`` for
+    ``<robot>``; otherwise by the file name (``.xml``/``.mjcf``: MJCF), so that the
+    loader that can say what is wrong reads it."""
+    def found(tag, _attributes):
+        raise _RootFound(tag)
+
+    scanner = expat.ParserCreate()
+    scanner.StartElementHandler = found
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+        scanner.Parse(head, len(head) < 1 << 16)
+    except _RootFound as root:
+        return {"mujoco": "mjcf", "robot": "urdf"}.get(root.args[0], _kind_by_name(path))
+    except (OSError, ValueError, expat.ExpatError):  # the loader gives the error
+        pass
+    return _kind_by_name(path)
+
+
+def _kind_by_name(path):
+    return "mjcf" if str(path).lower().endswith((".xml", ".mjcf")) else "urdf"
 
 
 def coordinate_names(model, space="q", prefix=""):
@@ -76,9 +108,11 @@ def read_table(path):
         except (OSError, ValueError) as exc:
             raise CommandError("%s: not a readable npz file (%s)" % (path, exc)) from None
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:  # -sig: a byte-order mark (spreadsheets write one)
             header = f.readline().strip()
-            rows = np.loadtxt(f, delimiter=",", ndmin=2) if header else None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "no data": said below, as an error
+                rows = np.loadtxt(f, delimiter=",", ndmin=2) if header else None
     except OSError as exc:
         raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
     except ValueError as exc:
@@ -86,6 +120,11 @@ def read_table(path):
     if not header:
         raise CommandError("%s: empty file (a header line is needed: time, then the joint columns)" % path)
     columns = [c.strip() for c in header.split(",")]
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise CommandError("%s: column%s %s appear%s more than once in the header"
+                           % (path, "s" if len(repeated) > 1 else "", ", ".join(repeated[:12]),
+                              "" if len(repeated) > 1 else "s"))
     if rows.size == 0:
         rows = np.zeros((0, len(columns)))
     if rows.shape[1] != len(columns):
@@ -159,12 +198,24 @@ def differentiate(model, t, q):
 def write_table(path, t, blocks):
     """Write ``time`` and the named column blocks (name list, (N, k) array) to CSV or npz
     (npz: one array per block, keyed by the block's key)."""
-    if str(path).endswith(".npz"):
-        np.savez(path, time=t, **{key: values for key, _, values in blocks})
-        return
-    names = ["time"] + [n for _, names, _ in blocks for n in names]
-    data = np.column_stack([t] + [values for _, _, values in blocks])
-    np.savetxt(path, data, delimiter=",", header=",".join(names), comments="", fmt="%.17g")
+    try:
+        if str(path).endswith(".npz"):
+            np.savez(path, time=t, **{key: values for key, _, values in blocks})
+            return
+        names = ["time"] + [n for _, names, _ in blocks for n in names]
+        data = np.column_stack([t] + [values for _, _, values in blocks])
+        np.savetxt(path, data, delimiter=",", header=",".join(names), comments="", fmt="%.17g")
+    except OSError as exc:
+        raise CommandError("cannot write %s: %s" % (path, exc.strerror or exc)) from None
+
+
+def check_outputs(*paths):
+    """Refuse, before any work, output paths whose folder does not exist."""
+    for path in paths:
+        if path is not None:
+            folder = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(folder):
+                raise CommandError("cannot write %s: no folder %s" % (path, folder))
 
 
 def progress(total, what):
@@ -208,8 +259,12 @@ def plot(path, t, values, labels, ylabel, title):
     if len(labels) <= 24:
         ax.legend(fontsize=7, ncol=2 if len(labels) > 8 else 1, loc="best")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=100)
+    except (OSError, ValueError) as exc:  # ValueError: a file type matplotlib cannot write
+        raise CommandError("cannot write %s: %s" % (path, getattr(exc, "strerror", None) or exc)) from None
+    finally:
+        plt.close(fig)
 
 
 # ------------------------------------------------------------------------------------------
@@ -279,6 +334,7 @@ def _print_check(report):
 
 
 def inverse_dynamics(args):
+    check_outputs(args.output, args.plot)
     model = load_robot(args.robot, args.floating_base, args.mimic)
     t, q, v, a = read_trajectory(model, args.trajectory)
     if v is None or a is None:
@@ -317,6 +373,7 @@ def _torque_source(model, args):
 
 
 def simulate(args):
+    check_outputs(args.output, args.plot)
     model = load_robot(args.robot, args.floating_base, args.mimic)
     if not (args.dt > 0 and args.duration > 0 and math.isfinite(args.dt) and math.isfinite(args.duration)):
         raise CommandError("--dt and --duration must be positive")
@@ -368,8 +425,14 @@ def bench(args):
     qb, vb = rbd.random_configuration(model, rng, batch=n), rng.normal(size=(n, model.nv))
     calls.append(("rnea, batch of %d (per sample)" % n, lambda: rbd.rnea(model, qb, vb, vb)))
     print("rbd %s (backend %s) on %r: nq = %d, nv = %d" % (rbd.__version__, rbd.backend, model.name, model.nq, model.nv))
+    singular = None
     for name, f in calls:
-        f()
+        try:
+            f()
+        except rbd.SingularModelError as exc:  # forward dynamics of a robot with a massless branch
+            print("  %-36s %10s    (singular model)" % (name, "-"))
+            singular = str(exc)
+            continue
         number = 1
         while True:
             start = _time.perf_counter()
@@ -381,6 +444,8 @@ def bench(args):
             number *= 4
         per = elapsed / number / (n if "batch" in name else 1)
         print("  %-36s %10.2f us" % (name, per * 1e6))
+    if singular:
+        print("singular model: %s" % singular)
 
 
 # ------------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ The motion subspace of every kind is constant in the body frame, so no joint
 has a bias acceleration term.
 """
 import enum
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -605,6 +606,10 @@ class ModelBuilder:
         nv = JOINT_DIMENSIONS[joint_kind][1] if joint_kind is not None else 0
         per_dof = {key: _per_velocity(value, nv, "%s of joint %s" % (key, short_repr(name)))
                    for key, value in (("armature", armature), ("damping", damping), ("friction", friction))}
+        for key, value in (("velocity", velocity), ("effort", effort)):
+            if not (isinstance(value, numbers.Real) and value >= 0.0):  # (NaN fails too)
+                raise ValueError("%s limit of joint %s must be a non-negative number (inf: none), got %s"
+                                 % (key, short_repr(name), short_repr(value)))
         self._joints.append(_Joint(name, joint_kind, parent, child, origin, axis, lower, upper,
                                    float(velocity), float(effort), **per_dof))
 

@@ -16,6 +16,7 @@ a ``<limit>`` without ``lower``/``upper`` leaves that side unbounded,
 continuous joints are unbounded revolute joints, and ``<mimic>`` joints are
 loaded as independent joints (with a warning).
 """
+import errno
 import os
 import warnings
 import xml.etree.ElementTree as ET
@@ -50,14 +51,22 @@ def load_urdf(source, floating_base=False, strict=False, mimic=False):
         for link in robot.findall("link"):
             _add_link(builder, link)
         mimics = []
+        kinds = {joint.get("name"): joint.get("type") for joint in robot.findall("joint")}
         for joint in robot.findall("joint"):
             _add_joint(builder, joint)
-            element = _single(joint, "mimic", "joint %s" % short_repr(joint.get("name")))
-            if element is not None:
-                owner = "joint %s" % short_repr(joint.get("name"))
-                if not element.get("joint"):
+            owner = "joint %s" % short_repr(joint.get("name"))
+            element = _single(joint, "mimic", owner)
+            if element is not None and joint.get("type") != "fixed":  # a fixed joint has nothing to couple
+                primary = element.get("joint")
+                if not primary:
                     raise URDFError("URDF: %s: <mimic> needs a joint= attribute" % owner)
-                mimics.append((joint.get("name"), element.get("joint"),
+                if mimic and primary not in kinds:
+                    raise URDFError("URDF: %s: <mimic joint=%s> names no joint of the file"
+                                    % (owner, short_repr(primary)))
+                if mimic and kinds[primary] == "fixed":
+                    raise URDFError("URDF: %s: <mimic joint=%s> follows a fixed joint (make %s fixed too, at "
+                                    "its offset)" % (owner, short_repr(primary), joint.get("name")))
+                mimics.append((joint.get("name"), primary,
                                float(_floats(element, "multiplier", 1, [1.0], owner)[0]),
                                float(_floats(element, "offset", 1, [0.0], owner)[0])))
         if not robot.findall("link"):
@@ -87,8 +96,19 @@ def _read(source):
         return source.lstrip("\ufeff")  # a byte-order mark would otherwise make it a "path"
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("source must be a URDF file path or an XML string, got %s" % type(source).__name__)
-    with open(source, "rb") as f:  # FileNotFoundError names the path
-        return f.read()
+    name = os.fspath(source)
+    shown = name if len(name) <= 200 else name[:200] + "..."  # (not a whole mistaken URDF in a message)
+    try:
+        with open(source, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, "no such URDF file (an XML string would start with '<')",
+                                shown) from None
+    except (ValueError, OSError) as exc:  # a NUL character, a name too long, a folder, no permission
+        if isinstance(exc, ValueError) or exc.errno == errno.ENAMETOOLONG:
+            raise URDFError("URDF: source is neither a file path nor XML (an XML string starts with '<'): %s"
+                            % short_repr(shown)) from None
+        raise type(exc)(exc.errno, exc.strerror, shown) from None
 
 
 def _refuse_entities(xml):
@@ -101,6 +121,8 @@ def _refuse_entities(xml):
     scanner.EntityDeclHandler = refuse
     try:
         scanner.Parse(xml, True)
+    except URDFError:
+        raise
     except (expat.ExpatError, ValueError, LookupError) as exc:  # text that cannot be encoded, unknown codecs
         raise URDFError("URDF: malformed XML (%s)" % short_repr(str(exc), 200)) from None
 
@@ -130,22 +152,31 @@ def _where(elem, owner):
     return "<%s> of %s" % (elem.tag, owner)
 
 
-def _floats(elem, attr, count, default, owner):
-    """``count`` finite numbers from attribute ``attr`` of ``elem`` (or ``default``)."""
+def _floats(elem, attr, count, default, owner, unbounded=0):
+    """``count`` finite numbers from attribute ``attr`` of ``elem`` (or ``default``);
+    ``unbounded`` = +1 or -1 also admits that infinity (a limit written as none)."""
     text = None if elem is None else elem.get(attr)
     if text is None:
         return np.array(default, dtype=float)
     try:
-        values = np.array([float(x) for x in text.split()], dtype=float)
+        values = np.array([_number(x) for x in text.split()], dtype=float)
     except ValueError:
         raise URDFError("URDF: %s: %s=%s is not a list of numbers"
                         % (_where(elem, owner), attr, short_repr(text))) from None
     if values.size != count:
         raise URDFError("URDF: %s: %s=%s must have %d number%s"
                         % (_where(elem, owner), attr, short_repr(text), count, "s" if count > 1 else ""))
-    if not np.all(np.isfinite(values)):
+    if not np.all(np.isfinite(values) | (values == unbounded * np.inf)):
         raise URDFError("URDF: %s: %s=%s must be finite" % (_where(elem, owner), attr, short_repr(text)))
     return values
+
+
+def _number(token):
+    """A decimal number as XML Schema writes one: Python's float() would also read
+    '1_0' as 10 and other scripts' digits, where a URDF has a typo."""
+    if not token.isascii() or "_" in token:
+        raise ValueError(token)
+    return float(token)
 
 
 def _origin(elem, owner):
@@ -218,18 +249,22 @@ def _add_joint(builder, joint):
     options = {}
     limit = _single(joint, "limit", owner)
     if limit is not None and kind in ("revolute", "prismatic"):
-        lower = _floats(limit, "lower", 1, (-np.inf,), owner)[0]
-        upper = _floats(limit, "upper", 1, (np.inf,), owner)[0]
+        lower = _floats(limit, "lower", 1, (-np.inf,), owner, unbounded=-1)[0]
+        upper = _floats(limit, "upper", 1, (np.inf,), owner, unbounded=+1)[0]
         if lower > upper:
             raise URDFError("URDF: %s has lower limit %g > upper limit %g" % (owner, lower, upper))
         options = dict(lower=lower, upper=upper)
     if limit is not None:
-        options["velocity"] = _floats(limit, "velocity", 1, (np.inf,), owner)[0]
-        options["effort"] = _floats(limit, "effort", 1, (np.inf,), owner)[0]
+        options["velocity"] = _floats(limit, "velocity", 1, (np.inf,), owner, unbounded=+1)[0]
+        options["effort"] = _floats(limit, "effort", 1, (np.inf,), owner, unbounded=+1)[0]
     dynamics = _single(joint, "dynamics", owner)
     if dynamics is not None and kind != "fixed":  # a fixed joint has no motion to damp
         options.update((key, _floats(dynamics, key, 1, (0.0,), owner)[0]) for key in ("damping", "friction"))
-    axis = _floats(_single(joint, "axis", owner), "xyz", 3, (1.0, 0.0, 0.0), owner)
+    axis_elem = _single(joint, "axis", owner)
+    axis = _floats(axis_elem, "xyz", 3, (1.0, 0.0, 0.0), owner)
+    if kind == "planar" and (axis_elem is None or axis_elem.get("xyz") is None):
+        raise URDFError("URDF: planar %s has no <axis xyz>, and URDF's default 1 0 0 is not supported: rbd's "
+                        "planar joint moves in its frame's x-y plane (<axis xyz=\"0 0 1\"/>)" % owner)
     if kind in ("revolute", "continuous", "prismatic") and not np.any(axis):
         raise URDFError("URDF: %s has a zero <axis>" % owner)
     try:

@@ -151,3 +151,82 @@ def test_bench_prints_timings():
     out = run("bench", "arm7", "--seconds", 0.01, "--batch", 50)
     assert out.returncode == 0, out.stderr
     assert "rnea" in out.stdout and "us" in out.stdout
+
+
+LEAF = """<robot name="leaf"><link name="base"/>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.001"/>
+  </inertial></link><link name="finger"/>
+  <joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="1 0 0"/></joint>
+  <joint name="finger_joint" type="continuous"><parent link="arm"/><child link="finger"/></joint></robot>"""
+
+
+def test_flags_keep_a_sample_robot_as_shipped_and_add_what_they_say():
+    """--mimic (nothing to couple here) must not drop the quadruped's floating base, and
+    --floating-base adds one to the arm."""
+    quadruped, arm = rbd.sample_model("quadruped"), rbd.sample_model("arm7")
+    free_arm = rbd.load_urdf(rbd.sample_model_path("arm7"), floating_base=True)  # its base link now moves too
+    for args, model, nv in ((("quadruped", "--mimic"), quadruped, quadruped.nv),
+                            (("quadruped", "--floating-base"), quadruped, quadruped.nv),
+                            (("arm7", "--floating-base"), free_arm, arm.nv + 6)):
+        report = json.loads(run("check", *args, "--json").stdout)
+        assert report["nv"] == nv and report["total_mass"] == pytest.approx(model.total_mass), args
+
+
+def test_a_urdf_named_xml_is_read_as_a_urdf(tmp_path):
+    """URDFs come as .xml too (a robot_description dump): the root element decides."""
+    arm = rbd.load_urdf(rbd.sample_model_path("arm7"), floating_base=True)
+    path = tmp_path / "arm.xml"
+    path.write_text(Path(rbd.sample_model_path("arm7")).read_text())
+    report = json.loads(run("check", path, "--floating-base", "--json").stdout)
+    assert report["nv"] == arm.nv and report["total_mass"] == pytest.approx(arm.total_mass)
+    assert cli.robot_file_kind(path) == "urdf" and cli.robot_file_kind(rbd.sample_model_path("arm7")) == "urdf"
+
+
+def test_mjcf_files_in_the_demo_and_urdf_flags_on_them(tmp_path):
+    pytest.importorskip("mujoco")
+    path = tmp_path / "pendulum.txt"  # the root element, not the name, makes it MJCF
+    path.write_text('<mujoco><worldbody><body name="arm"><joint name="hinge" axis="0 1 0"/>'
+                    '<geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.05" mass="1"/></body></worldbody></mujoco>')
+    assert cli.robot_file_kind(path) == "mjcf"
+    demo = subprocess.run([sys.executable, "-m", "rbd", str(path)], capture_output=True, text=True, timeout=120)
+    assert demo.returncode == 0 and "mass matrix" in demo.stdout, demo.stderr
+    out = run("check", path, "--floating-base")
+    assert out.returncode == 1 and "apply to URDF files" in out.stdout
+
+
+def test_output_paths_in_missing_folders_are_refused_before_the_work(tmp_path):
+    model = rbd.sample_model("arm7")
+    t, q, v, a = sine_trajectory(model, n=10)
+    write_csv(tmp_path / "traj.csv", t, [("q", cli.coordinate_names(model), q)])
+    for args in (("inverse-dynamics", "arm7", tmp_path / "traj.csv", "-o", tmp_path / "no" / "tau.csv"),
+                 ("inverse-dynamics", "arm7", tmp_path / "traj.csv", "-o", tmp_path / "tau.csv",
+                  "--plot", tmp_path / "no" / "tau.png"),
+                 ("simulate", "arm7", "--duration", 0.01, "--dt", 0.001, "-o", tmp_path / "no" / "s.csv")):
+        out = run(*args)
+        assert out.returncode == 2 and "cannot write" in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_csv_headers_as_spreadsheets_write_them_and_repeated_columns(tmp_path):
+    model = rbd.sample_model("arm7")
+    t, q, v, a = sine_trajectory(model, n=10)
+    names = cli.coordinate_names(model)
+    write_csv(tmp_path / "plain.csv", t, [("q", names, q)])
+    text = (tmp_path / "plain.csv").read_text()
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbf" + text.encode())  # Excel's "CSV UTF-8"
+    out = run("inverse-dynamics", "arm7", tmp_path / "bom.csv", "-o", tmp_path / "tau.csv")
+    assert out.returncode == 0, out.stderr
+    (tmp_path / "twice.csv").write_text(text.replace(names[-1] + "\n", names[-1] + "," + names[0] + "\n", 1)
+                                        .replace("\n", ",1.5\n").replace(names[0] + ",1.5\n", names[0] + "\n", 1))
+    out = run("inverse-dynamics", "arm7", tmp_path / "twice.csv", "-o", tmp_path / "tau.csv")
+    assert out.returncode == 2 and "column %s appears more than once" % names[0] in out.stderr, out.stderr
+    (tmp_path / "header.csv").write_text(text.splitlines()[0] + "\n")
+    out = run("inverse-dynamics", "arm7", tmp_path / "header.csv", "-o", tmp_path / "tau.csv")
+    assert out.returncode == 2 and "no rows" in out.stderr and "Warning" not in out.stderr, out.stderr
+
+
+def test_bench_on_a_robot_without_forward_dynamics_says_so(tmp_path):
+    (tmp_path / "leaf.urdf").write_text(LEAF)
+    out = run("bench", tmp_path / "leaf.urdf", "--seconds", 0.01, "--batch", 50)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "singular model: forward dynamics is singular at joint 'finger_joint'" in out.stdout
+    assert [line.split()[1] for line in out.stdout.splitlines() if line.strip().startswith("aba ")] == ["-"]

@@ -149,3 +149,43 @@ def test_derived_models_keep_their_couplings(backend):
                           np.eye(3) * 1e-4)
     assert tcp.mimic == coupled.mimic and tcp.nv == coupled.nv
     assert rbd.crba(tcp, q)[0, 0] > rbd.crba(coupled, q)[0, 0]
+
+
+def _two_links(second, mimic=""):
+    inertial = '<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>'
+    revolute = '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+    return ('<robot name="r"><link name="base"/><link name="l1">%s</link><link name="l2">%s</link>'
+            '<joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>%s</joint>'
+            '<joint name="j2" type="%s"><parent link="l1"/><child link="l2"/><origin xyz="0 0 0.1"/>%s%s</joint>'
+            '</robot>' % (inertial, inertial, revolute, second, revolute if second != "fixed" else "", mimic))
+
+
+def test_a_fixed_joint_with_a_mimic_tag_has_nothing_to_couple():
+    """example-robot-data's reduced Talos keeps <mimic> on gripper joints it made fixed;
+    Pinocchio loads it, and so must rbd: the tag is moot on a joint without motion."""
+    xml = _two_links("fixed", '<mimic joint="j1" multiplier="2"/>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "loaded as independent joints" for a fixed joint either
+        plain = rbd.load_urdf(xml)
+        coupled = rbd.load_urdf(xml, mimic=True)
+    assert coupled.nv == plain.nv == 1 and coupled.mimic == ()
+    path = robot_urdf_path("talos")
+    if path is None or pin is None:
+        return
+    reduced = path.with_name("talos_reduced.urdf")
+    if reduced.is_file():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = rbd.load_urdf(reduced, floating_base=True, mimic=True)
+        peer = pin.buildModelFromUrdf(str(reduced), pin.JointModelFreeFlyer(), mimic=True)
+        assert (model.nq, model.nv) == (peer.nq, peer.nv)
+
+
+def test_mimic_tags_that_cannot_be_enforced_say_which_joint_holds_them():
+    with pytest.raises(rbd.URDFError, match=r"joint 'j2': <mimic joint='j1'> follows a fixed joint"):
+        rbd.load_urdf(_two_links("revolute", '<mimic joint="j1"/>').replace('type="revolute"', 'type="fixed"', 1),
+                      mimic=True)
+    with pytest.raises(rbd.URDFError, match=r"joint 'j2': <mimic joint='elbow'> names no joint of the file"):
+        rbd.load_urdf(_two_links("revolute", '<mimic joint="elbow"/>'), mimic=True)
+    with pytest.warns(UserWarning, match="mimic joints 'j2' are loaded as independent joints"):
+        assert rbd.load_urdf(_two_links("revolute", '<mimic joint="elbow"/>')).nv == 2  # not enforced: loads

@@ -197,3 +197,72 @@ def test_mutated_urdfs_load_or_raise_urdf_error(source):
                 assert not str(data).lstrip().startswith("<")  # a truncated text that lost its '<'
                 continue
             assert isinstance(model, rbd.Model)
+
+
+@pytest.mark.parametrize("number", ["0_5", "1_0", "\u0661", "\uff12", "1e-3\u00a0"])
+def test_numbers_python_reads_but_a_urdf_cannot_hold_are_refused(number):
+    """float() reads '1_0' as 10 and other scripts' digits; urdfdom refuses them, and
+    a typo must not load as a ten times heavier link."""
+    xml = PENDULUM.format(encoding="UTF-8").replace('<mass value="2.0"/>', '<mass value="%s"/>' % number)
+    if number.endswith("\u00a0"):  # a no-break space is whitespace to str.split: the number stays
+        assert rbd.load_urdf(xml.encode("utf-8")).inertias[0, 0] == 1e-3
+        return
+    with pytest.raises(rbd.URDFError, match="<mass> of link 'bra\u00e7o': value=.* is not a list of numbers"):
+        rbd.load_urdf(xml.encode("utf-8"))
+
+
+def test_explicit_infinite_limits_mean_none_and_negative_rates_are_refused():
+    xml = PENDULUM.format(encoding="UTF-8")
+    model = rbd.load_urdf(xml.replace('lower="-3" upper="3" effort="10" velocity="5"',
+                                      'lower="-inf" upper="inf" effort="inf" velocity="INF"'))
+    assert model.lower_limits[0] == -np.inf and model.upper_limits[0] == np.inf
+    assert model.velocity_limits[0] == np.inf and model.effort_limits[0] == np.inf
+    for limits, match in (('lower="inf" upper="inf"', "lower='inf' must be finite"),
+                          ('effort="-10"', r"effort limit of joint 'ombro' must be a non-negative number.*got -10\.0"),
+                          ('velocity="-5"', r"velocity limit of joint 'ombro' must be a non-negative"),
+                          ('velocity="nan"', "velocity='nan' must be finite")):
+        attrs = 'lower="-3" upper="3" effort="10" velocity="5"'
+        for part in limits.split():
+            key = part.split("=")[0]
+            attrs = re.sub(r'%s="[^"]*"' % key, part, attrs)
+        with pytest.raises(rbd.URDFError, match=match):
+            rbd.load_urdf(xml.replace('lower="-3" upper="3" effort="10" velocity="5"', attrs))
+
+
+def test_messages_show_numbers_not_numpy_reprs():
+    xml = PENDULUM.format(encoding="UTF-8").replace("</joint>", '<dynamics damping="-0.5"/></joint>')
+    with pytest.raises(rbd.URDFError, match=r"damping of joint 'ombro' must be non-negative, got -0\.5$"):
+        rbd.load_urdf(xml)
+
+
+def test_a_planar_joint_without_axis_says_urdfs_default_is_not_supported():
+    xml = PENDULUM.format(encoding="UTF-8").replace('type="revolute"', 'type="planar"').replace('<axis xyz="1 0 0"/>', "")
+    with pytest.raises(rbd.URDFError, match="planar joint 'ombro' has no <axis xyz>.*default 1 0 0"):
+        rbd.load_urdf(xml)
+    assert rbd.load_urdf(xml.replace("</joint>", '<axis xyz="0 0 1"/></joint>')).nv == 3
+
+
+def test_an_entity_declaration_is_refused_once_and_plainly():
+    xml = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "x">]><robot name="r"><link name="a"/></robot>'
+    with pytest.raises(rbd.URDFError) as err:
+        rbd.load_urdf(xml)
+    assert str(err.value) == "URDF: XML entity declarations (<!ENTITY>) are not allowed"
+
+
+@pytest.mark.parametrize("source, error, match", [
+    ("x" * 5000, rbd.URDFError, "neither a file path nor XML"),
+    ("junk" + PENDULUM.format(encoding="UTF-8") * 20, rbd.URDFError, "an XML string starts with '<'"),
+    ("junk" + PENDULUM.format(encoding="UTF-8")[:100], FileNotFoundError, "an XML string would start with '<'"),
+    ("robot\0.urdf", rbd.URDFError, "neither a file path nor XML"),
+], ids=["long", "long junk before xml", "junk before xml", "nul"])
+def test_a_source_neither_xml_nor_a_file_gets_a_short_message(source, error, match):
+    with pytest.raises(error, match=match) as err:
+        rbd.load_urdf(source)
+    assert len(str(err.value)) < 400
+
+
+def test_a_missing_file_names_its_path(tmp_path):
+    path = tmp_path / "nowhere.urdf"
+    with pytest.raises(FileNotFoundError) as err:
+        rbd.load_urdf(path)
+    assert err.value.filename == str(path) and str(path) in str(err.value)

@@ -51,6 +51,10 @@ def sample_model_path(name):
     return str(Path(__file__).with_name(name + ".urdf"))
 
 
-def sample_model(name):
-    """Load a sample robot (the quadruped with its floating base)."""
-    return load_urdf(sample_model_path(name), floating_base=_SAMPLES.get(name, False))
+def sample_model(name, floating_base=None, mimic=False):
+    """Load a sample robot: by default the quadruped with its floating base and the arm
+    fixed; ``floating_base`` (True/False) overrides that, ``mimic`` is ``load_urdf``'s."""
+    path = sample_model_path(name)
+    if floating_base is None:
+        floating_base = _SAMPLES[name]
+    return load_urdf(path, floating_base=floating_base, mimic=mimic)
