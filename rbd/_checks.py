@@ -285,16 +285,30 @@ def check_out(out, shapes, inputs=()):
             raise TypeError("%s must be a numpy array of float64, got %s" % (label, _describe(array)))
         if array.shape != tuple(shape):
             raise ValueError("%s must have the result's shape %s, got %s" % (label, tuple(shape), array.shape))
-        if not (array.flags.c_contiguous and array.flags.writeable):
-            raise ValueError("%s must be C-contiguous and writeable" % label)
+        if not (array.flags.c_contiguous and array.flags.writeable and array.flags.aligned):
+            raise ValueError("%s must be C-contiguous, aligned and writeable" % label)
         for name, x in inputs:
-            if isinstance(x, np.ndarray) and np.may_share_memory(array, x):
+            x = _memory_of(x)
+            if x is not None and np.may_share_memory(array, x):
                 raise ValueError("%s must not share memory with the input %s" % (label, name))
     for k in range(len(arrays)):
         for j in range(k):
             if np.may_share_memory(arrays[k], arrays[j]):
                 raise ValueError("%s must not share memory with %s" % (labels[k], labels[j]))
     return arrays
+
+
+def _memory_of(x):
+    """The array whose memory an input is read from: a memoryview, an array.array or
+    another buffer becomes an array without a copy, so it can overlap ``out``."""
+    if isinstance(x, np.ndarray) or x is None:
+        return x
+    if isinstance(x, (list, tuple, str, bytes, numbers.Number)):
+        return None  # converted by copying
+    try:
+        return np.asarray(x)
+    except Exception:  # not array-like: the input's own check names it
+        return None
 
 
 def write_out(result, out, inputs=()):

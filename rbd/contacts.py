@@ -185,6 +185,12 @@ def _solve_contacts(model, q, J, rhs_q, rhs_c, contacts, regularization):
     return x, lam
 
 
+def _nothing_to_solve(batch):
+    """The empty results of a 0-dof model without contacts: NumPy's products and solvers
+    would loop over every empty sample (a batch of 2**40 of them is a valid input)."""
+    return np.empty(batch + (0,)), np.empty(batch + (0,))
+
+
 def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0.0):
     """(qdd (..., nv), forces (..., m)) of M qdd + h = tau + J^T forces with every contact
     held (J qdd + gamma = 0); ``regularization`` damps the contact system."""
@@ -196,6 +202,8 @@ def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0
     contacts = _contacts(model, contacts)
     regularization = _regularization(regularization)
     batch, (q, v, tau, fext) = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
+    if model.nv == 0 and not contacts:
+        return _nothing_to_solve(batch)
     J, gamma = _rows(model, q, v, contacts)
     h = rbd.rnea(model, q, v, np.zeros_like(v), fext)
     return _solve_contacts(model, q, J, tau - h, -gamma, contacts, regularization)
@@ -212,6 +220,8 @@ def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0)
     regularization = _regularization(regularization)
     e = _restitution(restitution)
     batch, (q, v) = model_arrays(model, q=q, v=v)
+    if model.nv == 0 and not contacts:
+        return _nothing_to_solve(batch)
     J, _ = _rows(model, q, None, contacts)
     Jv = (J @ v[..., None])[..., 0]
     dv, impulses = _solve_contacts(model, q, J, np.zeros_like(v), -(1.0 + e) * Jv, contacts, regularization)

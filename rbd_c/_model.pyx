@@ -1068,7 +1068,11 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
                     _refuse_out(out, alg, values, nbatch, dims, ond, odims)
     else:
         out = arr if several is None else tuple(several)  # what the call returns
-    if N == 0:
+    if N == 0 or total == 0:
+        # Nothing to write (e.g. a 0-dof model, no contacts): no loop over the samples,
+        # which may be 2**40 empty ones; the inputs are still checked as the reference does.
+        if N > 0 and fast:
+            _validate(model, names, values)
         return out
 
     cdef block_kernel_t blk = alg.block if N > 1 and _simd_mode != 3 else NULL

@@ -370,3 +370,53 @@ def test_fuzz_arrays_through_every_algorithm(seed):
                 else:
                     call_kwargs[key] = variant
                 assert_same_outcome(name, (model, *call_args), call_kwargs, atol=1e-9)
+
+
+_EMPTY_SAMPLES = r"""
+import json, sys
+import numpy as np
+import rbd
+sys.path.insert(0, sys.argv[2])
+from models import algorithm_calls
+rbd.set_backend(sys.argv[1])
+builder = rbd.ModelBuilder("welded")
+builder.add_link("base", mass=1.0, inertia=np.eye(3))
+model = builder.build()  # nq = nv = 0: every sample is empty
+Q = np.empty((2 ** 40, 0))
+fext = np.empty((2 ** 40, 0, 6))
+calls = algorithm_calls(Q, Q, Q, Q, fext, Q, [0])
+calls += [("contact_jacobian", (Q, []), {}), ("constrained_dynamics", (Q, Q, Q, []), {}),
+          ("impulse_dynamics", (Q, Q, []), {}), ("kinematic_hessian", (Q, 0), {}),
+          ("joint_torque_regressor", (Q, Q, Q), {})]
+outcomes = []
+for name, args, kwargs in calls:
+    try:
+        result = getattr(rbd, name)(model, *args, **kwargs)
+        outcomes.append([name, [list(r.shape) for r in (result if isinstance(result, tuple) else (result,))]])
+    except (MemoryError, ValueError) as exc:  # a non-empty result of 2**40 samples; no mass
+        outcomes.append([name, type(exc).__name__])
+print(json.dumps(outcomes))
+"""
+
+
+def test_a_huge_batch_of_empty_samples_returns_at_once():
+    """A 0-dof model's batch of 2**40 samples holds no data: each call returns its empty
+    result (or cannot allocate a non-empty one) at once, the same on both backends,
+    instead of looping over the samples (NumPy's matmul and solvers would too)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    backends = ["numpy"] + (["cython"] if HAVE_COMPILED else [])
+    seen = {}
+    for backend in backends:
+        run = subprocess.run([sys.executable, "-c", _EMPTY_SAMPLES, backend, str(Path(__file__).parent)],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr[-2000:]
+        seen[backend] = json.loads(run.stdout)
+    for name, outcome in seen["numpy"]:
+        if isinstance(outcome, list):
+            assert all(shape[0] == 2 ** 40 and 0 in shape[1:] for shape in outcome), (name, outcome)
+    assert len(seen["numpy"]) > 40
+    if "cython" in seen:
+        assert seen["cython"] == seen["numpy"]

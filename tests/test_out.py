@@ -2,6 +2,8 @@
 otherwise, single and batched, on a plain model and one with mimic joints; a wrong
 ``out`` is the same error on both backends, before anything is computed where the
 compiled driver can tell."""
+import array
+
 import numpy as np
 import pytest
 
@@ -63,6 +65,9 @@ def refusals(model):
     n = model.nv
     read_only = np.zeros(n)
     read_only.setflags(write=False)
+    shared = np.tile(v, 8)  # inputs read through a memoryview of it, out in it
+    array_input = array.array("d", v)
+    unaligned = np.frombuffer(bytearray(8 * n + 1), dtype=np.float64, offset=1, count=n)
     return [
         (lambda: rbd.rnea(model, q, v, a, out=np.empty(n + 1)), "shape"),
         (lambda: rbd.rnea(model, q, v, a, out=np.empty((1, n))), "shape"),
@@ -80,6 +85,14 @@ def refusals(model):
         (lambda: rbd.kinetic_energy(model, q, v, out=np.empty(1)), "scalar into (1,)"),
         (lambda: rbd.aba(model, np.asfortranarray(Q), Q[:, :n].copy(), Q[:, :n].copy(),
                          out=np.asfortranarray(Q)[:, :n]), "a view of a converted input"),
+        (lambda: rbd.rnea(model, q, memoryview(shared)[:n], a, out=shared[1:n + 1]), "a memoryview input"),
+        (lambda: rbd.frame_jacobian(model, memoryview(shared)[:model.nq], model.frame_names[-1],
+                                    out=shared[:6 * n].reshape(6, n)), "a memoryview q"),
+        (lambda: rbd.rnea(model, Q, memoryview(shared[:2 * n].reshape(2, n)), a, out=shared[n:3 * n].reshape(2, n)),
+         "a batch over a memoryview, one sample along"),
+        (lambda: rbd.rnea(model, q, array_input, a, out=np.frombuffer(array_input, dtype=np.float64)),
+         "an array.array input"),
+        (lambda: rbd.rnea(model, q, v, a, out=unaligned), "unaligned"),
     ]
 
 

@@ -486,6 +486,8 @@ def evaluate(passes, batch, inputs, out_shape):
                 raise
             raise overflow_error() from None
         out = np.array(out, dtype=float).reshape(size)
+    elif size == 0:  # nothing to compute per sample (a 0-dof model): no loop over 2**40 empty ones
+        out = np.empty(batch + (0,))
     else:
         n = math.prod(batch)
         tails = [None if x is None else x.shape[len(batch):] for x in inputs]

@@ -221,4 +221,6 @@ def aba_derivatives(model, q, v, tau, fext=None):
     qdd = forward_dynamics(model, q, v, tau, fext)
     dtau_dq, dtau_dv, _ = _rnea_derivatives(model, batch, (q, v, qdd, fext))
     Minv = inverse_mass_matrix(model, q)
+    if model.nv == 0:  # (matmul would loop over every empty sample, maybe 2**40 of them)
+        return Minv.copy(), Minv.copy(), Minv
     return -(Minv @ dtau_dq), -(Minv @ dtau_dv), Minv
