@@ -22,6 +22,14 @@ def short_repr(value, limit=60):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def flag(value, name):
+    """A yes/no argument as a bool: True or False only (NumPy's bools too), since a
+    string such as "no" would otherwise read as True."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError("%s must be True or False, got %s" % (name, short_repr(value)))
+
+
 def short_names(names, separator=", ", shown=12):
     """Names quoted for a message: each cut short, at most ``shown`` of them."""
     names = list(names)

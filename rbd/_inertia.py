@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-from ._checks import short_names, short_repr
+from ._checks import flag, short_names, short_repr
 
 #: Round-off tolerance, relative to the robot's largest inertia entry.
 RELATIVE_TOLERANCE = 1e-9
@@ -55,6 +55,7 @@ def check_inertias(inertias10, names, strict=False):
     Raises ValueError naming the bodies for non-finite values, negative masses,
     a first moment without mass, and, when ``strict``, for physically inconsistent
     inertias; otherwise warns once (UserWarning) naming the inconsistent bodies."""
+    strict = flag(strict, "strict")
     Y = np.asarray(inertias10, dtype=float).reshape(-1, 10)
     names = list(names)
     if not Y.size:

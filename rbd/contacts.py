@@ -127,7 +127,7 @@ def _backend():
 def _as_float(value):
     """``value`` as a float, or NaN for what is not a real number (booleans included),
     which the checks below then refuse."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, str, bytes)):  # float(" 1 ") would read a string
         return float("nan")
     try:
         return float(value)

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import spatial
-from ._checks import as_array, check_model, is_rotation, short_names, short_repr
+from ._checks import as_array, check_model, flag, is_rotation, short_names, short_repr
 from ._inertia import check_inertias
 
 
@@ -391,6 +391,10 @@ def _couple(model, mimic):
             raise ValueError("each mimic coupling must be (joint, primary, multiplier, offset), got %s"
                              % short_repr(item)) from None
         j, p = full.joint_id(joint), full.joint_id(primary)
+        for key, value in (("multiplier", multiplier), ("offset", offset)):
+            if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
+                raise TypeError("mimic joint %s: %s must be a number, got %s"
+                                % (short_repr(joint), key, short_repr(value)))
         multiplier, offset = float(multiplier), float(offset)
         for k, role in ((j, "mimic joint"), (p, "primary joint")):
             if JointKind(int(full.joint_kinds[k])) not in _COUPLABLE:
@@ -626,6 +630,7 @@ class ModelBuilder:
         round-off passes, a physically inconsistent inertia warns once naming the
         links, or raises ValueError when ``strict``."""
         root, children_of = self._check_tree()
+        floating_base = flag(floating_base, "floating_base")
         check_inertias([link.inertia10 for link in self._links.values()], list(self._links), strict=strict)
         if floating_base and any(j.name == "root_joint" for j in self._joints):
             # Two joints of one name would make joint_idx_q("root_joint") ambiguous.

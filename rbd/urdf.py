@@ -25,7 +25,7 @@ from xml.parsers import expat
 import numpy as np
 
 from . import rotations
-from ._checks import URDFError, short_names, short_repr
+from ._checks import URDFError, flag, short_names, short_repr
 from .model import ModelBuilder, couple_joints
 
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -45,6 +45,8 @@ def load_urdf(source, floating_base=False, strict=False, mimic=False):
     independent joints only); by default a mimic joint loads as an independent
     joint, with a warning.
     """
+    floating_base, strict, mimic = (flag(x, name) for x, name in ((floating_base, "floating_base"),
+                                                                 (strict, "strict"), (mimic, "mimic")))
     robot = _parse(source)
     builder = ModelBuilder(robot.get("name") or "robot")
     try:

@@ -420,3 +420,40 @@ def test_a_huge_batch_of_empty_samples_returns_at_once():
     assert len(seen["numpy"]) > 40
     if "cython" in seen:
         assert seen["cython"] == seen["numpy"]
+
+
+@pytest.mark.parametrize("call", [
+    lambda path: rbd.load_urdf(path, floating_base="no"),
+    lambda path: rbd.load_urdf(path, mimic="False"),
+    lambda path: rbd.load_urdf(path, strict=None),
+    lambda path: rbd.load_urdf(path, floating_base=1),
+    lambda path: rbd.sample_model("arm7", mimic="yes"),
+], ids=["floating_base='no'", "mimic='False'", "strict=None", "floating_base=1", "sample mimic='yes'"])
+def test_yes_no_arguments_take_booleans_only(call):
+    """floating_base="no" would read as True and add a free flyer without a word."""
+    with pytest.raises(TypeError, match="must be True or False"):
+        call(rbd.sample_model_path("arm7"))
+    assert rbd.load_urdf(rbd.sample_model_path("arm7"), floating_base=np.bool_(True)).nv == 13
+
+
+def test_numbers_given_as_strings_are_refused(backend):
+    model = rbd.sample_model("quadruped")
+    q, zero = rbd.neutral(model), np.zeros(model.nv)
+    feet = [rbd.Contact("FL_foot", 3), rbd.Contact("HR_foot", 3)]
+    with pytest.raises(ValueError, match="regularization must be a finite number >= 0, got '0'"):
+        rbd.constrained_dynamics(model, q, zero, zero, feet, regularization="0")
+    with pytest.raises(ValueError, match="restitution"):
+        rbd.impulse_dynamics(model, q, zero, feet, restitution=" 1 ")
+    with pytest.raises(TypeError, match="multiplier must be a number, got '2'"):
+        rbd.couple_joints(rbd.sample_model("arm7"), [("joint2", "joint3", "2", 0.0)])
+
+
+def test_a_coupling_that_overflows_is_the_overflow_error(backend):
+    """The couplings' products (G^T M G, its solve) can overflow where the full model
+    does not: the same error as any overflow, not an inf or NaN with a warning."""
+    model = rbd.couple_joints(rbd.sample_model("arm7"), [("joint2", "joint3", 1e300, 0.0)])
+    q, v = np.full(model.nq, 0.1), np.ones(model.nv)
+    for call in (lambda: rbd.crba(model, q), lambda: rbd.inverse_mass_matrix(model, q),
+                 lambda: rbd.aba(model, q, 0 * v, 0 * v), lambda: rbd.rnea(model, q, v, v)):
+        with pytest.raises(ValueError, match="not finite"):
+            call()
