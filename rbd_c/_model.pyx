@@ -33,6 +33,7 @@ from rbd_c._joints cimport zero_quaternion, rbd_joint_table, K_COUNT, K_REV, SIN
 
 import os
 import warnings
+from time import monotonic as _monotonic
 
 import numpy as np
 
@@ -183,6 +184,12 @@ cdef int _num_threads = _initial_threads()
 # a child that enters a parallel region then waits forever).
 cdef bint _team_started = False
 cdef bint _serial_after_fork = False
+# A batch whose second thread hardly worked (its core busy with another process: the
+# team's end waits for it to be scheduled, up to milliseconds) makes the next batches
+# run on the calling thread for a while, doubling while it lasts: on a loaded machine
+# a parallel batch could otherwise take 10-100x its serial time.
+cdef double _serial_until = 0.0
+cdef double _serial_backoff = 0.0
 
 
 def _after_fork_in_child():
@@ -192,6 +199,35 @@ def _after_fork_in_child():
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+cdef void _note_team(Py_ssize_t least, Py_ssize_t total, int nt):
+    """After a parallel batch of ``total`` steps whose laziest thread took ``least``: a
+    thread under a quarter of its share starts (or doubles, up to a second) a time in
+    which batches run on the calling thread; a balanced batch halves the next one."""
+    global _serial_until, _serial_backoff
+    if least * 4 * nt < total:
+        _serial_backoff = min(1.0, max(0.01, 2.0 * _serial_backoff))
+        _serial_until = _monotonic() + _serial_backoff
+    else:
+        _serial_backoff = 0.5 * _serial_backoff
+
+
+cdef bint _team_resting():
+    """Whether batches still run on the calling thread after an unbalanced one."""
+    global _serial_until
+    if _monotonic() < _serial_until:
+        return True
+    _serial_until = 0.0
+    return False
+
+
+def _team_balance(least=None, total=None, nt=2):
+    """(For the tests) note a parallel batch's balance as the driver does, when given;
+    returns (batches run serially now, the length of the last such time in seconds)."""
+    if least is not None:
+        _note_team(least, total, nt)
+    return _serial_until > 0.0 and _team_resting(), _serial_backoff
 
 
 def set_num_threads(n):
@@ -957,7 +993,8 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     cdef cnp.ndarray arr
     cdef object x
     cdef object keep = None
-    cdef Py_ssize_t N = 1, s, wpad, chunk = 1, start, stop, step, csize
+    cdef Py_ssize_t N = 1, s, wpad, chunk = 1, start, stop, step, csize, least
+    cdef Py_ssize_t* steps
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = NULL
     cdef int* flags
@@ -1095,6 +1132,8 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
         if chunk < LANES:
             chunk = LANES
         chunk -= chunk % LANES  # whole blocks (the last one partial)
+    if nt > 1 and _serial_until > 0.0 and N * cost >= PARALLEL_WORK and _team_resting():
+        nt = 1
     if N == 1 or nt <= 1 or N * cost < PARALLEL_WORK:
         # ---- one thread: scratch on the stack when it fits --------------------------
         if work_doubles <= STACK_DOUBLES:
@@ -1125,12 +1164,15 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
         _team_started = True
         wpad = (work_doubles + 7) & ~(<Py_ssize_t>7)
         work = <double*>malloc(nt * wpad * sizeof(double))
-        flags = <int*>malloc(nt * 16 * sizeof(int))
-        if work == NULL or flags == NULL:
+        flags = <int*>malloc(nt * 16 * sizeof(int))  # per thread, a cache line apart: error bits, status
+        steps = <Py_ssize_t*>malloc(nt * 8 * sizeof(Py_ssize_t))  # and the steps it took
+        if work == NULL or flags == NULL or steps == NULL:
             free(work)
             free(flags)
+            free(steps)
             raise MemoryError()
         memset(flags, 0, nt * 16 * sizeof(int))
+        memset(steps, 0, nt * 8 * sizeof(Py_ssize_t))
         chunk *= nt
         step = LANES if blk != NULL else 1
         csize = 32 // step   # about 32 samples per hand-out
@@ -1145,16 +1187,21 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
                                                         start + s * step, min(start + (s + 1) * step, stop),
                                                         nout, outp, osize, work + threadid() * wpad,
                                                         flags + 16 * threadid() + 1)
+                        steps[8 * threadid()] += 1
                 start = stop
                 if start < N:
                     PyErr_CheckSignals()
+            least = steps[0]
             for j in range(nt):
                 bad |= flags[16 * j]
                 if status == 0:
                     status = flags[16 * j + 1]
+                least = min(least, steps[8 * j])
+            _note_team(least, (N + step - 1) // step, nt)
         finally:
             free(work)
             free(flags)
+            free(steps)
 
     if bad & ~OUTPUT_OVERFLOW:
         _validate(model, names, values)  # raises the reference's error for the NaN/inf

@@ -56,6 +56,39 @@ def test_thread_count_bounds_accept_the_whole_range():
 
 
 @needs_compiled
+def test_an_unbalanced_parallel_batch_makes_the_next_ones_serial_for_a_while():
+    """When a batch's second thread hardly worked (its core busy with another process, so
+    the team's end waited for it), batches run on the calling thread for 10 ms, doubling
+    while it lasts up to 1 s, halving after balanced batches; answers stay the same."""
+    out = run_python("""
+import time, numpy as np
+import rbd, rbd_c, rbd_c._model as driver
+assert driver._team_balance() == (False, 0.0)
+assert driver._team_balance(50, 100, 2) == (False, 0.0)       # balanced: nothing changes
+assert driver._team_balance(13, 100, 2) == (False, 0.0)       # at a quarter of its share: still fine
+assert driver._team_balance(12, 100, 2) == (True, 0.01)       # under it: serial for 10 ms
+assert driver._team_balance(0, 100, 2) == (True, 0.02)        # again: 20 ms
+for _ in range(20):
+    driver._team_balance(0, 1000, 4)
+assert driver._team_balance() == (True, 1.0)                  # at most a second
+model = rbd.sample_model("quadruped")
+rng = np.random.default_rng(0)
+q = rbd.random_configuration(model, rng, batch=4000)
+v, a = rng.normal(size=(2, 4000, model.nv))
+rbd_c.set_num_threads(2)
+resting = rbd_c.rnea(model, q, v, a)                          # (runs serially: no balance noted)
+assert driver._team_balance()[0]
+rbd_c.set_num_threads(1)
+assert np.array_equal(resting, rbd_c.rnea(model, q, v, a))
+assert driver._team_balance(60, 100, 2) == (True, 0.5)        # a balanced batch halves the next time
+time.sleep(1.05)
+assert driver._team_balance() == (False, 0.5)                 # the time is over
+print("ok")
+""")
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+@needs_compiled
 def test_absurd_omp_num_threads_does_not_crash():
     code = """
 import warnings, numpy as np
