@@ -1,5 +1,6 @@
 """Input validation shared by both backends: turn user input into contiguous
 float64 arrays of the expected shape, or raise an error that names the argument."""
+import functools
 import numbers
 
 import numpy as np
@@ -205,6 +206,19 @@ def overflow_error():
     """The error for a non-finite result of finite inputs."""
     return ValueError("the result is not finite (inf or NaN) although every input is: the inputs are "
                       "too large for float64 arithmetic (overflow)")
+
+
+def finite_results(function):
+    """``function`` (whose inputs it checks finite) raising the overflow error where its
+    result would hold an inf or NaN (inputs near 1e300, a rotation vector of 1e200)."""
+    @functools.wraps(function)
+    def checked(*args, **kwargs):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # said by the error
+            result = function(*args, **kwargs)
+        for x in result if isinstance(result, tuple) else (result,):
+            check_finite_result(x)
+        return result
+    return checked
 
 
 def check_finite_result(out):

@@ -28,7 +28,7 @@ from math import factorial
 
 import numpy as np
 
-from ._checks import as_array, as_rotation, batch_shape
+from ._checks import as_array, as_rotation, batch_shape, finite_results
 
 __all__ = [
     "skew", "unskew",
@@ -724,3 +724,10 @@ def rates_from_angular_velocity(kind, coords, omega, frame="world"):
     omega = _vec3(omega, "omega")
     _same_batch(("coords", F, 2), ("omega", omega, 1))
     return (F @ omega[..., None])[..., 0]
+
+
+# Every public function: an overflow is the shared error, never an inf or NaN returned.
+for _name in __all__:
+    if callable(globals()[_name]):
+        globals()[_name] = finite_results(globals()[_name])
+del _name

@@ -21,7 +21,7 @@ applied with the minimal-operation formulas on ``R``, ``t`` and cross products
 import numpy as np
 
 from . import rotations
-from ._checks import as_array, as_transform, batch_shape
+from ._checks import as_array, as_transform, batch_shape, finite_results
 
 __all__ = [
     "se3_exp", "se3_log", "se3_inverse", "se3_compose", "se3_act_point",
@@ -381,3 +381,10 @@ def inertia_inv_act(M, Y10):
     out[..., 1:4] = _rot_t(R, h_moved)
     out[..., 4:10] = _sym_to6(np.matmul(np.matmul(Rt, I_moved), R))
     return out
+
+
+# Every public function: an overflow is the shared error, never an inf or NaN returned.
+for _name in __all__:
+    if callable(globals()[_name]):
+        globals()[_name] = finite_results(globals()[_name])
+del _name

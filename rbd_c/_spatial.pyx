@@ -256,7 +256,7 @@ cdef object _run_unary(unary_kernel_t kernel, const Arg* a, tuple out_trailing):
             bad = _unary_loop(kernel, a, o, out_size)
     else:
         bad = _unary_loop(kernel, a, o, out_size)
-    return None if bad else out
+    return None if bad else _finite(out, a.items * out_size)
 
 
 cdef object _run_binary(binary_kernel_t kernel, const Arg* a, const Arg* b, tuple out_trailing):
@@ -273,7 +273,14 @@ cdef object _run_binary(binary_kernel_t kernel, const Arg* a, const Arg* b, tupl
             bad = _binary_loop(kernel, a, b, o, out_size, n)
     else:
         bad = _binary_loop(kernel, a, b, o, out_size, n)
-    return None if bad else out
+    return None if bad else _finite(out, n * out_size)
+
+
+cdef object _finite(cnp.ndarray out, Py_ssize_t size):
+    """``out``, or the reference's overflow error when finite inputs gave an inf or NaN."""
+    if K.any_nonfinite(<double*>cnp.PyArray_DATA(out), size):
+        raise checks_module().overflow_error()
+    return out
 
 
 cdef object _ran(object out):
@@ -343,7 +350,7 @@ cdef object _from_mass_com(object mass, object com, object I_com, str I_name):
     cdef Py_ssize_t n = _prod(shape)
     with nogil:
         _mass_com_loop(&m, &c, &i, o, n)
-    return out
+    return _finite(out, n * 10)
 
 
 # ------------------------------------------------------------------------------------------

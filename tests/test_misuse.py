@@ -319,6 +319,36 @@ def test_rigid_transforms_with_round_off_pass(spatial_impl, call, rng):
     TRANSFORM_CALLS[call](spatial_impl, M)
 
 
+_HUGE_INERTIA = np.array([2.0, 0.2, 0.1, -0.1, 1.0, 0.01, 0.02, 1.2, 0.03, 0.9])
+_FAR = np.eye(4)
+_FAR[:3, 3] = 1e308
+
+
+@pytest.mark.parametrize("call", [
+    lambda S: S.se3_exp(np.array([0.0, 0.0, 0.0, 1e200, 0.0, 0.0])),  # rotation angle 1e200
+    lambda S: S.se3_compose(_FAR, _FAR),  # translations of 1e308 added
+    lambda S: S.inertia10_to_mass_com(_HUGE_INERTIA * 1e300),
+    lambda S: S.inertia_cross_term(_HUGE_INERTIA, np.arange(1.0, 7.0) * 1e300),
+    lambda S: S.inertia_apply(_HUGE_INERTIA * 1e300, np.arange(1.0, 7.0) * 1e10),
+    lambda S: S.motion_cross(np.full(6, 1e200), np.full(6, 1e200)),
+    lambda S: S.inertia10_from_mass_com(1e300, np.full(3, 1e200), np.eye(3)),
+    lambda S: S.act_motion(np.diag([1.0, 1.0, 1.0, 1.0]) + np.pad(np.full((3, 1), 1e300), ((0, 1), (3, 0))),
+                           np.full(6, 1e10)),
+], ids=["se3_exp angle", "se3_compose", "inertia10_to_mass_com", "inertia_cross_term", "inertia_apply",
+        "motion_cross", "inertia10_from_mass_com", "act_motion"])
+def test_spatial_results_that_overflow_are_the_overflow_error(spatial_impl, call):
+    """Finite inputs whose result is not finite in float64: the same ValueError on both
+    backends (an inf from one and a NaN from the other before)."""
+    with pytest.raises(ValueError, match=r"not finite .* \(overflow\)"):
+        call(spatial_impl)
+
+
+def test_rotations_that_overflow_are_the_overflow_error():
+    with pytest.raises(ValueError, match=r"not finite .* \(overflow\)"):
+        rbd.rotations.so3_exp([1e200, 0.0, 0.0])
+    np.testing.assert_allclose(rbd.rotations.so3_exp([np.pi, 0.0, 0.0]), np.diag([1.0, -1.0, -1.0]), atol=1e-15)
+
+
 # ------------------------------------------------------------------------------------------
 # Fuzz: every dtype, layout and shape through every algorithm, same outcome on both backends
 # ------------------------------------------------------------------------------------------
