@@ -64,7 +64,14 @@ def _real_array(x, name):
                                 % (name, type(e).__name__))
     elif kind not in "fiu":
         raise TypeError("%s must be an array of real numbers, got dtype %s" % (name, arr.dtype))
-    return np.asarray(arr, dtype=np.float64)
+    try:
+        with np.errstate(over="ignore"):  # (a long double of 1e400: the error below)
+            converted = np.asarray(arr, dtype=np.float64)
+    except OverflowError:  # a Python int beyond float64 (10**400)
+        raise ValueError("%s holds a number too large for float64" % name) from None
+    if kind == "f" and arr.dtype.itemsize > 8 and np.isinf(converted).any() and np.isfinite(arr).all():
+        raise ValueError("%s holds a number too large for float64" % name)
+    return converted
 
 
 def as_array(x, name, trailing_shape, allow_batch=True):

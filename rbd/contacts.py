@@ -65,6 +65,9 @@ class Contact:
 def _contacts(model, contacts):
     if isinstance(contacts, Contact):
         contacts = [contacts]
+    if isinstance(contacts, (set, frozenset, dict, str, bytes)) or not hasattr(contacts, "__iter__"):
+        raise TypeError("contacts must be a list or tuple of rbd.Contact (in the order of the force rows), "
+                        "got %s" % type(contacts).__name__)
     contacts = list(contacts)
     if not all(isinstance(c, Contact) for c in contacts):
         raise TypeError("contacts must be a list of rbd.Contact")

@@ -133,6 +133,8 @@ def lock_joints(model, joints, q):
     from .reference import _components as sc, joints as joint_kinds  # the joint placements at q
 
     check_model(model)
+    if not isinstance(joints, (str, int, np.integer)) and not hasattr(joints, "__iter__"):
+        raise TypeError("joints must be a joint (name or index) or a list of them, got %s" % type(joints).__name__)
     names = [joints] if isinstance(joints, (str, int, np.integer)) else list(joints)
     locked = {model.joint_id(j) for j in names}
     _, (q,) = model_arrays(model, q=q)

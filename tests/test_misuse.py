@@ -487,3 +487,44 @@ def test_a_coupling_that_overflows_is_the_overflow_error(backend):
                  lambda: rbd.aba(model, q, 0 * v, 0 * v), lambda: rbd.rnea(model, q, v, v)):
         with pytest.raises(ValueError, match="not finite"):
             call()
+
+
+def test_numbers_beyond_float64_name_the_argument(backend):
+    model = rbd.sample_model("arm7")
+    with pytest.raises(ValueError, match="q holds a number too large for float64"):
+        rbd.crba(model, [10 ** 400] + [0] * 6)
+    q = np.zeros(7, dtype=np.longdouble)
+    q[0] = np.longdouble("1e400")
+    if np.isfinite(q[0]):  # (where long double is wider than float64)
+        with pytest.raises(ValueError, match="q holds a number too large for float64"):
+            rbd.crba(model, q)
+
+
+@pytest.mark.parametrize("contacts", [None, 3, "FL_foot", {"FL_foot"}], ids=["None", "int", "str", "set"])
+def test_contacts_must_be_an_ordered_collection(backend, contacts):
+    """A set has no order, and the force rows follow the contacts' order."""
+    model = rbd.sample_model("quadruped")
+    q, zero = rbd.neutral(model), np.zeros(model.nv)
+    if contacts == {"FL_foot"}:
+        contacts = {rbd.Contact("FL_foot", 3), rbd.Contact("HR_foot", 3)}
+    with pytest.raises(TypeError, match="contacts must be a list or tuple of rbd.Contact"):
+        rbd.constrained_dynamics(model, q, zero, zero, contacts)
+
+
+def test_lock_joints_names_a_missing_joint_list():
+    model = rbd.sample_model("quadruped")
+    with pytest.raises(TypeError, match="joints must be a joint"):
+        rbd.lock_joints(model, None, rbd.neutral(model))
+    assert rbd.lock_joints(model, {"FL_knee", "FR_knee"}, rbd.neutral(model)).nv == model.nv - 2  # (order-free)
+
+
+def test_random_configuration_within_limits_of_any_size_and_its_rng_argument(backend):
+    builder = rbd.ModelBuilder("rail")
+    builder.add_link("base")
+    builder.add_link("cart", mass=1.0, inertia=np.eye(3))
+    builder.add_joint("slide", "prismatic", "base", "cart", axis=(1, 0, 0), lower=-1e308, upper=1e308)
+    model = builder.build()
+    q = rbd.random_configuration(model, 0, batch=200)  # (upper - lower overflows)
+    assert np.all(np.isfinite(q)) and np.all(np.abs(q) <= 1e308) and q.min() < -5e307 and q.max() > 5e307
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator, a non-negative seed or None, got -1"):
+        rbd.random_configuration(model, rng=-1)

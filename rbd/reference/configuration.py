@@ -50,7 +50,11 @@ def random_configuration(model, rng=None, batch=None):
     """
     check_model(model)
     if not isinstance(rng, np.random.Generator):
-        rng = np.random.default_rng(rng)
+        try:
+            rng = np.random.default_rng(rng)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)("rng must be a numpy.random.Generator, a non-negative seed or None, got %s (%s)"
+                            % (short_repr(rng), exc)) from None
     if batch is None:
         shape = ()
     else:
@@ -75,7 +79,11 @@ def random_configuration(model, rng=None, batch=None):
     has_lo, has_hi = np.isfinite(lower), np.isfinite(upper)
     lo = np.where(has_lo, lower, np.where(has_hi, upper - 2.0 * half_width, -half_width))
     hi = np.where(has_hi, upper, np.where(has_lo, lower + 2.0 * half_width, half_width))
-    q = rng.uniform(lo, hi, size=shape + (table.nq,))
+    u = rng.random(size=shape + (table.nq,))
+    with np.errstate(over="ignore"):
+        span = hi - lo  # (as rng.uniform(lo, hi) draws) ...
+    wide = ~np.isfinite(span)  # ... except limits so far apart (±1e308) that their span overflows
+    q = np.where(wide, lo * (1.0 - u) + hi * u, lo + np.where(wide, 0.0, span) * u)
     if quaternion_starts:
         quats = rng.normal(size=shape + (len(quaternion_starts), 4))
         quats /= np.linalg.norm(quats, axis=-1, keepdims=True)
