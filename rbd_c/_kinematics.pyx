@@ -112,8 +112,10 @@ def frame_placements(model, q, *, out=None):
 cdef inline bint _whole_pass(const CModel* m, int body) noexcept nogil:
     """Whether a frame kernel places every body (world_placements) rather than walk the
     chain to ``body`` (chain_pass, which first finds the chain by its parents): when the
-    chain is most of the tree (a manipulator's tool), and the scratch holds every body."""
-    return 2 * m.depth[body] >= m.nb and 16 * m.nb <= 64 + FRAME_PER_LINK * m.max_depth
+    chain is most of the tree (a manipulator's tool), and the scratch holds every body;
+    the frame Jacobian then finds the chain by the subtrees' runs of indices, so the
+    bodies must be depth first."""
+    return m.depth_first and 2 * m.depth[body] >= m.nb and 16 * m.nb <= 64 + FRAME_PER_LINK * m.max_depth
 
 
 cdef int k_frame_placement(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:

@@ -46,7 +46,10 @@ ctypedef struct CModel:
     int* nqj                # (nb,)
     int* nvj                # (nb,)
     int* d2_idx             # (nb,)  start of the joint's nv x nv block
-    int* subtree_end        # (nb,)  bodies i..subtree_end[i]-1 are i's subtree
+    int* subtree_end        # (nb,)  i's subtree is among bodies i..subtree_end[i]-1 (all of
+                            #        them when depth_first: its last body, + 1)
+    bint depth_first        # every subtree one run of indices (a model may be parents-first
+                            #        only: Pinocchio's models built joint by joint)
     int* depth              # (nb,)  number of ancestors including itself
     int* dof_bodies         # (nv,)  the body of each dof
     int* dof_parents        # (nv,)  the dof before each along the tree: the previous one of its

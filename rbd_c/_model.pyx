@@ -404,9 +404,11 @@ cdef CompiledModel _build(object model):
     subtree_end = list(range(1, nb + 1))
     for i in range(nb):
         depth[i] = 1 + (depth[par[i]] if par[i] >= 0 else 0)
+    subtree_size = [1] * nb
     for i in reversed(range(nb)):
         if par[i] >= 0:
             subtree_end[par[i]] = max(subtree_end[par[i]], subtree_end[i])
+            subtree_size[par[i]] += subtree_size[i]
     d2 = nv_j * nv_j
     d2_idx = np.cumsum(d2) - d2
 
@@ -438,6 +440,7 @@ cdef CompiledModel _build(object model):
     cm.m.nvj = _ints(owner, nv_j)
     cm.m.d2_idx = _ints(owner, d2_idx)
     cm.m.subtree_end = _ints(owner, subtree_end)
+    cm.m.depth_first = all(subtree_end[i] - i == subtree_size[i] for i in range(nb))
     cm.m.depth = _ints(owner, depth)
     dof_bodies = np.repeat(np.arange(nb), nv_j)
     dof_parents = np.arange(nv) - 1

@@ -203,3 +203,34 @@ def aba_derivatives_slack(model, q, v, tau, fext, Minv):
     qdd = rbd.aba(model, q, v, tau, fext)
     dtau = rbd.rnea_derivatives(model, q, v, qdd, fext)
     return slack * (1.0 + model.nv * max(float(np.max(np.abs(d))) for d in dtau[:2]))
+
+
+
+def topological_tree(seed, n=10, free=False):
+    """A model whose bodies are parents first but not depth first (as Pinocchio models
+    built joint by joint may be, and from_pinocchio keeps their order): a deep chain
+    with side branches numbered in between, every joint kind, built with rbd.Model."""
+    rng = np.random.default_rng(seed)
+    parents, chain_end = [-1], 0
+    for i in range(1, n):
+        if rng.random() < 0.6:
+            parents.append(chain_end)
+            chain_end = i
+        else:
+            parents.append(int(rng.integers(0, i)))
+    kinds = [rbd.JointKind(int(k)) for k in rng.integers(0, 7, size=n)]
+    if free:
+        kinds[0] = rbd.JointKind.FREE
+    axes = rng.normal(size=(n, 3))
+    axes /= np.linalg.norm(axes, axis=1, keepdims=True)
+    for i, k in enumerate(kinds):
+        if k in (rbd.JointKind.REVOLUTE_X, rbd.JointKind.REVOLUTE_Y, rbd.JointKind.REVOLUTE_Z):
+            axes[i] = np.eye(3)[int(k)]
+    placements = np.tile(np.eye(4), (n, 1, 1))
+    placements[:, :3, 3] = rng.normal(size=(n, 3)) * 0.2
+    inertias = np.array([[1.0, *(rng.normal(size=3) * 0.05), 0.2, 0.01, 0.0, 0.2, 0.02, 0.2] for _ in range(n)])
+    nq = sum(rbd.model.JOINT_KINDS[k].nq for k in kinds)
+    nv = sum(rbd.model.JOINT_KINDS[k].nv for k in kinds)
+    return rbd.Model("parents_first_%d" % seed, parents, [int(k) for k in kinds], axes, placements, inertias,
+                     ["j%d" % i for i in range(n)], ["b%d" % i for i in range(n)], ["tip"], [n - 1],
+                     np.eye(4)[None], np.full(nq, -np.inf), np.full(nq, np.inf), np.ones(nv), np.ones(nv))

@@ -16,7 +16,7 @@ import rbd
 from rbd import reference as ref
 
 from conftest import HAVE_COMPILED
-from models import algorithm_calls, random_model, m_inverse_slack, aba_slack, aba_derivatives_slack
+from models import algorithm_calls, random_model, m_inverse_slack, aba_slack, aba_derivatives_slack, topological_tree
 
 if not HAVE_COMPILED:
     pytest.skip("rbd_c is not built", allow_module_level=True)
@@ -30,7 +30,7 @@ TOL = 1e-10
 # ------------------------------------------------------------------------------------------
 # Models
 # ------------------------------------------------------------------------------------------
-MODEL_IDS = ["arm7", "quadruped", "tree0", "tree1-fixed-base", "tree2"]
+MODEL_IDS = ["arm7", "quadruped", "tree0", "tree1-fixed-base", "tree2", "parents-first", "parents-first-fixed"]
 
 
 @pytest.fixture(scope="module", params=MODEL_IDS)
@@ -42,6 +42,10 @@ def model(request):
         return random_model(1, nlinks=12, floating_base=False)
     if name == "tree2":
         return random_model(2, nlinks=20)
+    if name == "parents-first":  # bodies parents first, not depth first
+        return topological_tree(3, n=12, free=True)
+    if name == "parents-first-fixed":
+        return topological_tree(4, n=11)
     return rbd.sample_model(name)
 
 
@@ -622,3 +626,35 @@ def test_frame_jacobian_revolute_runs(floating_base):
                 expected = ref.frame_jacobian(model, x, frame, reference)
                 got = rbd_c.frame_jacobian(model, x, frame, reference)
                 np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * max(1.0, np.abs(expected).max()))
+
+
+def test_frame_jacobian_of_bodies_not_depth_first():
+    """Bodies 0 <- 1 <- 3 and 0 <- 2, numbered parents first but not depth first (body 1's
+    subtree is 1 and 3): the world Jacobian's angular rows of a frame on body 2 are the
+    axes of its ancestors' joints, 0 and 2, and zero for 1 and 3 (all turn about z)."""
+    n = 4
+    placements = np.tile(np.eye(4), (n, 1, 1))
+    placements[:, 0, 3], placements[:, 1, 3] = 0.3, 0.1
+    inertias = np.tile([1.0, 0.1, 0, 0, 0.02, 0, 0, 0.03, 0, 0.03], (n, 1))
+    model = rbd.Model("not_depth_first", [-1, 0, 0, 1], [int(rbd.JointKind.REVOLUTE_Z)] * n, np.tile([0, 0, 1.0], (n, 1)),
+                      placements, inertias, ["j0", "j1", "j2", "j3"], ["b0", "b1", "b2", "b3"], [], [],
+                      np.zeros((0, 4, 4)), -np.pi * np.ones(n), np.pi * np.ones(n), np.ones(n), np.ones(n))
+    q = np.array([0.3, 0.5, 0.7, 0.9])
+    for reference in ("world", "local_world_aligned"):
+        J = rbd_c.frame_jacobian(model, q, "j2", reference)
+        np.testing.assert_array_equal(J[3:], [[0, 0, 0, 0], [0, 0, 0, 0], [1, 0, 1, 0]])
+        assert not np.any(J[:, [1, 3]])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_frame_of_models_not_depth_first(seed):
+    """Every frame kernel on trees numbered parents first but not depth first, every frame
+    and reference, single and batched, as the NumPy backend computes them."""
+    model = topological_tree(seed, n=10 + seed, free=bool(seed % 2))
+    rng = np.random.default_rng(seed)
+    for batch in ((), (3,)):
+        q, v, a, _, _ = random_state(model, rng, batch)
+        for frame in range(model.nframes):
+            for name, args, kwargs in algorithm_calls(q, v, a, a, None, q, [frame]):
+                if name.startswith("frame_"):
+                    assert_same(name, args, kwargs, model)
