@@ -25,6 +25,7 @@
 Everything takes leading batch dimensions on its state arguments and runs on whichever
 backend ``rbd`` has active (the compiled one calls its batched kernels).
 """
+import numbers
 import sys
 from dataclasses import dataclass
 
@@ -127,19 +128,17 @@ def _backend():
     return rbd.backend
 
 
-def _as_float(value):
-    """``value`` as a float, or NaN for what is not a real number (booleans included),
-    which the checks below then refuse."""
-    if isinstance(value, (bool, str, bytes)):  # float(" 1 ") would read a string
-        return float("nan")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")
+def _as_float(value, name):
+    """``value`` as a float; TypeError for what is not a real number (a string such as
+    " 1 " that float() would read, a boolean)."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, numbers.Real) and \
+            not (isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu"):
+        raise TypeError("%s must be a real number, got %s" % (name, short_repr(value)))
+    return float(value)
 
 
 def _restitution(value):
-    e = _as_float(value)
+    e = _as_float(value, "restitution")
     if not 0.0 <= e <= 1.0:
         raise ValueError("restitution must be in [0, 1], got %s" % short_repr(value))
     return e
@@ -158,7 +157,7 @@ def contact_jacobian(model, q, contacts):
 
 
 def _regularization(value):
-    r = _as_float(value)
+    r = _as_float(value, "regularization")
     if not (r >= 0.0 and np.isfinite(r)):
         raise ValueError("regularization must be a finite number >= 0, got %s" % short_repr(value))
     return r

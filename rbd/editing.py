@@ -129,7 +129,8 @@ def lock_joints(model, joints, q):
     """A reduced model with ``joints`` (names or indices, or one of them) fixed at their
     values in ``q`` (a configuration of ``model``, (nq,)): each locked joint's body
     merges into its parent, with its inertia, children and frames; the other joints
-    keep their coordinates, limits, armature, damping and friction."""
+    keep their coordinates, limits, armature, damping and friction.  Joints coupled by
+    mimic couplings move together, so locking one of them locks all of them."""
     from .reference import _components as sc, joints as joint_kinds  # the joint placements at q
 
     check_model(model)
@@ -143,7 +144,13 @@ def lock_joints(model, joints, q):
     if model.mimic:  # lock in the full model, a locked joint's mimics with it
         from ._coupled import expand_q
         locked_names = {model.joint_names[i] for i in locked}
-        locked_names |= {j for j, p, _, _ in model.mimic if p in locked_names}
+        grown = True
+        while grown:  # a coupling's joints move together: locking one of them locks them all
+            before = len(locked_names)
+            for j, p, _, _ in model.mimic:
+                if j in locked_names or p in locked_names:
+                    locked_names |= {j, p}
+            grown = len(locked_names) > before
         reduced = lock_joints(model._full, sorted(locked_names), expand_q(model, q))
         return couple_joints(reduced, [c for c in model.mimic if c[0] not in locked_names])
     trig = (math.cos, math.sin, math.sqrt)

@@ -148,9 +148,9 @@ class Model:
                  armature=None, damping=None, friction=None, mimic=()):
         set_ = object.__setattr__.__get__(self)
         set_("name", str(name))
-        set_("parents", _frozen(parents, np.intp))
+        set_("parents", _frozen(_integers(parents, "parents"), np.intp))
         nb = len(self.parents)
-        set_("joint_kinds", _frozen(joint_kinds, np.intc))
+        set_("joint_kinds", _frozen(_integers(joint_kinds, "joint_kinds"), np.intc))
         if self.joint_kinds.shape != (nb,):
             raise ValueError("joint_kinds must have one entry per body (%d), got shape %s"
                              % (nb, self.joint_kinds.shape))
@@ -164,6 +164,7 @@ class Model:
         set_("inertias", _frozen(inertias, np.float64, (nb, 10), "inertias"))
         set_("joint_names", _names_tuple(joint_names, nb, "joint_names"))
         set_("body_names", _names_tuple(body_names, nb, "body_names"))
+        _check_values(self)
         # The given frames (links, tool points: "link frames"), then one frame per joint: its
         # output frame, the body's own frame (reachable by model.joint_frame(name), and by
         # its plain name where no link frame has it).
@@ -194,6 +195,7 @@ class Model:
         set_("upper_limits", _frozen(upper_limits, np.float64, (self.nq,), "upper_limits"))
         set_("velocity_limits", _frozen(velocity_limits, np.float64, (self.nv,), "velocity_limits"))
         set_("effort_limits", _frozen(effort_limits, np.float64, (self.nv,), "effort_limits"))
+        _check_limits(self)
         set_("gravity", _frozen(as_array(gravity, "gravity", (3,), allow_batch=False), np.float64))
         for key, value in (("armature", armature), ("damping", damping), ("friction", friction)):
             values = np.zeros(self.nv) if value is None else as_array(value, key, (self.nv,), allow_batch=False)
@@ -353,6 +355,47 @@ def _frozen(values, dtype, shape=None, name=None):
         if arr.shape != shape:
             raise ValueError("%s must have shape %s, got %s" % (name, shape, arr.shape))
     return np.frombuffer(arr.tobytes(), dtype=dtype).reshape(arr.shape)
+
+
+def _integers(values, name):
+    """Indices and kind codes: whole numbers (a float array would be truncated)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iu" and not (arr.size == 0 or arr.dtype.kind == "f" and np.all(arr == np.round(arr))):
+        raise TypeError("%s must hold integers, got %s" % (name, short_repr(values)))
+    return arr
+
+
+def _check_values(model):
+    """What every algorithm assumes of a model's arrays (the builder and the loaders give
+    them so; rbd.Model(...) and replace(...) are checked here): rigid joint placements,
+    unit axes where a joint moves along its axis, finite inertias of non-negative mass,
+    one body per joint name."""
+    P = model.joint_placements
+    if P.size and (np.abs(P[:, 3] - (0.0, 0.0, 0.0, 1.0)).max() > 1e-6 or not is_rotation(P[:, :3, :3])
+                   or not np.all(np.isfinite(P))):
+        raise ValueError("joint_placements must be rigid transforms (a rotation block orthonormal to 1e-6 with "
+                         "determinant +1, the last row 0 0 0 1)")
+    generic = np.isin(model.joint_kinds, [int(JointKind.REVOLUTE), int(JointKind.PRISMATIC)])
+    norms = np.linalg.norm(model.joint_axes, axis=1)
+    if np.any(generic & ~(np.abs(norms - 1.0) <= 1e-9)):
+        bad = int(np.flatnonzero(generic & ~(np.abs(norms - 1.0) <= 1e-9))[0])
+        raise ValueError("joint_axes[%d] (joint %s) must be a unit vector, got norm %s"
+                         % (bad, short_repr(model.joint_names[bad]), short_repr(float(norms[bad]))))
+    Y = model.inertias
+    if not np.all(np.isfinite(Y)) or np.any(Y[:, 0] < 0.0):
+        raise ValueError("inertias must be finite with non-negative masses (the 10 numbers of each body)")
+    if len(set(model.joint_names)) != len(model.joint_names):
+        raise ValueError("joint_names must be unique: %s" % short_names(
+            sorted({n for n in model.joint_names if model.joint_names.count(n) > 1})))
+
+
+def _check_limits(model):
+    lower, upper = model.lower_limits, model.upper_limits
+    if np.any(np.isnan(lower)) or np.any(np.isnan(upper)) or np.any(lower > upper):
+        raise ValueError("lower_limits and upper_limits must be numbers (±inf: none) with lower <= upper")
+    for key in ("velocity_limits", "effort_limits"):
+        if not np.all(getattr(model, key) >= 0.0):  # (NaN fails too)
+            raise ValueError("%s must be non-negative (inf: none)" % key)
 
 
 def _names_tuple(names, count, what):
@@ -611,7 +654,8 @@ class ModelBuilder:
         per_dof = {key: _per_velocity(value, nv, "%s of joint %s" % (key, short_repr(name)))
                    for key, value in (("armature", armature), ("damping", damping), ("friction", friction))}
         for key, value in (("velocity", velocity), ("effort", effort)):
-            if not (isinstance(value, numbers.Real) and value >= 0.0):  # (NaN fails too)
+            _real_scalar(value, "%s limit of joint %s" % (key, short_repr(name)))
+            if not value >= 0.0:  # (NaN fails too)
                 raise ValueError("%s limit of joint %s must be a non-negative number (inf: none), got %s"
                                  % (key, short_repr(name), short_repr(value)))
         self._joints.append(_Joint(name, joint_kind, parent, child, origin, axis, lower, upper,
@@ -794,10 +838,17 @@ def _check_rigid(M, name):
                          "determinant +1, last row 0 0 0 1)" % name)
 
 
+def _real_scalar(value, name):
+    if isinstance(value, (str, bytes, bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a number, got %s" % (name, short_repr(value)))
+    return np.asarray(float(value))
+
+
 def _limits(values, default, nq, name):
     if values is None:
         return np.full(nq, default)
-    arr = np.asarray(values, dtype=float)
+    arr = as_array(values, name, np.shape(values), allow_batch=False) if not np.isscalar(values) or \
+        isinstance(values, (str, bytes, bool)) else _real_scalar(values, name)
     if arr.ndim == 0:
         arr = np.full(nq, float(arr))
     if arr.shape != (nq,):

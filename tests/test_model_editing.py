@@ -190,3 +190,26 @@ def test_add_frame_and_a_payload_on_it_equal_a_urdf_with_the_extra_link(backend)
     # a payload on a joint frame goes to that joint's body
     on_joint = rbd.add_payload(arm, arm.joint_frame("elbow"), 0.4, [0, 0, 0], np.eye(3) * 1e-3)
     assert on_joint.inertias[1, 0] == pytest.approx(arm.inertias[1, 0] + 0.4)
+
+
+@pytest.mark.parametrize("couplings, locked, also", [
+    ([("joint7", "joint6", 2.0, 0.1)], ["joint7"], ["joint6"]),                      # the mimic joint
+    ([("joint3", "joint2", 1.0, 0.0), ("joint4", "joint3", 0.5, 0.0)], ["joint2"], ["joint3", "joint4"]),  # a chain's head
+    ([("joint3", "joint2", 1.0, 0.0), ("joint4", "joint3", 0.5, 0.0)], ["joint3"], ["joint2", "joint4"]),  # its middle
+])
+def test_locking_a_coupled_joint_locks_its_coupling(backend, couplings, locked, also):
+    """q_mimic = m q_primary + o: fixing one fixes the other, so the reduced model is the
+    uncoupled arm with every joint of the coupling locked at the coupled values."""
+    arm = rbd.sample_model("arm7")
+    coupled = rbd.couple_joints(arm, couplings)
+    q = rbd.random_configuration(coupled, np.random.default_rng(3))
+    reduced = rbd.lock_joints(coupled, locked, q)
+    q_arm = np.array([q[coupled.joint_idx_q(n)] for n in arm.joint_names])  # a mimic joint's entry: its primary's
+    for joint, primary, multiplier, offset in couplings:  # (in order: a chain's primaries come first)
+        q_arm[arm.joint_id(joint)] = multiplier * q_arm[arm.joint_id(primary)] + offset
+    expected = rbd.lock_joints(arm, locked + also, q_arm)
+    assert reduced.joint_names == expected.joint_names and reduced.mimic == ()
+    qr = rbd.random_configuration(reduced, np.random.default_rng(4))
+    v = np.random.default_rng(5).normal(size=reduced.nv)
+    np.testing.assert_allclose(rbd.crba(reduced, qr), rbd.crba(expected, qr), atol=1e-12)
+    np.testing.assert_allclose(rbd.rnea(reduced, qr, v, v), rbd.rnea(expected, qr, v, v), atol=1e-12)

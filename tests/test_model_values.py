@@ -192,3 +192,47 @@ def test_models_cross_process_boundaries():
     with mp.get_context("spawn").Pool(1) as pool:
         got = pool.map_async(_rnea_in_child, [(model, q[k], v[k]) for k in range(4)]).get(timeout=120)
     np.testing.assert_allclose(np.array(got), expected, atol=1e-12)
+
+
+def _definition(model, **changes):
+    nl = len(model.link_frame_names)
+    arguments = dict(name=model.name, parents=model.parents, joint_kinds=model.joint_kinds,
+                     joint_axes=model.joint_axes, joint_placements=model.joint_placements, inertias=model.inertias,
+                     joint_names=model.joint_names, body_names=model.body_names,
+                     frame_names=model.link_frame_names, frame_parents=model.frame_parents[:nl],
+                     frame_offsets=model.frame_offsets[:nl], lower_limits=model.lower_limits,
+                     upper_limits=model.upper_limits, velocity_limits=model.velocity_limits,
+                     effort_limits=model.effort_limits)
+    arguments.update(changes)
+    return arguments
+
+
+def _changed(array, index, value):
+    array = np.array(array)
+    array[index] = value
+    return array
+
+
+@pytest.mark.parametrize("change, error, match", [
+    (lambda m: {"parents": m.parents + 0.5}, TypeError, "parents must hold integers"),
+    (lambda m: {"joint_kinds": m.joint_kinds + 0.25}, TypeError, "joint_kinds must hold integers"),
+    (lambda m: {"joint_placements": _changed(m.joint_placements, (2, 0, 0), 2.0)}, ValueError, "rigid transforms"),
+    (lambda m: {"joint_placements": _changed(m.joint_placements, (2, 3, 0), 0.5)}, ValueError, "rigid transforms"),
+    (lambda m: {"joint_kinds": _changed(m.joint_kinds, 3, int(rbd.JointKind.REVOLUTE)),
+                "joint_axes": _changed(m.joint_axes, 3, (0.0, 0.0, 2.0))}, ValueError, r"joint_axes\[3\].*unit vector"),
+    (lambda m: {"inertias": _changed(m.inertias, (1, 0), -1.0)}, ValueError, "non-negative masses"),
+    (lambda m: {"inertias": _changed(m.inertias, (1, 5), np.nan)}, ValueError, "finite"),
+    (lambda m: {"lower_limits": _changed(m.lower_limits, 0, np.nan)}, ValueError, "lower <= upper"),
+    (lambda m: {"lower_limits": _changed(m.lower_limits, 0, 3.0), "upper_limits": _changed(m.upper_limits, 0, 2.0)},
+     ValueError, "lower <= upper"),
+    (lambda m: {"velocity_limits": _changed(m.velocity_limits, 0, -1.0)}, ValueError, "velocity_limits must be non"),
+    (lambda m: {"joint_names": ("joint1",) * 7}, ValueError, "joint_names must be unique: 'joint1'"),
+], ids=["float parents", "float kinds", "scaled placement", "projective placement", "axis of norm 2",
+        "negative mass", "NaN inertia", "NaN limit", "lower > upper", "negative velocity limit", "same names"])
+def test_the_constructor_refuses_what_the_algorithms_cannot_use(change, error, match):
+    """rbd.Model(...) builds a model from arrays: anything the algorithms would read wrongly
+    (or the two backends differently) is refused, as the builder and loaders refuse it."""
+    arm = rbd.sample_model("arm7")
+    assert rbd.Model(**_definition(arm)).nv == arm.nv  # the arrays as they are: accepted
+    with pytest.raises(error, match=match):
+        rbd.Model(**_definition(arm, **change(arm)))
