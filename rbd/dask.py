@@ -5,9 +5,11 @@
     tau = rbd.dask.rnea(model, q, v, a)            # a Dask array (N, nv), the same chunks along N
     tau.to_zarr(...)                               # or .compute()
 
-Every name of ``rbd.ALGORITHMS`` that takes state arrays is here, with the same
-arguments: the state arguments are Dask (or NumPy) arrays whose leading batch
-dimensions are chunked, their trailing coordinate dimensions whole; the result is a
+Every algorithm that takes state arrays is here (those of ``rbd.ALGORITHMS``, the
+contact dynamics, the kinematic Hessian, the regressor), with the same arguments: the
+state arguments (and a batched ``fext``) are Dask (or NumPy) arrays whose leading batch
+dimensions are chunked, their trailing coordinate dimensions whole, broadcast against
+each other as ``rbd``'s own batches are; the result is a
 Dask array (a tuple of them for the algorithms with several outputs) with the
 inputs' batch chunks and the algorithm's per-sample shape.  Each chunk runs through
 the active backend (rbd_c in parallel on a worker's threads, or NumPy).
@@ -22,7 +24,6 @@ import weakref
 
 import numpy as np
 
-from . import _names
 
 # the per-sample state arguments of each algorithm (what is chunked), in order
 _STATE = {
@@ -37,6 +38,8 @@ _STATE = {
     "potential_energy": ("q",), "centroidal_momentum": ("q", "v"), "centroidal_momentum_matrix": ("q",),
     "centroidal_momentum_matrix_time_variation": ("q", "v"), "rnea_derivatives": ("q", "v", "v"),
     "aba_derivatives": ("q", "v", "v"), "inverse_mass_matrix": ("q",),
+    "kinematic_hessian": ("q",), "joint_torque_regressor": ("q", "v", "v"), "contact_jacobian": ("q",),
+    "constrained_dynamics": ("q", "v", "v"), "impulse_dynamics": ("q", "v"),
 }
 
 
@@ -67,9 +70,14 @@ def _model_reference(model):
 
 def _on_chunk(name, count, nbatch, model, *blocks, **kwargs):
     import rbd
-    results = getattr(rbd, name)(model, *blocks, **kwargs)
-    if isinstance(results, tuple):  # several outputs of one shape: stacked after the batch axes
-        return np.stack(results, axis=nbatch)
+    states, rest = blocks[:count], blocks[count:]
+    if count > len(_STATE[name]):  # the chunk of a batched fext
+        kwargs = dict(kwargs, fext=states[-1])
+        states = states[:-1]
+    results = getattr(rbd, name)(model, *states, *rest, **kwargs)
+    if isinstance(results, tuple):  # several outputs: each sample's flattened one after the other
+        batch = np.shape(results[0])[:nbatch]
+        return np.concatenate([np.reshape(r, batch + (-1,)) for r in results], axis=-1)
     return np.asarray(results)
 
 
@@ -84,42 +92,56 @@ def run(name, model, *args, **kwargs):
     if len(args) < len(kinds):
         raise TypeError("%s needs %d state arguments, got %d" % (name, len(kinds), len(args)))
     states, rest = list(args[:len(kinds)]), args[len(kinds):]
-    trailing = [model.nq if kind == "q" else model.nv for kind in kinds]
-    dask_inputs = [x for x in states if isinstance(x, da.Array)]
-    batch_ndim = max(np.ndim(x) - 1 for x in states)
+    trailing = [(model.nq,) if kind == "q" else (model.nv,) for kind in kinds]
+    if kwargs.get("fext") is not None and np.ndim(kwargs["fext"]) > 2:  # a batched fext: chunked as the states
+        states.append(kwargs.pop("fext"))
+        trailing.append((model.nbodies, 6))
+    states = [da.asarray(x) for x in states]
+    for x, own in zip(states, trailing):
+        if x.ndim < len(own) or x.shape[x.ndim - len(own):] != own:
+            raise ValueError("%s: a state argument has shape %s; expected (..., %s)"
+                             % (name, x.shape, ", ".join(map(str, own))))
+    try:
+        batch = np.broadcast_shapes(*(x.shape[:x.ndim - len(own)] for x, own in zip(states, trailing)))
+    except ValueError:
+        raise ValueError("%s: the state arguments' batch dimensions do not match: %s"
+                         % (name, ", ".join(str(x.shape) for x in states))) from None
+    batch_ndim = len(batch)
     if batch_ndim < 1:
         raise ValueError("rbd.dask works on batches: give the state arrays leading batch dimensions")
-    reference = dask_inputs[0] if dask_inputs else da.asarray(states[0])
-    batch_chunks = reference.chunks[:batch_ndim]
-    inputs = []
-    for x, n in zip(states, trailing):
-        x = da.asarray(x)
-        if x.shape[-1] != n or x.ndim != batch_ndim + 1:
-            raise ValueError("%s: a state argument has shape %s; expected (..., %d) with %d batch dimensions"
-                             % (name, x.shape, n, batch_ndim))
-        inputs.append(x.rechunk(batch_chunks + ((n,),)))
+    whole = [x for x, own in zip(states, trailing) if x.shape[:x.ndim - len(own)] == batch]
+    # the chunks of the finest-chunked argument that spans the whole batch (else Dask's choice)
+    batch_chunks = (max(whole, key=lambda x: x.npartitions).chunks if whole else
+                    da.empty(batch, chunks="auto").chunks)[:batch_ndim]
+    inputs = [da.broadcast_to(x, batch + own).rechunk(batch_chunks + tuple((n,) for n in own))
+              for x, own in zip(states, trailing)]
     # the per-sample output: from one sample of the inputs' own shapes (zeros are a valid state)
-    sample = getattr(rbd, name)(model, *[rbd.neutral(model) if k == "q" else np.zeros(n)
-                                         for k, n in zip(kinds, trailing)], *rest, **kwargs)
+    sample = getattr(rbd, name)(model, *[rbd.neutral(model) if k == "q" else np.zeros(model.nv) for k in kinds],
+                                *rest, **kwargs)
     several = isinstance(sample, tuple)
-    shape = ((len(sample),) + np.shape(sample[0])) if several else np.shape(sample)
+    shape = (sum(np.size(x) for x in sample),) if several else np.shape(sample)
     batch_index = "abcdefghijklmnop"[:batch_ndim]
     out_index = batch_index + "wxyz"[:len(shape)]  # (letters a-p: batch axes, q-t: the inputs' own)
     pairs = [_model_reference(model), None]
-    for x, own in zip(inputs, "qrst"):
-        pairs += [x, batch_index + own]
+    for x, own, axes in zip(inputs, trailing, ("q", "r", "s", "tu")):  # (fext, last: two axes of its own)
+        pairs += [x, batch_index + axes[:len(own)]]
     for x in rest:  # positional non-state arguments (a frame, a reference): the same for every chunk
         pairs += [x, None]
     result = da.blockwise(functools.partial(_on_chunk, name, len(inputs), batch_ndim, **kwargs), out_index, *pairs,
                           dtype=float, concatenate=True, meta=np.empty((0,) * len(out_index)),
                           new_axes={axis: size for axis, size in zip(out_index[batch_ndim:], shape)})
     if several:
-        return tuple(result[(slice(None),) * batch_ndim + (k,)] for k in range(shape[0]))
+        parts, start = [], 0
+        for x in sample:
+            stop = start + np.size(x)
+            parts.append(result[..., start:stop].reshape(result.shape[:batch_ndim] + np.shape(x)))
+            start = stop
+        return tuple(parts)
     return result
 
 
 def __getattr__(name):
-    if name in _names.ALGORITHMS and name in _STATE:
+    if name in _STATE:
         def algorithm(model, *args, **kwargs):
             return run(name, model, *args, **kwargs)
         algorithm.__name__ = name

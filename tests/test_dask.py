@@ -33,11 +33,35 @@ def test_threaded_scheduler_keeps_chunks_and_values(backend):
                                atol=1e-12)
 
 
+def test_contacts_hessians_regressor_a_batched_fext_and_broadcasting(backend):
+    """Every algorithm with state arrays, several outputs of different shapes, fext chunked
+    with the states, and a single sample broadcast against a batch: as the one rbd call."""
+    model = rbd.sample_model("quadruped")
+    q, v, a = batch(model, 500)
+    fext = np.random.default_rng(1).normal(size=(500, model.nbodies, 6))
+    Q = da.from_array(q, chunks=(128, model.nq))
+    feet = [rbd.Contact("FL_foot", 3), rbd.Contact("HR_foot", 6, "local")]
+    cases = [("constrained_dynamics", (Q, v, a, feet), (q, v, a, feet), {"fext": fext}),
+             ("impulse_dynamics", (Q, v, feet), (q, v, feet), {"restitution": 0.5}),
+             ("contact_jacobian", (Q, feet), (q, feet), {}),
+             ("kinematic_hessian", (Q, "FR_foot", "world"), (q, "FR_foot", "world"), {}),
+             ("joint_torque_regressor", (Q, v, a), (q, v, a), {}),
+             ("rnea", (Q, v[0], a), (q, v[0], a), {"fext": fext}),
+             ("aba_derivatives", (Q, v, a), (q, v, a), {})]
+    for name, lazy, eager, kwargs in cases:
+        got, expected = getattr(rbd.dask, name)(model, *lazy, **kwargs), getattr(rbd, name)(model, *eager, **kwargs)
+        for g, e in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
+            assert g.chunks[0] == (128, 128, 128, 116), name
+            np.testing.assert_allclose(g.compute(), e, atol=1e-10, err_msg=name)
+
+
 def test_errors():
     model = rbd.sample_model("arm7")
     q, v, _ = batch(model, 10)
     with pytest.raises(ValueError, match="batches"):
         rbd.dask.rnea(model, q[0], v[0], v[0])
+    with pytest.raises(ValueError, match="batch dimensions do not match"):
+        rbd.dask.rnea(model, da.from_array(q, chunks=(4, model.nq)), v[:6], v)
     with pytest.raises(AttributeError):
         rbd.dask.not_an_algorithm
 
