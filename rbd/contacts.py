@@ -55,7 +55,9 @@ class Contact:
     def __post_init__(self):
         if not isinstance(self.frame, (str, int, np.integer)) or isinstance(self.frame, bool):
             raise TypeError("Contact frame must be a frame name or index, got %s" % short_repr(self.frame))
-        if self.dim not in (3, 6) or isinstance(self.dim, bool):
+        if not isinstance(self.dim, (int, np.integer)) or isinstance(self.dim, bool):
+            raise TypeError("Contact dim must be the int 3 or 6, got %s" % short_repr(self.dim))
+        if self.dim not in (3, 6):
             raise ValueError("Contact dim must be 3 (a point contact) or 6 (a flat contact), got %s"
                              % short_repr(self.dim))
         if self.reference not in _REFERENCES:

@@ -275,6 +275,9 @@ class Model:
         if unknown:
             raise TypeError("replace() got unexpected keyword argument(s) %s (allowed: %s)"
                             % (", ".join(unknown), ", ".join(allowed)))
+        for key, value in changes.items():
+            if value is None:  # (None would otherwise read as "unchanged" here and "zeros" in Model())
+                raise TypeError("replace(%s=None): give %s as an array" % (key, key))
         definition = self._definition()
         if changes.get("inertias") is not None:
             inertias = as_array(changes["inertias"], "inertias", (self.nbodies, 10), allow_batch=False)

@@ -236,3 +236,17 @@ def test_the_constructor_refuses_what_the_algorithms_cannot_use(change, error, m
     assert rbd.Model(**_definition(arm)).nv == arm.nv  # the arrays as they are: accepted
     with pytest.raises(error, match=match):
         rbd.Model(**_definition(arm, **change(arm)))
+
+
+def test_replace_with_none_is_refused_not_ignored():
+    model = rbd.sample_model("arm7")
+    for key in ("gravity", "inertias", "armature"):
+        with pytest.raises(TypeError, match=r"replace\(%s=None\)" % key):
+            model.replace(**{key: None})
+
+
+@pytest.mark.parametrize("dim, error", [(3.0, TypeError), ("3", TypeError), (True, TypeError), (4, ValueError)])
+def test_contact_dim_is_the_int_3_or_6(dim, error):
+    with pytest.raises(error, match="Contact dim must be"):
+        rbd.Contact("FL_foot", dim)
+    assert rbd.Contact("FL_foot", np.int64(6)).dim == 6
