@@ -174,6 +174,10 @@ class Model:
         if np.any(link_parents >= nb) or np.any(link_parents < -1):
             raise ValueError("frame_parents must name bodies (-1 <= frame_parents[f] < nbodies)")
         link_offsets = _frozen(frame_offsets, np.float64, (nl, 4, 4), "frame_offsets")
+        if nl and (np.abs(link_offsets[:, 3] - (0.0, 0.0, 0.0, 1.0)).max() > 1e-6
+                   or not is_rotation(link_offsets[:, :3, :3]) or not np.all(np.isfinite(link_offsets))):
+            raise ValueError("frame_offsets must be rigid transforms (a rotation block orthonormal to 1e-6 with "
+                             "determinant +1, the last row 0 0 0 1)")
         set_("_link_frames", nl)
         set_("frame_names", links + self.joint_names)
         nf = len(self.frame_names)

@@ -227,8 +227,11 @@ def _changed(array, index, value):
      ValueError, "lower <= upper"),
     (lambda m: {"velocity_limits": _changed(m.velocity_limits, 0, -1.0)}, ValueError, "velocity_limits must be non"),
     (lambda m: {"joint_names": ("joint1",) * 7}, ValueError, "joint_names must be unique: 'joint1'"),
+    (lambda m: {"frame_offsets": _changed(m.frame_offsets[:len(m.link_frame_names)], (0, 1, 1), 3.0)}, ValueError,
+     "frame_offsets must be rigid"),
 ], ids=["float parents", "float kinds", "scaled placement", "projective placement", "axis of norm 2",
-        "negative mass", "NaN inertia", "NaN limit", "lower > upper", "negative velocity limit", "same names"])
+        "negative mass", "NaN inertia", "NaN limit", "lower > upper", "negative velocity limit", "same names",
+        "scaled frame"])
 def test_the_constructor_refuses_what_the_algorithms_cannot_use(change, error, match):
     """rbd.Model(...) builds a model from arrays: anything the algorithms would read wrongly
     (or the two backends differently) is refused, as the builder and loaders refuse it."""
