@@ -133,8 +133,8 @@ def _backend():
 def _as_float(value, name):
     """``value`` as a float; TypeError for what is not a real number (a string such as
     " 1 " that float() would read, a boolean)."""
-    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, numbers.Real) and \
-            not (isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu"):
+    zero_d = isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu"
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not (isinstance(value, numbers.Real) or zero_d):
         raise TypeError("%s must be a real number, got %s" % (name, short_repr(value)))
     return float(value)
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import spatial
-from ._checks import as_array, check_model, flag, is_rotation, short_names, short_repr
+from ._checks import _real_array, as_array, check_model, flag, is_rotation, short_names, short_repr
 from ._inertia import check_inertias
 
 
@@ -367,7 +367,8 @@ def _frozen(values, dtype, shape=None, name=None):
 def _integers(values, name):
     """Indices and kind codes: whole numbers (a float array would be truncated)."""
     arr = np.asarray(values)
-    if arr.dtype.kind not in "iu" and not (arr.size == 0 or arr.dtype.kind == "f" and np.all(arr == np.round(arr))):
+    whole = arr.size == 0 or (arr.dtype.kind == "f" and np.all(arr == np.round(arr)))
+    if arr.dtype.kind not in "iu" and not whole:
         raise TypeError("%s must hold integers, got %s" % (name, short_repr(values)))
     return arr
 
@@ -854,8 +855,7 @@ def _real_scalar(value, name):
 def _limits(values, default, nq, name):
     if values is None:
         return np.full(nq, default)
-    arr = as_array(values, name, np.shape(values), allow_batch=False) if not np.isscalar(values) or \
-        isinstance(values, (str, bytes, bool)) else _real_scalar(values, name)
+    arr = _real_array(values, name)  # (a TypeError for strings and booleans; ±inf: no limit)
     if arr.ndim == 0:
         arr = np.full(nq, float(arr))
     if arr.shape != (nq,):
