@@ -11,7 +11,7 @@ coupled system G^T M G densely (the ABA's recursion does not hold across a coupl
 """
 import numpy as np
 
-from ._checks import SingularModelError, check_finite_result, model_arrays
+from ._checks import SingularModelError, finite_results, model_arrays
 
 # per algorithm: the kinds of its positional arguments after the model (q: a configuration,
 # v: a velocity or acceleration, x: as it is) and how each result comes back (F: forces,
@@ -84,17 +84,10 @@ def _expand(model, kinds, names, args):
     return [expand_q(model, x) if kind == "q" else expand_v(model, x) for kind, x in zip(kinds, checked)]
 
 
+@finite_results  # the couplings' products can overflow where the full model did not
 def call(backend, name, model, args, kwargs):
     """``backend.<name>(model, *args, **kwargs)`` for a model with mimic joints."""
     full = model._full
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the error below
-        result = _call(backend, name, model, full, args, kwargs)
-    for x in result if isinstance(result, tuple) else (result,):
-        check_finite_result(x)  # the couplings' products can overflow where the full model did not
-    return result
-
-
-def _call(backend, name, model, full, args, kwargs):
     if name in SPECIAL:
         return _SPECIAL[name](backend, model, full, *args, **kwargs)
     kinds, names, how = RULES[name]
