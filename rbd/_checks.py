@@ -31,6 +31,15 @@ def flag(value, name):
     raise TypeError("%s must be True or False, got %s" % (name, short_repr(value)))
 
 
+def real_number(value, name):
+    """``value`` as a float; TypeError for what is not a real number (a string such as
+    " 1 " that float() would read, a boolean), a 0-d array of reals included."""
+    zero_d = isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu"
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not (isinstance(value, numbers.Real) or zero_d):
+        raise TypeError("%s must be a real number, got %s" % (name, short_repr(value)))
+    return float(value)
+
+
 def short_names(names, separator=", ", shown=12):
     """Names quoted for a message: each cut short, at most ``shown`` of them."""
     names = list(names)

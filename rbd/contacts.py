@@ -25,13 +25,13 @@
 Everything takes leading batch dimensions on its state arguments and runs on whichever
 backend ``rbd`` has active (the compiled one calls its batched kernels).
 """
-import numbers
 import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import CONTACT_RANK_TOLERANCE, check_model, model_arrays, redundant_contacts_error, short_repr
+from ._checks import (CONTACT_RANK_TOLERANCE, check_model, model_arrays, real_number, redundant_contacts_error,
+                      short_repr)
 
 __all__ = ["Contact", "contact_jacobian", "constrained_dynamics", "impulse_dynamics", "kinematic_hessian",
            "joint_torque_regressor", "inertial_parameters", "model_from_parameters"]
@@ -130,17 +130,8 @@ def _backend():
     return rbd.backend
 
 
-def _as_float(value, name):
-    """``value`` as a float; TypeError for what is not a real number (a string such as
-    " 1 " that float() would read, a boolean)."""
-    zero_d = isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu"
-    if isinstance(value, (bool, np.bool_, str, bytes)) or not (isinstance(value, numbers.Real) or zero_d):
-        raise TypeError("%s must be a real number, got %s" % (name, short_repr(value)))
-    return float(value)
-
-
 def _restitution(value):
-    e = _as_float(value, "restitution")
+    e = real_number(value, "restitution")
     if not 0.0 <= e <= 1.0:
         raise ValueError("restitution must be in [0, 1], got %s" % short_repr(value))
     return e
@@ -159,7 +150,7 @@ def contact_jacobian(model, q, contacts):
 
 
 def _regularization(value):
-    r = _as_float(value, "regularization")
+    r = real_number(value, "regularization")
     if not (r >= 0.0 and np.isfinite(r)):
         raise ValueError("regularization must be a finite number >= 0, got %s" % short_repr(value))
     return r

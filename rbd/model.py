@@ -43,13 +43,12 @@ The motion subspace of every kind is constant in the body frame, so no joint
 has a bias acceleration term.
 """
 import enum
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import spatial
-from ._checks import _real_array, as_array, check_model, flag, is_rotation, short_names, short_repr
+from ._checks import _real_array, as_array, check_model, flag, is_rotation, real_number, short_names, short_repr
 from ._inertia import check_inertias
 
 
@@ -442,11 +441,8 @@ def _couple(model, mimic):
             raise ValueError("each mimic coupling must be (joint, primary, multiplier, offset), got %s"
                              % short_repr(item)) from None
         j, p = full.joint_id(joint), full.joint_id(primary)
-        for key, value in (("multiplier", multiplier), ("offset", offset)):
-            if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
-                raise TypeError("mimic joint %s: %s must be a number, got %s"
-                                % (short_repr(joint), key, short_repr(value)))
-        multiplier, offset = float(multiplier), float(offset)
+        multiplier, offset = (real_number(value, "mimic joint %s: %s" % (short_repr(joint), key))
+                              for key, value in (("multiplier", multiplier), ("offset", offset)))
         for k, role in ((j, "mimic joint"), (p, "primary joint")):
             if JointKind(int(full.joint_kinds[k])) not in _COUPLABLE:
                 raise ValueError("%s %s must be revolute, continuous or prismatic" % (role, short_repr(full.joint_names[k])))
@@ -662,8 +658,7 @@ class ModelBuilder:
         per_dof = {key: _per_velocity(value, nv, "%s of joint %s" % (key, short_repr(name)))
                    for key, value in (("armature", armature), ("damping", damping), ("friction", friction))}
         for key, value in (("velocity", velocity), ("effort", effort)):
-            _real_scalar(value, "%s limit of joint %s" % (key, short_repr(name)))
-            if not value >= 0.0:  # (NaN fails too)
+            if not real_number(value, "%s limit of joint %s" % (key, short_repr(name))) >= 0.0:  # (NaN fails too)
                 raise ValueError("%s limit of joint %s must be a non-negative number (inf: none), got %s"
                                  % (key, short_repr(name), short_repr(value)))
         self._joints.append(_Joint(name, joint_kind, parent, child, origin, axis, lower, upper,
@@ -844,12 +839,6 @@ def _check_rigid(M, name):
     if not np.array_equal(M[3], [0.0, 0.0, 0.0, 1.0]) or not is_rotation(M[:3, :3]):
         raise ValueError("%s must be a rigid transform (rotation block orthonormal to 1e-6 with "
                          "determinant +1, last row 0 0 0 1)" % name)
-
-
-def _real_scalar(value, name):
-    if isinstance(value, (str, bytes, bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError("%s must be a number, got %s" % (name, short_repr(value)))
-    return np.asarray(float(value))
 
 
 def _limits(values, default, nq, name):

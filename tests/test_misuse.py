@@ -474,7 +474,7 @@ def test_numbers_given_as_strings_are_refused(backend):
         rbd.constrained_dynamics(model, q, zero, zero, feet, regularization="0")
     with pytest.raises(TypeError, match="restitution must be a real number"):
         rbd.impulse_dynamics(model, q, zero, feet, restitution=" 1 ")
-    with pytest.raises(TypeError, match="multiplier must be a number, got '2'"):
+    with pytest.raises(TypeError, match="multiplier must be a real number, got '2'"):
         rbd.couple_joints(rbd.sample_model("arm7"), [("joint2", "joint3", "2", 0.0)])
 
 
