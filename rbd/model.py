@@ -48,7 +48,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import spatial
-from ._checks import _real_array, as_array, check_model, flag, is_rotation, real_number, short_names, short_repr
+from ._checks import (_real_array, as_array, as_transform, check_model, flag, is_rotation, real_number, short_names,
+                      short_repr)
 from ._inertia import check_inertias
 
 
@@ -173,10 +174,7 @@ class Model:
         if np.any(link_parents >= nb) or np.any(link_parents < -1):
             raise ValueError("frame_parents must name bodies (-1 <= frame_parents[f] < nbodies)")
         link_offsets = _frozen(frame_offsets, np.float64, (nl, 4, 4), "frame_offsets")
-        if nl and (np.abs(link_offsets[:, 3] - (0.0, 0.0, 0.0, 1.0)).max() > 1e-6
-                   or not is_rotation(link_offsets[:, :3, :3]) or not np.all(np.isfinite(link_offsets))):
-            raise ValueError("frame_offsets must be rigid transforms (a rotation block orthonormal to 1e-6 with "
-                             "determinant +1, the last row 0 0 0 1)")
+        as_transform(link_offsets, "frame_offsets")  # (raises unless every one is rigid)
         set_("_link_frames", nl)
         set_("frame_names", links + self.joint_names)
         nf = len(self.frame_names)
@@ -377,15 +375,12 @@ def _check_values(model):
     them so; rbd.Model(...) and replace(...) are checked here): rigid joint placements,
     unit axes where a joint moves along its axis, finite inertias of non-negative mass,
     one body per joint name."""
-    P = model.joint_placements
-    if P.size and (np.abs(P[:, 3] - (0.0, 0.0, 0.0, 1.0)).max() > 1e-6 or not is_rotation(P[:, :3, :3])
-                   or not np.all(np.isfinite(P))):
-        raise ValueError("joint_placements must be rigid transforms (a rotation block orthonormal to 1e-6 with "
-                         "determinant +1, the last row 0 0 0 1)")
+    as_transform(model.joint_placements, "joint_placements")  # (raises unless every one is rigid)
     generic = np.isin(model.joint_kinds, [int(JointKind.REVOLUTE), int(JointKind.PRISMATIC)])
     norms = np.linalg.norm(model.joint_axes, axis=1)
-    if np.any(generic & ~(np.abs(norms - 1.0) <= 1e-9)):
-        bad = int(np.flatnonzero(generic & ~(np.abs(norms - 1.0) <= 1e-9))[0])
+    not_unit = np.flatnonzero(generic & ~(np.abs(norms - 1.0) <= 1e-9))
+    if not_unit.size:
+        bad = int(not_unit[0])
         raise ValueError("joint_axes[%d] (joint %s) must be a unit vector, got norm %s"
                          % (bad, short_repr(model.joint_names[bad]), short_repr(float(norms[bad]))))
     Y = model.inertias

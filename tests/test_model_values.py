@@ -216,8 +216,10 @@ def _changed(array, index, value):
 @pytest.mark.parametrize("change, error, match", [
     (lambda m: {"parents": m.parents + 0.5}, TypeError, "parents must hold integers"),
     (lambda m: {"joint_kinds": m.joint_kinds + 0.25}, TypeError, "joint_kinds must hold integers"),
-    (lambda m: {"joint_placements": _changed(m.joint_placements, (2, 0, 0), 2.0)}, ValueError, "rigid transforms"),
-    (lambda m: {"joint_placements": _changed(m.joint_placements, (2, 3, 0), 0.5)}, ValueError, "rigid transforms"),
+    (lambda m: {"joint_placements": _changed(m.joint_placements, (2, 0, 0), 2.0)}, ValueError,
+     "joint_placements must be a rigid transform"),
+    (lambda m: {"joint_placements": _changed(m.joint_placements, (2, 3, 0), 0.5)}, ValueError,
+     "joint_placements must be a rigid transform"),
     (lambda m: {"joint_kinds": _changed(m.joint_kinds, 3, int(rbd.JointKind.REVOLUTE)),
                 "joint_axes": _changed(m.joint_axes, 3, (0.0, 0.0, 2.0))}, ValueError, r"joint_axes\[3\].*unit vector"),
     (lambda m: {"inertias": _changed(m.inertias, (1, 0), -1.0)}, ValueError, "non-negative masses"),
@@ -228,7 +230,7 @@ def _changed(array, index, value):
     (lambda m: {"velocity_limits": _changed(m.velocity_limits, 0, -1.0)}, ValueError, "velocity_limits must be non"),
     (lambda m: {"joint_names": ("joint1",) * 7}, ValueError, "joint_names must be unique: 'joint1'"),
     (lambda m: {"frame_offsets": _changed(m.frame_offsets[:len(m.link_frame_names)], (0, 1, 1), 3.0)}, ValueError,
-     "frame_offsets must be rigid"),
+     "frame_offsets must be a rigid transform"),
 ], ids=["float parents", "float kinds", "scaled placement", "projective placement", "axis of norm 2",
         "negative mass", "NaN inertia", "NaN limit", "lower > upper", "negative velocity limit", "same names",
         "scaled frame"])
