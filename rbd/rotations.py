@@ -113,7 +113,10 @@ def _same_batch(*named):
 # ------------------------------------------------------------------------------------------
 def skew(w):
     """The matrix ``[w]x`` with ``[w]x u = w x u``."""
-    w = _vec3(w, "w")
+    return _skew(_vec3(w, "w"))
+
+
+def _skew(w):
     S = np.zeros(w.shape[:-1] + (3, 3))
     x, y, z = w[..., 0], w[..., 1], w[..., 2]
     S[..., 0, 1], S[..., 0, 2] = -z, y

@@ -74,7 +74,10 @@ def _sym_to6(S):
 # ------------------------------------------------------------------------------------------
 def se3_exp(twist):
     """The transform exp([v; w]^) (4x4): R = exp([w]x), t = J_l(w) v."""
-    twist = as_array(twist, "twist", (6,))
+    return _se3_exp(as_array(twist, "twist", (6,)))
+
+
+def _se3_exp(twist):
     v, w = twist[..., :3], twist[..., 3:]
     out = np.zeros(twist.shape[:-1] + (4, 4))
     out[..., :3, :3] = rotations._so3_exp(w)
@@ -86,7 +89,12 @@ def se3_exp(twist):
 def se3_log(M):
     """The twist [v; w] with se3_exp(twist) = M, rotation angle in [0, pi]."""
     M, R, p = _transform(M)
-    w = rotations._quat_to_rotvec(rotations._matrix_to_quat(rotations._matrix(R, "the rotation of M")))
+    return _se3_log(rotations._matrix(R, "the rotation of M"), p)
+
+
+def _se3_log(R, p):
+    """The twist of the rigid transform with rotation R and translation p."""
+    w = rotations._quat_to_rotvec(rotations._matrix_to_quat(R))
     v = _rot(rotations._left_jacobian_inverse(w), p)
     return np.concatenate([v, w], axis=-1)
 
@@ -203,19 +211,23 @@ def _block_triangular(diagonal, corner, upper):
 def adjoint(M):
     """The 6x6 matrix Ad_M = [[R, [t]x R], [0, R]] (motions; forces use its inverse transpose)."""
     M, R, p = _transform(M)
-    return _block_triangular(R, np.matmul(rotations.skew(p), R), upper=True)
+    return _adjoint(R, p)
+
+
+def _adjoint(R, p):
+    return _block_triangular(R, np.matmul(rotations._skew(p), R), upper=True)
 
 
 def ad_matrix(m):
     """The 6x6 matrix ad_m = [[[w]x, [v]x], [0, [w]x]] with ad_m x = motion_cross(m, x)."""
     m = as_array(m, "m", (6,))
-    return _block_triangular(rotations.skew(m[..., 3:]), rotations.skew(m[..., :3]), upper=True)
+    return _block_triangular(rotations._skew(m[..., 3:]), rotations._skew(m[..., :3]), upper=True)
 
 
 def ad_star_matrix(m):
     """The 6x6 matrix of force_cross(m, .): -ad_m^T = [[[w]x, 0], [[v]x, [w]x]]."""
     m = as_array(m, "m", (6,))
-    return _block_triangular(rotations.skew(m[..., 3:]), rotations.skew(m[..., :3]), upper=False)
+    return _block_triangular(rotations._skew(m[..., 3:]), rotations._skew(m[..., :3]), upper=False)
 
 
 # ------------------------------------------------------------------------------------------
@@ -281,7 +293,7 @@ def inertia10_to_matrix(Y10):
     """The 6x6 spatial inertia [[m 1, -[h]x], [[h]x, I_origin]]."""
     Y10 = as_array(Y10, "Y10", (10,))
     m, h, I6 = _split10(Y10)
-    H = rotations.skew(h)
+    H = rotations._skew(h)
     out = np.zeros(Y10.shape[:-1] + (6, 6))
     out[..., :3, :3] = m[..., None, None] * np.eye(3)
     out[..., :3, 3:] = -H

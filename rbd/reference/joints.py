@@ -30,6 +30,9 @@ QUATERNION_OFFSET = {kind: spec.quaternion for kind, spec in JOINT_KINDS.items()
 # ------------------------------------------------------------------------------------------
 # Configuration space of one joint
 # ------------------------------------------------------------------------------------------
+# The formulas call the unchecked kernels of rbd.rotations and rbd.spatial (the underscore
+# names): the public functions would check every intermediate value again, and the
+# algorithms check their inputs and results whole.
 def neutral(kind):
     """The neutral coordinates (nq_j,): zeros, identity quaternion."""
     q = np.zeros(JOINT_DIMENSIONS[JointKind(kind)][0])
@@ -44,7 +47,12 @@ def _unit(quat):
 
 def _quat_times_exp(quat, w):
     """quat ⊗ exp(w): rotate by the body-frame rotation vector w, renormalised."""
-    return _unit(rotations.quat_multiply(quat, rotations.rotvec_to_quat(w)))
+    return _unit(rotations._multiply(quat, rotations._rotvec_to_quat(w)))
+
+
+def _translation_step(twist):
+    """The translation of exp(twist), J_l(ω) v: the body-frame step of a free or planar joint."""
+    return np.matmul(rotations._left_jacobian(twist[..., 3:]), twist[..., :3, None])[..., 0]
 
 
 def _planar_translation(theta, tx, ty):
@@ -66,18 +74,18 @@ def integrate(kind, qj, vj):
     if kind == JointKind.SPHERICAL:
         return _quat_times_exp(qj, vj)
     if kind == JointKind.FREE:
-        step = spatial.se3_exp(vj)  # body-frame step: translation J_l(ω) v
+        step = _translation_step(vj)
         out = np.empty(np.broadcast_shapes(qj.shape, vj.shape[:-1] + (7,)))
-        R0 = rotations.quat_to_matrix(qj[..., 3:7])
-        out[..., :3] = qj[..., :3] + np.matmul(R0, step[..., :3, 3, None])[..., 0]
+        R0 = rotations._quat_to_matrix(_unit(qj[..., 3:7]))
+        out[..., :3] = qj[..., :3] + np.matmul(R0, step[..., None])[..., 0]
         out[..., 3:7] = _quat_times_exp(qj[..., 3:7], vj[..., 3:])
         return out
     if kind == JointKind.PLANAR:
         twist = np.zeros(vj.shape[:-1] + (6,))
         twist[..., 0:2] = vj[..., 0:2]
         twist[..., 5] = vj[..., 2]
-        step = spatial.se3_exp(twist)
-        dx, dy = _planar_translation(qj[..., 2], step[..., 0, 3], step[..., 1, 3])
+        step = _translation_step(twist)
+        dx, dy = _planar_translation(qj[..., 2], step[..., 0], step[..., 1])
         return np.stack([qj[..., 0] + dx, qj[..., 1] + dy, qj[..., 2] + vj[..., 2]], axis=-1)
     if kind in _VECTOR_KINDS:
         return qj + vj
@@ -89,7 +97,7 @@ def _pose(kind, qj):
     out = np.zeros(qj.shape[:-1] + (4, 4))
     out[..., 3, 3] = 1.0
     if kind == JointKind.FREE:
-        out[..., :3, :3] = rotations.quat_to_matrix(qj[..., 3:7])
+        out[..., :3, :3] = rotations._quat_to_matrix(qj[..., 3:7])
         out[..., :3, 3] = qj[..., :3]
     else:  # planar: rotation about z by the heading, translation in the plane
         c, s = np.cos(qj[..., 2]), np.sin(qj[..., 2])
@@ -108,12 +116,14 @@ def difference(kind, q0j, q1j):
     joint the heading change is wrapped to [-pi, pi], so q0 ⊕ v = q1 up to
     whole turns of the heading)."""
     if kind == JointKind.SPHERICAL:
-        rel = rotations.quat_multiply(rotations.quat_conjugate(_unit(q0j)), _unit(q1j))
-        return rotations.so3_log(rotations.quat_to_matrix(rel))
+        rel = rotations._multiply(rotations._conjugate(_unit(q0j)), _unit(q1j))
+        return rotations._quat_to_rotvec(_unit(rel))
     if kind in (JointKind.FREE, JointKind.PLANAR):
         M0 = _pose(kind, _normalized(kind, q0j))
         M1 = _pose(kind, _normalized(kind, q1j))
-        twist = spatial.se3_log(spatial.se3_compose(spatial.se3_inverse(M0), M1))
+        R0t = np.swapaxes(M0[..., :3, :3], -1, -2)  # M0^-1 M1 = [R0^T R1, R0^T (t1 - t0)]
+        twist = spatial._se3_log(np.matmul(R0t, M1[..., :3, :3]),
+                                 np.matmul(R0t, (M1[..., :3, 3] - M0[..., :3, 3])[..., None])[..., 0])
         return twist if kind == JointKind.FREE else twist[..., [0, 1, 5]]
     if kind in _VECTOR_KINDS:
         return q1j - q0j
@@ -144,7 +154,7 @@ def _se3_left_jacobian(twist, inverse=False):
     c2 = np.where(series, rotations._even_series(_C2_SERIES, t2), (t * t + 2.0 * np.cos(t) - 2.0) / (2.0 * t ** 4))
     c3 = np.where(series, rotations._even_series(_C3_SERIES, t2),
                   (2.0 * t - 3.0 * np.sin(t) + t * np.cos(t)) / (2.0 * t ** 5))
-    P, X = rotations.skew(phi), rotations.skew(rho)
+    P, X = rotations._skew(phi), rotations._skew(rho)
     PX, XP = P @ X, X @ P
     PXP = PX @ P
     c1, c2, c3 = (c[..., None, None] for c in (c1, c2, c3))
@@ -179,7 +189,8 @@ def integrate_jacobians(kind, qj, vj):
     d_dv = J_r(v), the right Jacobian; the kinds that add have 1 and 1."""
     if kind in _MANIFOLD_KINDS:
         twist, block = _group_twist(kind, vj)
-        d_dq = spatial.adjoint(spatial.se3_exp(-twist))
+        step_back = spatial._se3_exp(-twist)
+        d_dq = spatial._adjoint(step_back[..., :3, :3], step_back[..., :3, 3])
         d_dv = _se3_left_jacobian(-twist)
         return d_dq[(...,) + block], d_dv[(...,) + block]
     if kind in _VECTOR_KINDS:
