@@ -21,11 +21,11 @@ import os
 import sys
 import time as _time
 import warnings
-from xml.parsers import expat
 
 import numpy as np
 
 import rbd
+from rbd.urdf import root_element
 
 SUBCOMMANDS = ("check", "inverse-dynamics", "simulate", "bench")
 CHUNK = 8192  # samples per batched call (a progress bar step)
@@ -57,28 +57,16 @@ def load_robot(spec, floating_base=False, mimic=False):
         raise CommandError("%s: %s" % (spec, exc)) from None
 
 
-class _RootFound(Exception):
-    pass
-
-
 def robot_file_kind(path):
     """``"mjcf"`` for a file whose root element is ``<mujoco>``, ``"urdf"`` for
     ``<robot>``; otherwise by the file name (``.xml``/``.mjcf``: MJCF), so that the
     loader that can say what is wrong reads it."""
-    def found(tag, _attributes):
-        raise _RootFound(tag)
-
-    scanner = expat.ParserCreate()
-    scanner.StartElementHandler = found
     try:
         with open(path, "rb") as f:
-            head = f.read(1 << 16)
-        scanner.Parse(head, len(head) < 1 << 16)
-    except _RootFound as root:
-        return {"mujoco": "mjcf", "robot": "urdf"}.get(root.args[0], _kind_by_name(path))
-    except (OSError, ValueError, expat.ExpatError):  # the loader gives the error
-        pass
-    return _kind_by_name(path)
+            root = root_element(f.read(1 << 16))
+    except OSError:  # the loader gives the error
+        root = None
+    return {"mujoco": "mjcf", "robot": "urdf"}.get(root, _kind_by_name(path))
 
 
 def _kind_by_name(path):

@@ -25,7 +25,9 @@ What differs (and what the layouts convert):
 
 MuJoCo names: an unnamed MuJoCo body is called ``body<id>`` (its id in the MuJoCo model);
 an unnamed joint ``<body name>_joint<k>`` (``k``: its place among its body's joints, from 0);
-an unnamed site ``site<id>``.
+an unnamed site ``site<id>``; a made-up name that a named body or site already has takes a
+trailing ``_`` (``body2_``). MuJoCo's bodies and sites have separate names, rbd's frames
+one namespace: a site named like a body is the frame ``<name>/site`` (with a warning).
 """
 import importlib
 import os
@@ -37,6 +39,7 @@ from . import rotations, spatial
 from ._checks import URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
 from .model import JOINT_KINDS, JointKind, assemble_model, _fast_kind
+from .urdf import root_element, stripped_for_mujoco
 
 __all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
 
@@ -107,6 +110,9 @@ _PIN_JOINTS = {
 def _pin_joint(pin_model, jid):
     """(rbd kind, continuous) of Pinocchio joint ``jid``; ValueError if rbd has no such joint."""
     name = pin_model.joints[jid].shortname()
+    if name == "JointModelMimic":
+        raise ValueError("Pinocchio joint %s is a mimic joint, which from_pinocchio does not convert: load "
+                         "the URDF with rbd.load_urdf(..., mimic=True)" % short_repr(pin_model.names[jid]))
     if name not in _PIN_JOINTS:
         raise ValueError("Pinocchio joint %s is a %s, which rbd does not represent (rbd takes %s)"
                          % (short_repr(pin_model.names[jid]), name, ", ".join(sorted(_PIN_JOINTS))))
@@ -118,8 +124,9 @@ def from_pinocchio(pin_model, strict=False):
 
     Bodies keep Pinocchio's joint order (use ``PinocchioLayout`` to pair it with another
     rbd model of the robot) and joint names; a body is named after the BODY frame that sits
-    on its joint frame. BODY and OP_FRAME frames become rbd frames; frames on the universe
-    are fixed to the world. Inertias go through rbd's inertia policy (``strict``: an
+    on its joint frame. BODY, OP_FRAME and SENSOR frames become rbd frames (JOINT frames are
+    rbd's joint frames; FIXED_JOINT frames are left out, as ``load_urdf`` leaves out the
+    frames of fixed joints); frames on the universe are fixed to the world. Inertias go through rbd's inertia policy (``strict``: an
     inconsistent inertia raises instead of warning); limits, ``armature``, ``damping``,
     ``friction`` and gravity are kept. Joint types rbd lacks (mimic, composite, helical,
     universal, ...) raise ValueError naming the joint.
@@ -155,7 +162,7 @@ def from_pinocchio(pin_model, strict=False):
         bodies[-1]["inertia"] = spatial.inertia10_from_mass_com(Y.mass, np.array(Y.lever), np.array(Y.inertia))
     frames = []
     for frame in pin_model.frames:
-        if frame.type not in (pin.FrameType.BODY, pin.FrameType.OP_FRAME):
+        if frame.type not in (pin.FrameType.BODY, pin.FrameType.OP_FRAME, pin.FrameType.SENSOR):
             continue
         body, placement = int(frame.parentJoint) - 1, frame.placement.homogeneous.copy()
         frames.append((str(frame.name), body, placement))
@@ -181,10 +188,40 @@ def _mj_kind(mujoco, jnt_type):
             int(J.mjJNT_HINGE): JointKind.REVOLUTE, int(J.mjJNT_SLIDE): JointKind.PRISMATIC}[int(jnt_type)]
 
 
+def _mujoco_frame_names(mj_model):
+    """(body names, site names, renamed sites) in one namespace, as rbd's frames need them.
+
+    MuJoCo keeps bodies and sites apart, rbd's frames share one namespace: a written name
+    is kept, but a site named like a body is called ``<name>/site`` (returned as
+    ``(name, new name)`` pairs for the warning); made-up names (``body<id>``, ``site<id>``)
+    take a trailing ``_`` while a written name already holds them, so they never shadow one."""
+    mujoco = _import("mujoco", "mujoco")
+    written_bodies = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_BODY, mj_model.nbody, lambda i: None)
+    written_sites = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_SITE, mj_model.nsite, lambda i: None)
+    taken = {n for n in written_bodies + written_sites if n}
+
+    def fresh(name):
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+
+    bodies = [name or fresh("body%d" % b) for b, name in enumerate(written_bodies)]
+    body_set, sites, renamed = set(bodies), [], []
+    for s, name in enumerate(written_sites):
+        if name is None:
+            name = fresh("site%d" % s)
+        elif name in body_set:
+            renamed.append((name, fresh(name + "/site")))
+            name = renamed[-1][1]
+        sites.append(name)
+    return bodies, sites, renamed
+
+
 def _mujoco_joint_names(mj_model):
     """The joint names, unnamed joints given ``<body name>_joint<k>``; duplicates raise."""
     mujoco = _import("mujoco", "mujoco")
-    bodies = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_BODY, mj_model.nbody, "body{}".format)
+    bodies = _mujoco_frame_names(mj_model)[0]
     names = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_JOINT, mj_model.njnt, lambda j: None)
     for j in range(mj_model.njnt):
         if names[j] is None:
@@ -217,7 +254,7 @@ def _mujoco_unsupported(mj_model, joint_names):
              if m.jnt_limited[j] and _mj_kind(mujoco, m.jnt_type[j]) in (JointKind.SPHERICAL, JointKind.FREE)]
     if cones:
         notes.append("the ranges of ball joints %s" % short_names(cones))
-    bodies = _mj_names(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody, "body{}".format)
+    bodies = _mujoco_frame_names(m)[0]
     gravcomp = [bodies[b] for b in np.flatnonzero(m.body_gravcomp)]
     if gravcomp:
         notes.append("gravity compensation on %s" % short_names(gravcomp))
@@ -265,7 +302,12 @@ def from_mujoco(mj_model, strict=False):
         raise ValueError("the MuJoCo model has actuators with armature, which MuJoCo adds to its mass matrix "
                          "and rbd does not represent (give the joints armature instead)")
     notes = _mujoco_unsupported(m, joint_names)
-    body_names = _mj_names(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody, "body{}".format)
+    body_names, site_names, renamed_sites = _mujoco_frame_names(m)
+    if renamed_sites:
+        warnings.warn("from_mujoco: sites %s are named like bodies (rbd's frames share one namespace): "
+                      "the names stay the bodies', the sites are the frames %s"
+                      % (short_names([r[0] for r in renamed_sites]), short_names([r[1] for r in renamed_sites])),
+                      UserWarning, stacklevel=2)
     bodies, frames = [], [(body_names[0], -1, np.eye(4))]
     place = [(-1, np.eye(4))]  # per MuJoCo body: (rbd body, rbd-body-from-MuJoCo-body)
     for b in range(1, m.nbody):
@@ -316,7 +358,6 @@ def from_mujoco(mj_model, strict=False):
             bodies[body]["inertia"] = bodies[body]["inertia"] + spatial.inertia_act(pre, inertia)
         frames.append((body_names[b], body, pre))
         place.append((body, pre))
-    site_names = _mj_names(m, mujoco.mjtObj.mjOBJ_SITE, m.nsite, "site{}".format)
     for s in range(m.nsite):
         body, offset = place[m.site_bodyid[s]]
         frames.append((site_names[s], body, offset @ _pose(m.site_pos[s], rotations.quat_to_matrix(m.site_quat[s]))))
@@ -333,9 +374,21 @@ def _principal(moments, R):
     return (R * moments) @ R.T
 
 
+def _is_urdf(source, is_xml):
+    if is_xml:
+        return root_element(source.lstrip("\ufeff")[:1 << 16]) == "robot"
+    try:
+        with open(source, "rb") as f:
+            return root_element(f.read(1 << 16)) == "robot"
+    except OSError:  # MuJoCo says what is wrong
+        return False
+
+
 def load_mjcf(source, strict=False):
-    """A ``Model`` of an MJCF file path or XML string (or a URDF: anything MuJoCo compiles),
-    parsed and compiled by MuJoCo (inertias from geometry included), then ``from_mujoco``.
+    """A ``Model`` of an MJCF file path or XML string (or a URDF: anything MuJoCo compiles;
+    a URDF's ``<visual>`` and ``<collision>`` elements are left out, so MuJoCo does not look
+    for their meshes), parsed and compiled by MuJoCo (inertias from geometry included),
+    then ``from_mujoco``.
     Needs ``mujoco`` (``pip install mujoco``); a file MuJoCo refuses raises ``rbd.URDFError``
     with MuJoCo's message."""
     mujoco = _import("mujoco", "mujoco")
@@ -345,6 +398,8 @@ def load_mjcf(source, strict=False):
     is_xml = source.lstrip("\ufeff \t\r\n").startswith("<")
     if not is_xml and not os.path.isfile(source):
         raise FileNotFoundError("no MJCF file %s" % short_repr(source))
+    if _is_urdf(source, is_xml):  # MuJoCo's URDF importer, without the meshes it cannot find
+        source, is_xml = stripped_for_mujoco(source), True
     try:
         mj_model = mujoco.MjModel.from_xml_string(source) if is_xml else mujoco.MjModel.from_xml_path(source)
     except ValueError as exc:
@@ -530,16 +585,26 @@ class PinocchioLayout(_Layout):
     """The layout map between an rbd ``model`` and a ``pinocchio.Model`` of the same robot
     (joints matched by name): Pinocchio's joint order, its quaternions ``[x, y, z, w]``,
     its continuous joints ``(cos θ, sin θ)`` and planar ``[x, y, cos θ, sin θ]``.
-    Velocities, accelerations and forces are the same vectors, reordered."""
+    Velocities, accelerations and forces are the same vectors, reordered. Mimic joints
+    (``load_urdf(..., mimic=True)`` and Pinocchio's ``mimic=True``) have no coordinates of
+    their own on either side."""
 
     def __init__(self, model, pin_model):
         pin = _import("pinocchio", "pin")
         if not isinstance(pin_model, pin.Model):
             raise TypeError("pin_model must be a pinocchio.Model, got %s" % type(pin_model).__name__)
         _match(model, list(pin_model.names)[1:], "Pinocchio")
-        joints = {}
+        joints, mimics = {}, {m[0] for m in model.mimic}
         for body, name in enumerate(model.joint_names):
             jid = pin_model.getJointId(name)
+            pin_mimic, rbd_mimic = pin_model.joints[jid].shortname() == "JointModelMimic", name in mimics
+            if pin_mimic != rbd_mimic:
+                raise ValueError("joint %s is a mimic joint in %s only (both models must enforce the URDF's "
+                                 "<mimic> tags, or neither: rbd.load_urdf(..., mimic=True), "
+                                 "pinocchio.buildModelFromUrdf(..., mimic=True))"
+                                 % (short_repr(name), "Pinocchio" if pin_mimic else "rbd"))
+            if pin_mimic:  # no coordinates of its own on either side: its primary's carry it
+                continue
             kind, continuous = _pin_joint(pin_model, jid)
             _check_kind(model, body, kind, "Pinocchio")
             joint = pin_model.joints[jid]
@@ -554,7 +619,8 @@ class MujocoLayout(_Layout):
     Configurations are reordered (both store quaternions w first; hinge and slide angles
     are the same numbers when the rbd model comes from ``from_mujoco`` or the joints have
     no ``ref``); a free joint's velocity, acceleration and force go through ``T(q)`` (see
-    the module docstring)."""
+    the module docstring). ``fext_from_peer(q_peer, xfrc_applied)`` gives rbd's ``fext`` of
+    MuJoCo's applied body wrenches."""
 
     def __init__(self, model, mj_model):
         mujoco = _import("mujoco", "mujoco")
@@ -568,3 +634,44 @@ class MujocoLayout(_Layout):
             _check_kind(model, body, kind, "MuJoCo")
             joints[body] = (mj_model.jnt_qposadr[j], mj_model.jnt_dofadr[j], False, False, kind == JointKind.FREE)
         super().__init__(model, mj_model.nq, mj_model.nv, joints)
+        self._mj_model = mj_model
+        # The rbd body each MuJoCo body moves with: its last joint's, else its parent's (-1: the world).
+        self._rbd_body = [-1] * mj_model.nbody
+        for b in range(1, mj_model.nbody):
+            count = int(mj_model.body_jntnum[b])
+            self._rbd_body[b] = (model.joint_id(names[int(mj_model.body_jntadr[b]) + count - 1]) if count
+                                 else self._rbd_body[int(mj_model.body_parentid[b])])
+
+    def fext_from_peer(self, q_peer, xfrc_applied):
+        """rbd's ``fext`` (nbodies, 6) of MuJoCo's ``xfrc_applied`` (nbody, 6) at the
+        configuration ``q_peer``. MuJoCo's wrench on a body is ``[force; torque]`` in world axes
+        at the body's center of mass, rbd's ``[f; τ]`` in the rbd body's frame (at its joint
+        anchor, torque about that point): each is moved there and rotated, the wrenches on
+        MuJoCo bodies that move with one rbd body added; those on bodies welded to the world
+        move nothing and are left out. Batched over leading dimensions."""
+        from . import forward_kinematics  # (the active backend's)
+        mujoco = _import("mujoco", "mujoco")
+        m = self._mj_model
+        q_peer = as_array(q_peer, "q_peer", (self.peer_nq,))
+        xfrc = as_array(xfrc_applied, "xfrc_applied", (m.nbody, 6))
+        try:
+            batch = np.broadcast_shapes(q_peer.shape[:-1], xfrc.shape[:-2])
+        except ValueError:
+            raise ValueError("the batch dimensions of q_peer %s and of xfrc_applied %s do not broadcast together"
+                             % (q_peer.shape[:-1], xfrc.shape[:-2])) from None
+        q_peer = np.broadcast_to(q_peer, batch + q_peer.shape[-1:]).reshape(-1, self.peer_nq)
+        xfrc = np.broadcast_to(xfrc, batch + xfrc.shape[-2:]).reshape(-1, m.nbody, 6)
+        placements = forward_kinematics(self.model, self.q_from_peer(q_peer))
+        fext = np.zeros((len(q_peer), self.model.nbodies, 6))
+        data = mujoco.MjData(m)
+        for s in range(len(q_peer)):
+            data.qpos[:] = q_peer[s]
+            mujoco.mj_kinematics(m, data)  # the centers of mass, xipos
+            for b, k in enumerate(self._rbd_body):
+                if k < 0:
+                    continue
+                R, p = placements[s, k, :3, :3], placements[s, k, :3, 3]
+                force, torque = xfrc[s, b, :3], xfrc[s, b, 3:]
+                fext[s, k, :3] += R.T @ force
+                fext[s, k, 3:] += R.T @ (torque + np.cross(data.xipos[b] - p, force))
+        return fext.reshape(batch + (self.model.nbodies, 6))

@@ -129,6 +129,39 @@ def _refuse_entities(xml):
         raise URDFError("URDF: malformed XML (%s)" % short_repr(str(exc), 200)) from None
 
 
+class _RootFound(Exception):
+    pass
+
+
+def root_element(xml):
+    """The tag of the root element of XML text or bytes (its first 64 KB are enough), or
+    None where there is none to read."""
+    def found(tag, _attributes):
+        raise _RootFound(tag)
+
+    scanner = expat.ParserCreate()
+    scanner.StartElementHandler = found
+    try:
+        scanner.Parse(xml, False)
+    except _RootFound as root:
+        return root.args[0]
+    except (ValueError, LookupError, expat.ExpatError):
+        pass
+    return None
+
+
+def stripped_for_mujoco(source):
+    """The text of a URDF without its ``<visual>`` and ``<collision>`` elements, for MuJoCo's
+    importer: it would open their mesh files, which URDFs name by ``package://`` paths it
+    cannot resolve (the dynamics come from the ``<inertial>`` elements)."""
+    root = _parse(source)
+    for link in root.iter("link"):
+        for tag in ("visual", "collision"):
+            for elem in link.findall(tag):
+                link.remove(elem)
+    return ET.tostring(root, encoding="unicode")
+
+
 def _parse(source):
     xml = _read(source)
     _refuse_entities(xml)

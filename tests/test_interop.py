@@ -23,13 +23,13 @@ import os
 import subprocess
 import sys
 import warnings
-import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 
 import rbd
 from rbd.interop import MujocoLayout, PinocchioLayout, from_mujoco, from_pinocchio
+from rbd.urdf import stripped_for_mujoco
 
 from oracles.pinocchio_adapter import ROBOTS, robot_urdf_path
 
@@ -153,6 +153,42 @@ def test_pinocchio_layout_against_pinocchio(pin, backend, robot, floating):
         back = layout.to_peer(q, v, a)
         for ours, theirs in zip(back, (q_pin, v_pin, a_pin)):
             np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-15)
+
+
+def test_pinocchio_layout_pairs_mimic_models(pin, backend):
+    """rbd's and Pinocchio's models with the URDF's <mimic> enforced (reduced coordinates on
+    both sides): the layout pairs them, and rnea and crba agree through it; a mimic joint on
+    one side only is refused naming the joint."""
+    path = robot_path("panda")
+    pm = pin.buildModelFromUrdf(path, mimic=True)
+    pd = pm.createData()
+    model = rbd.load_urdf(path, mimic=True)
+    layout = PinocchioLayout(model, pm)
+    assert model.nv == pm.nv == 8
+    rng = np.random.default_rng(13)
+    q, v, a = random_state(model, rng)
+    q_pin, v_pin, a_pin = layout.to_peer(q, v, a)
+    assert_close(rbd.rnea(model, q, v, a), layout.tau_from_peer(q_pin, pin.rnea(pm, pd, q_pin, v_pin, a_pin)), "rnea")
+    assert_close(rbd.crba(model, q), layout.matrix_from_peer(q_pin, pin_mass_matrix(pin, pm, pd, q_pin)), "crba")
+    with pytest.raises(ValueError, match="'panda_finger_joint2' is a mimic joint in Pinocchio only"):
+        PinocchioLayout(load_urdf_quietly(path, False), pm)
+    with pytest.raises(ValueError, match="'panda_finger_joint2' is a mimic joint in rbd only"):
+        PinocchioLayout(model, pin.buildModelFromUrdf(path))
+    with pytest.raises(ValueError, match="mimic joint, which from_pinocchio does not convert.*mimic=True"):
+        from_pinocchio(pm)
+
+
+def test_from_pinocchio_keeps_sensor_frames(pin, backend):
+    """A SENSOR frame (an IMU) is an rbd frame, at Pinocchio's placement."""
+    pm = pin.Model()
+    j = pm.addJoint(0, pin.JointModelRX(), pin.SE3.Identity(), "j")
+    pm.appendBodyToJoint(j, pin.Inertia(1.0, np.zeros(3), np.eye(3) * 0.1), pin.SE3.Identity())
+    imu = pm.addFrame(pin.Frame("imu", j, pin.SE3(rbd.rotations.so3_exp([0.1, 0.2, 0.3]), np.array([0, 0, 0.1])),
+                                pin.FrameType.SENSOR))
+    model = from_pinocchio(pm)
+    pd, q = pm.createData(), np.array([0.7])
+    pin.framesForwardKinematics(pm, pd, q)
+    assert_close(rbd.frame_placement(model, q, "imu"), pd.oMf[imu].homogeneous, "imu")
 
 
 def hand_built_pinocchio(pin, rng):
@@ -331,18 +367,10 @@ def full_mass_matrix(mujoco, mj_model, data):
     return M
 
 
-def stripped_urdf(path):
-    """The URDF without visual and collision elements (MuJoCo would look for their meshes)."""
-    root = ET.parse(path).getroot()
-    for link in root.iter("link"):
-        for tag in ("visual", "collision"):
-            for elem in link.findall(tag):
-                link.remove(elem)
-    return ET.tostring(root, encoding="unicode")
-
-
 def mujoco_from_urdf(mujoco, path, floating):
-    spec = mujoco.MjSpec.from_string(stripped_urdf(path))
+    """MuJoCo's model of a URDF, without the visual and collision elements (MuJoCo would look
+    for their meshes)."""
+    spec = mujoco.MjSpec.from_string(stripped_for_mujoco(path))
     if floating:
         spec.worldbody.first_body().add_freejoint(name="root_joint")
     return spec.compile()
@@ -546,6 +574,84 @@ def test_from_mujoco_reports_what_rbd_lacks(mujoco):
     mj_model.dof_armature[first + 3:first + 6] = 0.1  # on the rotation, MuJoCo's and rbd's agree
     model = from_mujoco(mj_model)
     np.testing.assert_array_equal(model.armature[model.joint_idx_v("puck_free"):][:6], [0, 0, 0, 0.1, 0.1, 0.1])
+
+
+def test_load_mjcf_reads_urdfs_without_their_meshes(mujoco, backend, tmp_path):
+    """A URDF given to load_mjcf (its root element says so, whatever the file's name) goes
+    through MuJoCo's importer without the meshes it could not find: the same model as
+    MuJoCo's of the stripped file, and the same dynamics as rbd.load_urdf."""
+    path = robot_path("solo12")
+    assert "<mesh" in open(path).read()
+    with pytest.raises(ValueError):  # what load_mjcf would meet without the stripping
+        mujoco.MjModel.from_xml_path(path)
+    renamed = tmp_path / "solo12.xml"
+    renamed.write_text(open(path).read())
+    model = rbd.load_mjcf(path)
+    assert model == from_mujoco(mujoco_from_urdf(mujoco, path, False))
+    assert rbd.load_mjcf(renamed) == model and rbd.load_mjcf(open(path).read()) == model
+    ours = load_urdf_quietly(path, False)
+    mj_model = mujoco.MjModel.from_xml_string(stripped_for_mujoco(path))
+    to_ours, to_model = MujocoLayout(ours, mj_model), MujocoLayout(model, mj_model)
+    q, v, a = random_state(ours, np.random.default_rng(11))
+    peer = to_ours.to_peer(q, v, a)
+    q_model = to_model.q_from_peer(peer[0])
+    assert_close(to_model.tau_to_peer(q_model, rbd.rnea(model, *to_model.from_peer(*peer))),
+                 to_ours.tau_to_peer(q, rbd.rnea(ours, q, v, a)), "load_mjcf vs load_urdf")
+
+
+def test_mujoco_sites_named_like_bodies_keep_both_frames(mujoco, backend):
+    """MuJoCo names bodies and sites apart; rbd's frames share one namespace. The body keeps
+    its name, the site becomes '<name>/site' (with a warning); a name rbd makes up for an
+    unnamed body never takes a name written in the file. Oracle: MuJoCo's poses."""
+    xml = """<mujoco><worldbody>
+      <body name="head" pos="0 0 1"><joint name="j" type="hinge" axis="0 1 0"/><geom size="0.1" mass="1"/>
+        <site name="head" pos="0.2 0 0.3"/>
+        <body pos="0.5 0 0"><joint name="k" type="hinge"/><geom size="0.1" mass="1"/>
+          <body name="body2" pos="0 0 -0.7"><joint name="l" type="slide"/><geom size="0.1" mass="1"/></body>
+        </body>
+      </body></worldbody></mujoco>"""
+    mj_model = mujoco.MjModel.from_xml_string(xml)
+    assert mj_model.body("body2").id == 3 and mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_BODY, 2) is None
+    with pytest.warns(UserWarning, match="sites 'head' are named like bodies.*'head/site'"):
+        model = from_mujoco(mj_model)
+    assert {"head", "head/site", "body2", "body2_"} <= set(model.frame_names)
+    data = mujoco.MjData(mj_model)
+    data.qpos[:] = [0.4, -0.7, 0.2]
+    mujoco.mj_kinematics(mj_model, data)
+    q = MujocoLayout(model, mj_model).q_from_peer(data.qpos)
+    for frame, position in (("head", data.xpos[1]), ("head/site", data.site_xpos[0]), ("body2_", data.xpos[2]),
+                            ("body2", data.xpos[3])):
+        assert_close(rbd.frame_placement(model, q, frame)[:3, 3], position, frame)
+
+
+def test_mujoco_applied_wrenches_as_fext(mujoco, backend):
+    """MuJoCo's xfrc_applied (world axes, at each body's center of mass) through
+    fext_from_peer: rbd's aba with that fext against mj_forward's qacc, on a free-floating
+    tree with a two-joint body, a welded body and a body welded to the world; batched."""
+    xml = MJCF_MODELS["floating"].replace("<worldbody>", '<worldbody><body name="post" pos="0 0 -1">'
+                                          '<geom size="0.1"/></body>')
+    mj_model = bare_dynamics(mujoco, mujoco.MjModel.from_xml_string(xml))
+    model = from_mujoco(mj_model)
+    layout = MujocoLayout(model, mj_model)
+    rng = np.random.default_rng(17)
+    data = mujoco.MjData(mj_model)
+    qpos, qvel, xfrc = [], [], []
+    for _ in range(3):
+        q, v, _ = random_state(model, rng)
+        qpos.append(layout.q_to_peer(q))
+        qvel.append(layout.to_peer(q, v)[1])
+        xfrc.append(rng.normal(size=(mj_model.nbody, 6)))
+    fext = layout.fext_from_peer(np.array(qpos), np.array(xfrc))
+    assert fext.shape == (3, model.nbodies, 6)
+    for s in range(3):
+        data.qpos[:], data.qvel[:], data.xfrc_applied[:] = qpos[s], qvel[s], xfrc[s]
+        mujoco.mj_forward(mj_model, data)
+        q, v = layout.from_peer(qpos[s], qvel[s])
+        a = rbd.aba(model, q, v, np.zeros(model.nv), fext=fext[s])
+        assert_close(layout.to_peer(q, v, a)[2], data.qacc, "qacc with xfrc_applied")
+        np.testing.assert_allclose(layout.fext_from_peer(qpos[s], xfrc[s]), fext[s], rtol=0, atol=1e-14)
+    with pytest.raises(ValueError, match="xfrc_applied must have shape"):
+        layout.fext_from_peer(qpos[0], np.zeros((2, 6)))
 
 
 def test_mujoco_errors(mujoco, tmp_path, monkeypatch):
