@@ -20,6 +20,7 @@ refer to it; with the local schedulers it is shared in memory.  Dask is an optio
 dependency (``pip install 'rbd[dask]'``).
 """
 import functools
+import inspect
 import weakref
 
 import numpy as np
@@ -68,13 +69,28 @@ def _model_reference(model):
     return futures[client.id]
 
 
-def _on_chunk(name, count, nbatch, model, *blocks, **kwargs):
+def _as_keywords(name, extra, kwargs):
+    """``kwargs`` with the positional arguments after the states (``extra``) added by name
+    (a frame, a reference, a batched ``fext`` given as ``rbd.rnea(model, q, v, a, fext)``)."""
     import rbd
-    states, rest = blocks[:count], blocks[count:]
+    names = list(inspect.signature(getattr(rbd, name)).parameters)[1 + len(_STATE[name]):]
+    if len(extra) > len(names):
+        raise TypeError("%s takes at most %d positional arguments after the model, got %d"
+                        % (name, len(_STATE[name]) + len(names), len(_STATE[name]) + len(extra)))
+    kwargs = dict(kwargs)
+    for key, value in zip(names, extra):
+        if key in kwargs:
+            raise TypeError("%s got multiple values for argument %r" % (name, key))
+        kwargs[key] = value
+    return kwargs
+
+
+def _on_chunk(name, count, nbatch, model, *states, **kwargs):
+    import rbd
     if count > len(_STATE[name]):  # the chunk of a batched fext
         kwargs = dict(kwargs, fext=states[-1])
         states = states[:-1]
-    results = getattr(rbd, name)(model, *states, *rest, **kwargs)
+    results = getattr(rbd, name)(model, *states, **kwargs)
     if isinstance(results, tuple):  # several outputs: each sample's flattened one after the other
         batch = np.shape(results[0])[:nbatch]
         return np.concatenate([np.reshape(r, batch + (-1,)) for r in results], axis=-1)
@@ -91,12 +107,16 @@ def run(name, model, *args, **kwargs):
     kinds = _STATE[name]
     if len(args) < len(kinds):
         raise TypeError("%s needs %d state arguments, got %d" % (name, len(kinds), len(args)))
-    states, rest = list(args[:len(kinds)]), args[len(kinds):]
+    states, kwargs = list(args[:len(kinds)]), _as_keywords(name, args[len(kinds):], kwargs)
     trailing = [(model.nq,) if kind == "q" else (model.nv,) for kind in kinds]
     if kwargs.get("fext") is not None and np.ndim(kwargs["fext"]) > 2:  # a batched fext: chunked as the states
         states.append(kwargs.pop("fext"))
         trailing.append((model.nbodies, 6))
     states = [da.asarray(x) for x in states]
+    if any(np.isnan(d) for x in states for d in x.shape):
+        raise ValueError("%s: a state argument has unknown chunk sizes (shape %s, as after boolean indexing): "
+                         "call its compute_chunk_sizes() first"
+                         % (name, next(x.shape for x in states if np.isnan(x.shape).any())))
     for x, own in zip(states, trailing):
         if x.ndim < len(own) or x.shape[x.ndim - len(own):] != own:
             raise ValueError("%s: a state argument has shape %s; expected (..., %s)"
@@ -117,7 +137,7 @@ def run(name, model, *args, **kwargs):
               for x, own in zip(states, trailing)]
     # the per-sample output: from one sample of the inputs' own shapes (zeros are a valid state)
     sample = getattr(rbd, name)(model, *[rbd.neutral(model) if k == "q" else np.zeros(model.nv) for k in kinds],
-                                *rest, **kwargs)
+                                **kwargs)
     several = isinstance(sample, tuple)
     shape = (sum(np.size(x) for x in sample),) if several else np.shape(sample)
     batch_index = "abcdefghijklmnop"[:batch_ndim]
@@ -125,8 +145,6 @@ def run(name, model, *args, **kwargs):
     pairs = [_model_reference(model), None]
     for x, own, axes in zip(inputs, trailing, ("q", "r", "s", "tu")):  # (fext, last: two axes of its own)
         pairs += [x, batch_index + axes[:len(own)]]
-    for x in rest:  # positional non-state arguments (a frame, a reference): the same for every chunk
-        pairs += [x, None]
     result = da.blockwise(functools.partial(_on_chunk, name, len(inputs), batch_ndim, **kwargs), out_index, *pairs,
                           dtype=float, concatenate=True, meta=np.empty((0,) * len(out_index)),
                           new_axes={axis: size for axis, size in zip(out_index[batch_ndim:], shape)})

@@ -47,6 +47,8 @@ def test_contacts_hessians_regressor_a_batched_fext_and_broadcasting(backend):
              ("kinematic_hessian", (Q, "FR_foot", "world"), (q, "FR_foot", "world"), {}),
              ("joint_torque_regressor", (Q, v, a), (q, v, a), {}),
              ("rnea", (Q, v[0], a), (q, v[0], a), {"fext": fext}),
+             ("aba", (Q, v, a, da.from_array(fext, chunks=(128, model.nbodies, 6))), (q, v, a, fext), {}),
+             ("constrained_dynamics", (Q, v, a, feet, fext, 1e-6), (q, v, a, feet, fext, 1e-6), {}),
              ("aba_derivatives", (Q, v, a), (q, v, a), {})]
     for name, lazy, eager, kwargs in cases:
         got, expected = getattr(rbd.dask, name)(model, *lazy, **kwargs), getattr(rbd, name)(model, *eager, **kwargs)
@@ -64,6 +66,13 @@ def test_errors():
         rbd.dask.rnea(model, da.from_array(q, chunks=(4, model.nq)), v[:6], v)
     with pytest.raises(AttributeError):
         rbd.dask.not_an_algorithm
+    Q = da.from_array(q, chunks=(4, model.nq))
+    with pytest.raises(ValueError, match="unknown chunk sizes.*compute_chunk_sizes"):
+        rbd.dask.rnea(model, Q[Q[:, 0] > -10], v[0], v[0])
+    with pytest.raises(TypeError, match="multiple values for argument 'fext'"):
+        rbd.dask.rnea(model, Q, v, v, np.zeros((model.nbodies, 6)), fext=np.zeros((model.nbodies, 6)))
+    with pytest.raises(TypeError, match="at most"):
+        rbd.dask.rnea(model, Q, v, v, None, None, None)
 
 
 CLUSTER = textwrap.dedent("""
