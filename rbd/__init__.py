@@ -12,8 +12,7 @@ from . import reference, rotations, spatial
 from ._checks import URDFError, SingularModelError
 from .model import Model, ModelBuilder, JointKind, add_payload, couple_joints
 from .editing import add_frame, attach, lock_joints
-from .contacts import (Contact, constrained_dynamics, contact_jacobian, impulse_dynamics, inertial_parameters,
-                       joint_torque_regressor, kinematic_hessian, model_from_parameters)
+from .contacts import Contact, inertial_parameters, model_from_parameters
 from .urdf import load_urdf
 from . import interop
 from .interop import load_mjcf
@@ -22,7 +21,7 @@ from .robots import generated_urdf, sample_model, sample_model_names, sample_mod
 __version__ = "0.1.0"
 
 #: The functions that follow the active backend (see ``set_backend``).
-from ._names import ALGORITHMS  # noqa: E402
+from ._names import ALGORITHMS, COMPOSED  # noqa: E402
 from . import _docs  # noqa: E402
 
 backend = None
@@ -43,7 +42,7 @@ def _import_compiled():
 
 
 def set_backend(name):
-    """Bind every name of ``ALGORITHMS`` to the ``"numpy"`` or ``"cython"`` backend.
+    """Bind every name of ``ALGORITHMS`` and ``COMPOSED`` to the ``"numpy"`` or ``"cython"`` backend.
 
     The binding is all or nothing: a backend that lacks one of the names (for
     example a compiled package caught half-initialised) is refused with
@@ -52,12 +51,12 @@ def set_backend(name):
     if name not in ("numpy", "cython"):
         raise ValueError("backend must be 'numpy' or 'cython', got %r" % (name,))
     impl = _import_compiled() if name == "cython" else reference
-    missing = [fname for fname in ALGORITHMS if not callable(getattr(impl, fname, None))]
+    missing = [fname for fname in ALGORITHMS + COMPOSED if not callable(getattr(impl, fname, None))]
     if missing:
         raise ImportError("rbd: the %s backend lacks %s (is it fully initialised?)"
                           % (name, ", ".join(missing)))
     _docs.apply(impl)  # one text per algorithm, whichever backend runs it
-    for fname in ALGORITHMS:
+    for fname in ALGORITHMS + COMPOSED:
         globals()[fname] = getattr(impl, fname)
     backend = name
 

@@ -19,3 +19,9 @@ ALGORITHMS = (
     # derivatives (kinematics)
     "frame_velocity_derivatives", "frame_acceleration_derivatives",
 )
+
+#: The functions composed from the algorithms (``rbd.contacts``): each backend provides them
+#: (the NumPy one composes them, the compiled one runs kernels), ``rbd`` binds the active
+#: backend's as it binds ALGORITHMS; they take no ``out=``.
+COMPOSED = ("contact_jacobian", "constrained_dynamics", "impulse_dynamics", "kinematic_hessian",
+            "joint_torque_regressor")

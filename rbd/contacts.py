@@ -1,4 +1,4 @@
-"""Contacts, impacts and second-order kinematics, built on the active backend's algorithms.
+"""Contacts, impacts and second-order kinematics, composed from a backend's algorithms.
 
 * ``Contact(frame, dim=3, reference="local_world_aligned")``: a rigid contact on a frame.
   ``dim=3``: a point contact holding the classical acceleration of the frame's origin at
@@ -9,10 +9,10 @@
   of the forces and of the Jacobian rows.
 * ``contact_jacobian``, ``constrained_dynamics`` (M qdd + h = tau + J^T lambda, J qdd +
   gamma = 0), ``impulse_dynamics`` (M (v+ - v) = J^T Lambda, J v+ = -e J v): here (the
-  NumPy backend, and models with mimic joints) M^-1 from ``inverse_mass_matrix`` serves
-  J M^-1 J^T and the solves; the compiled backend runs them as kernels
-  (``rbd_c/_contacts.pyx``: M factored along the tree, the rows only on the contacts'
-  chains).  ``regularization`` > 0 damps the contact system (redundant contacts); a
+  NumPy backend, and models with mimic joints on both backends) M^-1 from
+  ``inverse_mass_matrix`` serves J M^-1 J^T and the solves; the compiled backend runs
+  them as kernels (``rbd_c/_contacts.pyx``: M factored along the tree, the rows only on
+  the contacts' chains).  ``regularization`` > 0 damps the contact system (redundant contacts); a
   rank-deficient set without it is an error naming the contacts.
 * ``kinematic_hessian``: H[:, i, k] = d J[:, i] / d q_k along q (+) dq, so H @ v (over k)
   is ``frame_jacobian_time_derivative``: the rows of ``frame_velocity_derivatives`` for
@@ -22,10 +22,11 @@
   body axes), tau = sum_i J_i^T f_i(pi_i) with J_i the body's local Jacobian;
   ``model_from_parameters`` builds a model from such a vector.
 
-Everything takes leading batch dimensions on its state arguments and runs on whichever
-backend ``rbd`` has active (the compiled one calls its batched kernels).
+The compositions are the ``*_on(impl, model, ...)`` functions, ``impl`` the backend module
+whose algorithms they call: ``rbd.reference`` exports them on itself, ``rbd_c`` on itself for
+models with mimic joints (its kernels otherwise), and ``rbd`` binds the active backend's
+(``rbd._names.COMPOSED``). Everything takes leading batch dimensions on its state arguments.
 """
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,8 +34,7 @@ import numpy as np
 from ._checks import (CONTACT_RANK_TOLERANCE, check_model, model_arrays, real_number, redundant_contacts_error,
                       short_repr)
 
-__all__ = ["Contact", "contact_jacobian", "constrained_dynamics", "impulse_dynamics", "kinematic_hessian",
-           "joint_torque_regressor", "inertial_parameters", "model_from_parameters"]
+__all__ = ["Contact", "inertial_parameters", "model_from_parameters"]
 
 _REFERENCES = ("local", "local_world_aligned")
 # The public parameter order [m, h, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] from the model's storage
@@ -79,10 +79,9 @@ def _contacts(model, contacts):
     return contacts
 
 
-def _rows(model, q, v, contacts):
+def _rows(rbd, model, q, v, contacts):
     """The stacked contact Jacobian (..., m, nv) and, if v is given, the drift gamma (..., m)
-    with (constrained acceleration) = J qdd + gamma."""
-    import rbd
+    with (constrained acceleration) = J qdd + gamma (``rbd``: the backend module)."""
     Js, gammas = [], []
     zero = None if v is None else np.zeros_like(v)
     for c in contacts:
@@ -109,27 +108,6 @@ def _rows(model, q, v, contacts):
     return J, (np.concatenate(gammas, axis=-1) if gammas else np.zeros(np.shape(q)[:-1] + (0,)))
 
 
-_kernels = {}  # the compiled contact kernels, imported on first use
-
-
-def _compiled(model):
-    """rbd_c's contact kernels when the compiled backend is active and the model has no
-    mimic joints (those run through the composition below), else None.  The kernels
-    check their arguments with this module's checks (the same errors)."""
-    if _backend() != "cython" or getattr(model, "_full", None) is not None:
-        return None
-    kernels = _kernels.get("rbd_c")
-    if kernels is None:
-        from rbd_c import _contacts as kernels
-        _kernels["rbd_c"] = kernels
-    return kernels
-
-
-def _backend():
-    rbd = sys.modules["rbd"]
-    return rbd.backend
-
-
 def _restitution(value):
     e = real_number(value, "restitution")
     if not 0.0 <= e <= 1.0:
@@ -137,16 +115,13 @@ def _restitution(value):
     return e
 
 
-def contact_jacobian(model, q, contacts):
+def contact_jacobian_on(rbd, model, q, contacts):
     """The stacked contact Jacobians (..., m, nv), m the sum of the contacts' dims, in the
     order of ``contacts``."""
-    kernels = _compiled(model)
-    if kernels is not None:
-        return kernels.contact_jacobian(model, q, contacts)
     check_model(model)
     contacts = _contacts(model, contacts)
     _, (q,) = model_arrays(model, q=q)
-    return _rows(model, q, None, contacts)[0]
+    return _rows(rbd, model, q, None, contacts)[0]
 
 
 def _regularization(value):
@@ -156,11 +131,10 @@ def _regularization(value):
     return r
 
 
-def _solve_contacts(model, q, J, rhs_q, rhs_c, contacts, regularization):
+def _solve_contacts(rbd, model, q, J, rhs_q, rhs_c, contacts, regularization):
     """With M^-1 (``inverse_mass_matrix``, O(n^2)): the multipliers of (J M^-1 J^T + r I) lam =
     rhs_c - J M^-1 rhs_q, by a Cholesky factor that also tells a rank-deficient contact
     set, and x = M^-1 (rhs_q + J^T lam)."""
-    import rbd
     Minv = rbd.inverse_mass_matrix(model, q)
     JMinv = J @ Minv
     K = JMinv @ np.swapaxes(J, -1, -2)
@@ -186,30 +160,23 @@ def _nothing_to_solve(batch):
     return np.empty(batch + (0,)), np.empty(batch + (0,))
 
 
-def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0.0):
+def constrained_dynamics_on(rbd, model, q, v, tau, contacts, fext=None, regularization=0.0):
     """(qdd (..., nv), forces (..., m)) of M qdd + h = tau + J^T forces with every contact
     held (J qdd + gamma = 0); ``regularization`` damps the contact system."""
-    import rbd
-    kernels = _compiled(model)
-    if kernels is not None:
-        return kernels.constrained_dynamics(model, q, v, tau, contacts, fext, regularization)
     check_model(model)
     contacts = _contacts(model, contacts)
     regularization = _regularization(regularization)
     batch, (q, v, tau, fext) = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
     if model.nv == 0 and not contacts:
         return _nothing_to_solve(batch)
-    J, gamma = _rows(model, q, v, contacts)
+    J, gamma = _rows(rbd, model, q, v, contacts)
     h = rbd.rnea(model, q, v, np.zeros_like(v), fext)
-    return _solve_contacts(model, q, J, tau - h, -gamma, contacts, regularization)
+    return _solve_contacts(rbd, model, q, J, tau - h, -gamma, contacts, regularization)
 
 
-def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0):
+def impulse_dynamics_on(rbd, model, q, v, contacts, restitution=0.0, regularization=0.0):
     """(v_after (..., nv), impulses (..., m)) of an impact: M (v_after - v) = J^T impulses
     and J v_after = -restitution J v."""
-    kernels = _compiled(model)
-    if kernels is not None:
-        return kernels.impulse_dynamics(model, q, v, contacts, restitution, regularization)
     check_model(model)
     contacts = _contacts(model, contacts)
     regularization = _regularization(regularization)
@@ -217,18 +184,15 @@ def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0)
     batch, (q, v) = model_arrays(model, q=q, v=v)
     if model.nv == 0 and not contacts:
         return _nothing_to_solve(batch)
-    J, _ = _rows(model, q, None, contacts)
+    J, _ = _rows(rbd, model, q, None, contacts)
     Jv = (J @ v[..., None])[..., 0]
-    dv, impulses = _solve_contacts(model, q, J, np.zeros_like(v), -(1.0 + e) * Jv, contacts, regularization)
+    dv, impulses = _solve_contacts(rbd, model, q, J, np.zeros_like(v), -(1.0 + e) * Jv, contacts, regularization)
     return v + dv, impulses
 
 
-def kinematic_hessian(model, q, frame, reference="local"):
+def kinematic_hessian_on(rbd, model, q, frame, reference="local"):
     """H (..., 6, nv, nv) with H[:, i, k] = d J[:, i] / d q_k along q (+) dq, J =
     frame_jacobian(model, q, frame, reference); so H @ v is frame_jacobian_time_derivative."""
-    if _backend() == "cython" and getattr(model, "_full", None) is None:
-        return sys.modules["rbd_c"].kinematic_hessian(model, q, frame, reference)
-    import rbd
     check_model(model)
     batch, (q,) = model_arrays(model, q=q)
     n = model.nv
@@ -279,13 +243,9 @@ def _body_forces_basis(acc, twist):
     return out
 
 
-def joint_torque_regressor(model, q, v, a):
+def joint_torque_regressor_on(rbd, model, q, v, a):
     """Y (..., nv, 10 nbodies) with Y @ inertial_parameters(model) = rnea(model, q, v, a)
     (gravity included; armature, which is not an inertial parameter, left out)."""
-    import rbd
-    kernels = _compiled(model)
-    if kernels is not None:
-        return kernels.joint_torque_regressor(model, q, v, a)
     check_model(model)
     batch, (q, v, a) = model_arrays(model, q=q, v=v, a=a)
     Y = np.zeros(batch + (model.nv, 10 * model.nbodies))

@@ -40,7 +40,7 @@ from ._configuration import (  # noqa: F401,E402
 from ._kinematics import (  # noqa: F401,E402
     forward_kinematics, frame_placement, frame_placements, frame_velocity, frame_acceleration, frame_jacobian,
     frame_jacobian_time_derivative, center_of_mass, com_jacobian, frame_velocity_derivatives,
-    frame_acceleration_derivatives, kinematic_hessian,
+    frame_acceleration_derivatives,
 )
 from ._dynamics import (  # noqa: F401,E402
     rnea, gravity, nonlinear_effects, crba, aba, coriolis_matrix, kinetic_energy,
@@ -50,6 +50,54 @@ from ._dynamics import (  # noqa: F401,E402
 from ._derivatives import (  # noqa: F401,E402
     rnea_derivatives, aba_derivatives, inverse_mass_matrix,
 )
+from . import _contacts, _kinematics  # noqa: E402
+
+
+# The contact dynamics, the contact Jacobian, the kinematic Hessian and the regressor: the
+# kernels (rbd_c._contacts, _kinematics), and on a model with mimic joints rbd.contacts'
+# compositions on this backend's algorithms (which take such models).
+def _composition(model):
+    """rbd.contacts when ``model`` has mimic joints (imported on use, as above), else None."""
+    if getattr(model, "_full", None) is None:
+        return None
+    import sys
+    import rbd.contacts
+    return rbd.contacts, sys.modules[__name__]
+
+
+def contact_jacobian(model, q, contacts):
+    mimic = _composition(model)
+    if mimic:
+        return mimic[0].contact_jacobian_on(mimic[1], model, q, contacts)
+    return _contacts.contact_jacobian(model, q, contacts)
+
+
+def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0.0):
+    mimic = _composition(model)
+    if mimic:
+        return mimic[0].constrained_dynamics_on(mimic[1], model, q, v, tau, contacts, fext, regularization)
+    return _contacts.constrained_dynamics(model, q, v, tau, contacts, fext, regularization)
+
+
+def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0):
+    mimic = _composition(model)
+    if mimic:
+        return mimic[0].impulse_dynamics_on(mimic[1], model, q, v, contacts, restitution, regularization)
+    return _contacts.impulse_dynamics(model, q, v, contacts, restitution, regularization)
+
+
+def kinematic_hessian(model, q, frame, reference="local"):
+    mimic = _composition(model)
+    if mimic:
+        return mimic[0].kinematic_hessian_on(mimic[1], model, q, frame, reference)
+    return _kinematics.kinematic_hessian(model, q, frame, reference)
+
+
+def joint_torque_regressor(model, q, v, a):
+    mimic = _composition(model)
+    if mimic:
+        return mimic[0].joint_torque_regressor_on(mimic[1], model, q, v, a)
+    return _contacts.joint_torque_regressor(model, q, v, a)
 
 
 def random_configuration(model, rng=None, batch=None, *, out=None):

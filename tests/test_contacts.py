@@ -207,18 +207,15 @@ def test_compiled_contact_kernels_agree_with_the_numpy_composition(seed, floatin
     V, T = np.stack([v, -v]), np.stack([tau, 2 * tau])
     fext = rng.normal(size=(2, model.nbodies, 6))
     results = {}
-    previous = rbd.backend
-    try:
-        for backend in ("numpy", "cython"):
-            rbd.set_backend(backend)
-            results[backend] = (
-                rbd.contact_jacobian(model, Q, contacts),
-                *rbd.constrained_dynamics(model, Q, V, T, contacts, fext, regularization=1e-3),
-                *rbd.impulse_dynamics(model, Q, V, contacts[:2], restitution=0.3),
-                rbd.joint_torque_regressor(model, Q, V, T),
-            )
-    finally:
-        rbd.set_backend(previous)
+    import rbd_c  # (the backends' own modules: what rbd binds on set_backend)
+    for backend, impl in (("numpy", rbd.reference), ("cython", rbd_c)):
+        results[backend] = (
+            impl.contact_jacobian(model, Q, contacts),
+            *impl.constrained_dynamics(model, Q, V, T, contacts, fext, regularization=1e-3),
+            *impl.impulse_dynamics(model, Q, V, contacts[:2], restitution=0.3),
+            impl.joint_torque_regressor(model, Q, V, T),
+            impl.kinematic_hessian(model, Q, contacts[0].frame, "world"),
+        )
     for ours, theirs in zip(results["cython"], results["numpy"]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(theirs).max()))
 
@@ -238,6 +235,13 @@ def test_contact_kernels_share_the_rank_tolerance_and_fall_back_for_mimic_joints
     qdd, forces = rbd.constrained_dynamics(coupled, qc, vc, np.zeros(coupled.nv), contacts)
     acc = rbd.frame_acceleration(coupled, qc, vc, qdd, contacts[0].frame, "local_world_aligned")[:3]
     np.testing.assert_allclose(acc, 0.0, atol=1e-9)
+    # the backend module's own names take the model too (rbd binds them; rbd_c composes for it)
+    impl = rbd.reference if backend == "numpy" else __import__("rbd_c")
+    np.testing.assert_allclose(impl.constrained_dynamics(coupled, qc, vc, np.zeros(coupled.nv), contacts)[0], qdd,
+                               rtol=0, atol=1e-12)
+    H = impl.kinematic_hessian(coupled, qc, contacts[0].frame, "world")
+    np.testing.assert_allclose(H @ vc, rbd.frame_jacobian_time_derivative(coupled, qc, vc, contacts[0].frame, "world"),
+                               atol=1e-9)
 
 
 def test_contact_edge_cases(backend):

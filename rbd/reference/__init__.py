@@ -10,7 +10,9 @@ Modules: ``joints`` (every joint kind: placement, motion subspace, configuration
 space), ``configuration``,
 ``kinematics`` (frames, center of mass), ``dynamics`` (the public dynamics
 functions and their passes: RNEA, CRBA, ABA, Coriolis, energies, momentum),
-``derivatives`` (RNEA and ABA derivatives, the inverse mass matrix), all
+``derivatives`` (RNEA and ABA derivatives, the inverse mass matrix), ``contacts``
+(the contact dynamics, the kinematic Hessian and the regressor, ``rbd.contacts``'
+compositions on these algorithms), all
 on scalar components (Python floats for one sample, rows over the samples for a
 batch; the shared formulas, forward pass and batch driver are in
 ``_components``).  The names match the compiled backend's modules
@@ -22,13 +24,15 @@ from .derivatives import aba_derivatives, inverse_mass_matrix, rnea_derivatives
 from .dynamics import (aba, centroidal_momentum, centroidal_momentum_matrix,
                        centroidal_momentum_matrix_time_variation, coriolis_matrix, crba, gravity, kinetic_energy,
                        nonlinear_effects, potential_energy, rnea)
+from .contacts import (constrained_dynamics, contact_jacobian, impulse_dynamics, joint_torque_regressor,
+                       kinematic_hessian)
 from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinematics, frame_acceleration,
                          frame_acceleration_derivatives, frame_jacobian, frame_jacobian_time_derivative,
                          frame_placement, frame_placements, frame_velocity, frame_velocity_derivatives)
 
 import inspect as _inspect
 
-from .._names import ALGORITHMS
+from .._names import ALGORITHMS, COMPOSED
 from .. import _checks, _coupled
 
 
@@ -55,4 +59,4 @@ _STATE_NAMES = {name: tuple(_inspect.signature(globals()[name]).parameters)[1:] 
 for _name in ALGORITHMS:
     globals()[_name] = _public(_name, globals()[_name])
 
-__all__ = list(ALGORITHMS) + ["REFERENCES"]
+__all__ = list(ALGORITHMS) + list(COMPOSED) + ["REFERENCES"]
