@@ -15,6 +15,7 @@ depth-first order and its inertias through the inertia policy.
   frames), and the locked joint's frame stays as a link frame of the same name
   (Pinocchio's buildReducedModel).
 """
+import collections
 import math
 
 import numpy as np
@@ -53,7 +54,8 @@ def _assemble(name, bodies, frames, gravity):
     through the inertia policy."""
     for what, names in (("joint", [b["joint"] for b in bodies]), ("link", [b["link"] for b in bodies]),
                         ("frame", [f[0] for f in frames])):
-        clashes = sorted({n for n in names if names.count(n) > 1})
+        counts = collections.Counter(names)
+        clashes = sorted(n for n, k in counts.items() if k > 1)
         if clashes:
             raise ValueError("the model would have several %ss named %s (use a prefix)" % (what, short_names(clashes)))
     children = [[] for _ in range(len(bodies) + 1)]

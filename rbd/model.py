@@ -373,7 +373,8 @@ def _integers(values, name):
 def _check_values(model):
     """What every algorithm assumes of a model's arrays (the builder and the loaders give
     them so; rbd.Model(...) and replace(...) are checked here): rigid joint placements,
-    unit axes where a joint moves along its axis, finite inertias of non-negative mass,
+    unit axes where a joint moves along its axis (the basis vector of a REVOLUTE_X/Y/Z
+    joint), finite inertias of non-negative mass,
     one body per joint name."""
     as_transform(model.joint_placements, "joint_placements")  # (raises unless every one is rigid)
     generic = np.isin(model.joint_kinds, [int(JointKind.REVOLUTE), int(JointKind.PRISMATIC)])
@@ -383,6 +384,13 @@ def _check_values(model):
         bad = int(not_unit[0])
         raise ValueError("joint_axes[%d] (joint %s) must be a unit vector, got norm %s"
                          % (bad, short_repr(model.joint_names[bad]), short_repr(float(norms[bad]))))
+    for axis, kind in _BASIS_AXIS_KIND.items():  # the kind says the axis: joint_axes must agree
+        wrong = np.flatnonzero((model.joint_kinds == int(kind)) & np.any(model.joint_axes != np.eye(3)[axis], axis=1))
+        if wrong.size:
+            bad = int(wrong[0])
+            raise ValueError("joint_axes[%d] (joint %s) must be %s for kind %s, got %s (kind REVOLUTE takes any axis)"
+                             % (bad, short_repr(model.joint_names[bad]), np.eye(3)[axis].tolist(), kind.name,
+                                model.joint_axes[bad].tolist()))
     Y = model.inertias
     if not np.all(np.isfinite(Y)) or np.any(Y[:, 0] < 0.0):
         raise ValueError("inertias must be finite with non-negative masses (the 10 numbers of each body)")

@@ -222,6 +222,9 @@ def _changed(array, index, value):
      "joint_placements must be a rigid transform"),
     (lambda m: {"joint_kinds": _changed(m.joint_kinds, 3, int(rbd.JointKind.REVOLUTE)),
                 "joint_axes": _changed(m.joint_axes, 3, (0.0, 0.0, 2.0))}, ValueError, r"joint_axes\[3\].*unit vector"),
+    (lambda m: {"joint_kinds": _changed(m.joint_kinds, 3, int(rbd.JointKind.REVOLUTE_X)),
+                "joint_axes": _changed(m.joint_axes, 3, (0.0, 0.0, 1.0))}, ValueError,
+     r"joint_axes\[3\].*must be \[1.0, 0.0, 0.0\] for kind REVOLUTE_X"),
     (lambda m: {"inertias": _changed(m.inertias, (1, 0), -1.0)}, ValueError, "non-negative masses"),
     (lambda m: {"inertias": _changed(m.inertias, (1, 5), np.nan)}, ValueError, "finite"),
     (lambda m: {"lower_limits": _changed(m.lower_limits, 0, np.nan)}, ValueError, "lower <= upper"),
@@ -232,7 +235,7 @@ def _changed(array, index, value):
     (lambda m: {"frame_offsets": _changed(m.frame_offsets[:len(m.link_frame_names)], (0, 1, 1), 3.0)}, ValueError,
      "frame_offsets must be a rigid transform"),
 ], ids=["float parents", "float kinds", "scaled placement", "projective placement", "axis of norm 2",
-        "negative mass", "NaN inertia", "NaN limit", "lower > upper", "negative velocity limit", "same names",
+        "axis not the kind's", "negative mass", "NaN inertia", "NaN limit", "lower > upper", "negative velocity limit", "same names",
         "scaled frame"])
 def test_the_constructor_refuses_what_the_algorithms_cannot_use(change, error, match):
     """rbd.Model(...) builds a model from arrays: anything the algorithms would read wrongly
