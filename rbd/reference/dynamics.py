@@ -377,9 +377,15 @@ def potential_energy(model, q):
 def _centroidal_momentum_passes(bodies, mass, q, v, trig):
     """Forward: the body twists.  Backward: each subtree's momentum (about its root's
     origin, in its axes) and first moment of mass, moved to the parent with X_i*;
-    the roots' sum is the momentum about the world origin, [p; L_0], and the
-    center of mass c = h / m.  About c: [p; L_0 - c x p]."""
+    the roots' sum is the momentum about the first body's origin o (the roots' placements
+    moved to o: about the world origin, L_0 and c x p grow with the robot's distance from
+    it and cancel), [p; L_o], and the center of mass c - o = h / m.  About c:
+    [p; L_o - (c - o) x p]."""
     placements, twists, _ = sc.kinematics(bodies, q, v, trig)
+    if placements:
+        o = placements[0][1]
+        placements = [(R, (p[0] - o[0], p[1] - o[1], p[2] - o[2])) if body.parent < 0 else (R, p)
+                      for body, (R, p) in zip(bodies, placements)]
     moments, h = subtree_first_moments(bodies, placements)
     momenta = [sc.inertia_apply(body.inertia, twist) for body, twist in zip(bodies, twists)]
     total = (0.0,) * 6
