@@ -48,7 +48,7 @@ def _records(model):
     return bodies, frames
 
 
-def _assemble(name, bodies, frames, gravity):
+def _assemble(name, bodies, frames, gravity, world_inertia):
     """A validated Model from records in any parents-first order: bodies put in
     depth-first order (children in their order), names checked unique, inertias
     through the inertia policy."""
@@ -71,7 +71,7 @@ def _assemble(name, bodies, frames, gravity):
     bodies = [dict(bodies[i], parent=new_index[bodies[i]["parent"]]) for i in order]
     frames = [(n, new_index[b], M) for n, b, M in frames]
     check_inertias(np.array([b["inertia"] for b in bodies]).reshape(-1, 10), [b["link"] for b in bodies])
-    return assemble_model(name, bodies, frames, gravity=gravity)
+    return assemble_model(name, bodies, frames, gravity=gravity, world_inertia=world_inertia)
 
 
 def _recoupled(model, derive, *args):
@@ -93,13 +93,15 @@ def add_frame(model, name, parent_frame, placement):
     placement = as_transform(as_array(placement, "placement", (4, 4), allow_batch=False), "placement")
     bodies, frames = _records(model)
     frames.append((name, int(model.frame_parents[f]), model.frame_offsets[f] @ placement))
-    return _assemble(model.name, bodies, frames, model.gravity)
+    return _assemble(model.name, bodies, frames, model.gravity, model.world_inertia)
 
 
 def attach(model, other, frame, placement=None, prefix=""):
     """A new model: ``other`` mounted on ``frame`` of ``model`` (a name or an index), its
     root joints starting from that frame moved by ``placement`` (4x4, default identity);
-    ``other``'s joints, bodies and frames are renamed ``prefix + name``."""
+    ``other``'s joints, bodies and frames are renamed ``prefix + name``. What ``other`` has
+    fixed to its world (a fixed base's root link: ``other.world_inertia``) is fixed to that
+    frame now, its mass joins the frame's body (as Pinocchio's appendModel)."""
     check_model(model)
     check_model(other)
     if other.mimic:
@@ -124,7 +126,13 @@ def attach(model, other, frame, placement=None, prefix=""):
             body["parent"] += shift
         body.update(joint=prefix + body["joint"], link=prefix + body["link"])
     frames += [(prefix + n, host, mount @ M) if b < 0 else (prefix + n, b + shift, M) for n, b, M in their_frames]
-    return _assemble(model.name, bodies + theirs, frames, model.gravity)
+    world_inertia = model.world_inertia
+    mounted = spatial.inertia_act(mount, other.world_inertia)  # (mount: host-body-from-their-world)
+    if host >= 0:
+        bodies[host]["inertia"] = bodies[host]["inertia"] + mounted
+    else:
+        world_inertia = world_inertia + mounted
+    return _assemble(model.name, bodies + theirs, frames, model.gravity, world_inertia)
 
 
 def lock_joints(model, joints, q):
@@ -169,11 +177,14 @@ def lock_joints(model, joints, q):
         parent = bodies[i]["parent"]
         host[i], to_host[i] = (-1, X) if parent < 0 else (host[parent], to_host[parent] @ X)
     kept, new_frames = [], []
+    world_inertia = model.world_inertia
     for i, body in enumerate(bodies):
         if i in locked:
+            merged = spatial.inertia_act(to_host[i], body["inertia"])
             if host[i] >= 0:
-                merged = spatial.inertia_act(to_host[i], body["inertia"])
                 bodies[host[i]]["inertia"] = bodies[host[i]]["inertia"] + merged
+            else:  # locked to the world: fixed to it now
+                world_inertia = world_inertia + merged
             if body["joint"] not in model.link_frame_names:  # the locked joint's frame stays
                 new_frames.append((body["joint"], host[i], to_host[i]))
             continue
@@ -185,4 +196,4 @@ def lock_joints(model, joints, q):
     index = {old: new for new, old in enumerate(kept)}
     index[-1] = -1
     records = [dict(bodies[i], parent=index[bodies[i]["parent"]]) for i in kept]
-    return _assemble(model.name, records, [(n, index[b], M) for n, b, M in frames], model.gravity)
+    return _assemble(model.name, records, [(n, index[b], M) for n, b, M in frames], model.gravity, world_inertia)

@@ -170,8 +170,10 @@ def from_pinocchio(pin_model, strict=False):
                 and bodies[body]["link"] == bodies[body]["joint"]:
             bodies[body]["link"] = str(frame.name)
     check_inertias([b["inertia"] for b in bodies], [b["link"] for b in bodies], strict=strict)
+    Y = pin_model.inertias[0]  # the universe's: a fixed base's root link
     return assemble_model(pin_model.name, bodies, _unique_frames(frames, "from_pinocchio"),
-                          gravity=np.array(pin_model.gravity.linear))
+                          gravity=np.array(pin_model.gravity.linear),
+                          world_inertia=spatial.inertia10_from_mass_com(Y.mass, np.array(Y.lever), np.array(Y.inertia)))
 
 
 # ------------------------------------------------------------------------------------------
@@ -310,6 +312,7 @@ def from_mujoco(mj_model, strict=False):
                       UserWarning, stacklevel=2)
     bodies, frames = [], [(body_names[0], -1, np.eye(4))]
     place = [(-1, np.eye(4))]  # per MuJoCo body: (rbd body, rbd-body-from-MuJoCo-body)
+    world_inertia = np.zeros(10)  # the bodies welded to the world
     for b in range(1, m.nbody):
         body, offset = place[m.body_parentid[b]]
         pre = offset @ _pose(m.body_pos[b], rotations.quat_to_matrix(m.body_quat[b]))
@@ -351,11 +354,12 @@ def from_mujoco(mj_model, strict=False):
             link = body_names[b] if j == first + count - 1 else "%s/%s" % (body_names[b], joint_names[j])
             bodies.append(_body(body, _fast_kind(kind, axis), axis, placement, joint_names[j], link, nv, nq, **extra))
             body = len(bodies) - 1
+        inertia = spatial.inertia_act(pre, spatial.inertia10_from_mass_com(
+            m.body_mass[b], m.body_ipos[b], _principal(m.body_inertia[b], rotations.quat_to_matrix(m.body_iquat[b]))))
         if body >= 0:
-            inertia = spatial.inertia10_from_mass_com(
-                m.body_mass[b], m.body_ipos[b],
-                _principal(m.body_inertia[b], rotations.quat_to_matrix(m.body_iquat[b])))
-            bodies[body]["inertia"] = bodies[body]["inertia"] + spatial.inertia_act(pre, inertia)
+            bodies[body]["inertia"] = bodies[body]["inertia"] + inertia
+        else:
+            world_inertia = world_inertia + inertia
         frames.append((body_names[b], body, pre))
         place.append((body, pre))
     for s in range(m.nsite):
@@ -366,7 +370,8 @@ def from_mujoco(mj_model, strict=False):
     check_inertias([b["inertia"] for b in bodies], [b["link"] for b in bodies], strict=strict)
     gravity = np.zeros(3) if m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY else np.array(m.opt.gravity)
     name = bytes(m.names[:bytes(m.names).index(b"\0")]).decode() or "robot"
-    return assemble_model(name, bodies, _unique_frames(frames, "from_mujoco"), gravity=gravity)
+    return assemble_model(name, bodies, _unique_frames(frames, "from_mujoco"), gravity=gravity,
+                          world_inertia=world_inertia)
 
 
 def _principal(moments, R):

@@ -17,6 +17,11 @@ attribute              shape           meaning
 ``frame_parents``      (nframes,)      body each frame is fixed to (-1: the world)
 ``frame_offsets``      (nframes, 4, 4) body-from-frame transform (constant; ``rbd.frame_placements``
                                        is the world placement of every frame at q)
+``world_inertia``      (10,)           the mass fixed to the world (a fixed base's root link
+                                       and the links welded to it), about the world origin in
+                                       world axes: no joint moves it, so the algorithms (and
+                                       ``total_mass``) leave it out; ``rbd.attach`` mounts it
+                                       with the rest of a model
 =====================  ==============  ==================================================
 
 Bodies are ordered depth-first from the root, children in the order they were
@@ -117,7 +122,7 @@ _BASIS_AXIS_KIND = {0: JointKind.REVOLUTE_X, 1: JointKind.REVOLUTE_Y, 2: JointKi
 _DEFINING = ("name", "parents", "joint_kinds", "joint_axes", "joint_placements", "inertias",
              "joint_names", "body_names", "frame_names", "frame_parents", "frame_offsets",
              "lower_limits", "upper_limits", "velocity_limits", "effort_limits", "gravity",
-             "armature", "damping", "friction", "mimic")
+             "armature", "damping", "friction", "mimic", "world_inertia")
 
 
 class _Cache:
@@ -145,7 +150,7 @@ class Model:
     def __init__(self, name, parents, joint_kinds, joint_axes, joint_placements, inertias,
                  joint_names, body_names, frame_names, frame_parents, frame_offsets,
                  lower_limits, upper_limits, velocity_limits, effort_limits, gravity=(0.0, 0.0, -9.81),
-                 armature=None, damping=None, friction=None, mimic=()):
+                 armature=None, damping=None, friction=None, mimic=(), world_inertia=None):
         set_ = object.__setattr__.__get__(self)
         set_("name", str(name))
         set_("parents", _frozen(_integers(parents, "parents"), np.intp))
@@ -203,6 +208,11 @@ class Model:
             if np.any(values < 0.0):
                 raise ValueError("%s must be non-negative (one value per velocity coordinate)" % key)
             set_(key, _frozen(values, np.float64))
+        world = np.zeros(10) if world_inertia is None else as_array(world_inertia, "world_inertia", (10,),
+                                                                    allow_batch=False)
+        if world[0] < 0.0:
+            raise ValueError("world_inertia must have a non-negative mass, got %s" % short_repr(world[0]))
+        set_("world_inertia", _frozen(world, np.float64))
 
         # Where each unit quaternion (spherical, free-flyer) starts in q.
         set_("quaternion_q_idx", _frozen([self.q_idx[i] + JOINT_KINDS[JointKind(k)].quaternion
@@ -698,6 +708,7 @@ class ModelBuilder:
             placed[root] = (0, np.eye(4))
         else:
             placed[root] = (-1, np.eye(4))  # fixed to the world: its mass never moves
+        world_inertia = np.zeros(10) if floating_base else self._links[root].inertia10.copy()
         frames.append((root, *placed[root]))
 
         # Depth-first from the root, children in the order they were added; an explicit
@@ -713,9 +724,11 @@ class ModelBuilder:
             child_inertia = self._links[joint.child].inertia10
             if joint.kind is None:  # fixed: merge the child link into this body
                 placed[joint.child] = (body, body_from_joint)
+                moved = spatial.inertia_act(body_from_joint, child_inertia)
                 if body >= 0:
-                    bodies[body]["inertia"] = bodies[body]["inertia"] + spatial.inertia_act(
-                        body_from_joint, child_inertia)
+                    bodies[body]["inertia"] = bodies[body]["inertia"] + moved
+                else:
+                    world_inertia = world_inertia + moved
             else:
                 kind = _fast_kind(joint.kind, joint.axis)
                 nv = JOINT_DIMENSIONS[kind][1]
@@ -732,7 +745,9 @@ class ModelBuilder:
             if not np.all(np.isfinite(body["inertia"])):
                 raise ValueError("the inertia of body %s overflows once its fixed links are merged into it"
                                  % short_repr(body["link"]))
-        return assemble_model(self.name, bodies, frames)
+        if not np.all(np.isfinite(world_inertia)):
+            raise ValueError("the inertia of the links fixed to the world overflows once they are merged")
+        return assemble_model(self.name, bodies, frames, world_inertia=world_inertia)
 
     def _check_tree(self):
         """Return the root link and each link's child joints; raise on a broken tree."""
@@ -776,12 +791,12 @@ class ModelBuilder:
         return roots[0], children_of
 
 
-def assemble_model(name, bodies, frames, gravity=(0.0, 0.0, -9.81)):
+def assemble_model(name, bodies, frames, gravity=(0.0, 0.0, -9.81), world_inertia=None):
     """A ``Model`` from one dict per moving body in depth-first order (keys ``parent``,
     ``kind``, ``axis``, ``placement``, ``inertia`` (10 numbers), ``joint``, ``link``, and
     per coordinate ``lower``, ``upper``, ``velocity``, ``effort``, ``armature``, ``damping``,
-    ``friction``) and one ``(name, body, body_from_frame)`` per frame: what the builder
-    and the converters of ``rbd.interop`` hand over."""
+    ``friction``), one ``(name, body, body_from_frame)`` per frame, and the inertia fixed
+    to the world: what the builder and the converters of ``rbd.interop`` hand over."""
     def stack(key, shape):
         return np.array([b[key] for b in bodies], dtype=float).reshape(shape)
 
@@ -809,6 +824,7 @@ def assemble_model(name, bodies, frames, gravity=(0.0, 0.0, -9.81)):
         armature=concat("armature"),
         damping=concat("damping"),
         friction=concat("friction"),
+        world_inertia=world_inertia,
     )
 
 

@@ -98,6 +98,9 @@ def test_from_pinocchio_agrees_with_load_urdf(pin, backend, robot, floating):
     assert set(theirs.frame_names) == set(ours.frame_names)
     assert {theirs.body_names[theirs.joint_id(n)] for n in ours.joint_names} == set(ours.body_names)
     assert theirs.total_mass == pytest.approx(ours.total_mass, rel=1e-12)
+    # a fixed base's root link: Pinocchio's universe inertia, rbd's world_inertia
+    assert theirs.world_inertia[0] == pytest.approx(pm.inertias[0].mass, rel=1e-14)
+    np.testing.assert_allclose(theirs.world_inertia, ours.world_inertia, rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(theirs.gravity, ours.gravity)
     for name in ours.joint_names:  # limits and joint dynamics, joint by joint
         a, b = ours.joint_id(name), theirs.joint_id(name)
@@ -635,6 +638,10 @@ def test_mujoco_applied_wrenches_as_fext(mujoco, backend):
     layout = MujocoLayout(model, mj_model)
     rng = np.random.default_rng(17)
     data = mujoco.MjData(mj_model)
+    mujoco.mj_kinematics(mj_model, data)
+    post = mj_model.body("post").id  # welded to the world: rbd's world_inertia
+    assert model.world_inertia[0] == pytest.approx(mj_model.body_mass[post], rel=1e-14)
+    np.testing.assert_allclose(model.world_inertia[1:4], mj_model.body_mass[post] * data.xipos[post], atol=1e-14)
     qpos, qvel, xfrc = [], [], []
     for _ in range(3):
         q, v, _ = random_state(model, rng)

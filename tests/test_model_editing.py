@@ -66,6 +66,22 @@ def test_locked_model_is_the_full_model_with_still_locked_joints(backend, floati
                                    atol=1e-12, err_msg=name)
 
 
+def test_a_body_locked_to_the_world_is_mass_fixed_to_the_world(backend):
+    """A body locked to the world joins model.world_inertia (about the world origin, left
+    out of total_mass): its mass, and its first moment m c with c its centre of mass placed
+    by the full model's frame_placement at q."""
+    model = random_model(3, nlinks=6, floating_base=False)
+    q = rbd.random_configuration(model, np.random.default_rng(8))
+    root = next(i for i in range(model.nbodies) if model.parents[i] < 0)
+    locked = rbd.lock_joints(model, [model.joint_names[root]], q)
+    mass = model.inertias[root, 0]
+    assert locked.world_inertia[0] == pytest.approx(model.world_inertia[0] + mass, rel=1e-14)
+    assert locked.total_mass == pytest.approx(model.total_mass - mass, rel=1e-14)
+    X = rbd.frame_placement(model, q, model.joint_frame(root))
+    com = X[:3, :3] @ (model.inertias[root, 1:4] / mass) + X[:3, 3]
+    np.testing.assert_allclose(locked.world_inertia[1:4] - model.world_inertia[1:4], mass * com, atol=1e-12)
+
+
 def test_locked_talos_against_pinocchio(backend):
     pair = load_pair("talos")
     if pair is None or pin is None:
@@ -126,16 +142,20 @@ GRIPPER_LINKS = """
   <joint name="g_slide" type="prismatic"><parent link="g_palm"/><child link="g_finger"/>
     <origin xyz="0 0 0.06"/><axis xyz="0 1 0"/><limit lower="0" upper="0.04" effort="5" velocity="1"/></joint>
 """
-GRIPPER = '<robot name="gripper"><link name="g_mount"/>' + GRIPPER_LINKS + "</robot>"
+# the gripper's root link has mass: fixed to its world alone, fixed to the flange once attached
+G_MOUNT = """<link name="g_mount"><inertial><origin xyz="0.01 0 0.01"/><mass value="0.3"/>
+    <inertia ixx="0.0002" ixy="0" ixz="0" iyy="0.0003" iyz="0" izz="0.0002"/></inertial></link>"""
+GRIPPER = '<robot name="gripper">' + G_MOUNT + GRIPPER_LINKS + "</robot>"
 # the same arm and gripper written by hand as one robot: the mount fixed at the flange, 5 cm up
 # and turned by 0.5 rad about z
-MERGED = ARM.replace("</robot>", """  <link name="g_mount"/>
+MERGED = ARM.replace("</robot>", G_MOUNT + """
   <joint name="g_mount_weld" type="fixed"><parent link="flange"/><child link="g_mount"/>
     <origin xyz="0 0 0.05" rpy="0 0 0.5"/></joint>""" + GRIPPER_LINKS + "</robot>")
 
 
 def test_attach_equals_the_hand_merged_robot(backend):
     arm, gripper = rbd.load_urdf(ARM), rbd.load_urdf(GRIPPER)
+    assert gripper.world_inertia[0] == 0.3 and gripper.total_mass == pytest.approx(0.6)  # the mount: fixed
     composed = rbd.attach(arm, gripper, "flange", pose(z=0.05, rz=0.5))
     merged = rbd.load_urdf(MERGED)
     assert composed.joint_names == merged.joint_names
@@ -158,6 +178,9 @@ def test_attach_against_pinocchio_append_model(backend):
     q = rbd.random_configuration(composed, np.random.default_rng(4))
     M = pin_in_rbd_order(theirs, pin.crba(theirs, theirs.createData(), pin_q(theirs, composed, q)), composed)
     np.testing.assert_allclose(rbd.crba(composed, q), M, atol=1e-12)
+    g = pin.computeGeneralizedGravity(theirs, theirs.createData(), pin_q(theirs, composed, q))
+    np.testing.assert_allclose(rbd.gravity(composed, q), pin_in_rbd_order(theirs, np.diag(g), composed).diagonal(),
+                               atol=1e-12)
 
 
 def test_attach_names_stay_unique(backend):
