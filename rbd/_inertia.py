@@ -10,7 +10,10 @@ two ways that must be told apart:
   all zero but for 2.4e-35.  Judged against the matrix itself, such a value looks
   like a gross error (it is "100% negative"); judged against the robot, it is
   nothing.  The tolerance is therefore relative to the robot's own scale: the
-  largest inertia entry of any of its links (kg m^2), times 1e-9.  Round-off passes
+  largest inertia entry of any of its links about its centre of mass (kg m^2), times
+  1e-9 (about the body origins the entries grow by m |c|^2, which would let a light
+  link's real error pass); a link whose inertia about its origin is large adds the
+  round-off of moving it to its centre of mass, 1e-12 of that.  Round-off passes
   silently, in every mode.
 * **a genuine inconsistency** — moments breaking the triangle inequality by more
   than the tolerance (CAD exports that round each moment separately do this by a
@@ -28,8 +31,11 @@ import numpy as np
 
 from ._checks import flag, short_names, short_repr
 
-#: Round-off tolerance, relative to the robot's largest inertia entry.
+#: Round-off tolerance, relative to the robot's largest inertia entry about a centre of mass.
 RELATIVE_TOLERANCE = 1e-9
+#: and relative to a link's own inertia about its origin (what moving it to its centre of
+#: mass rounds: about 1e-16 of it)
+ORIGIN_ROUND_OFF = 1e-12
 
 
 def inertia_about_com(inertias10):
@@ -74,7 +80,8 @@ def check_inertias(inertias10, names, strict=False):
     if not np.all(np.isfinite(I_com)):
         bad = [n for n, I in zip(names, I_com) if not np.all(np.isfinite(I))]
         raise ValueError("the inertia of %s overflows about its centre of mass" % short_names(bad, shown=8))
-    tol = RELATIVE_TOLERANCE * max(np.abs(I_com).max(), np.abs(Y[:, 4:]).max(), 1e-300)
+    tol = np.maximum(RELATIVE_TOLERANCE * max(np.abs(I_com).max(), 1e-300),  # the robot's scale, and
+                     ORIGIN_ROUND_OFF * np.abs(Y[:, 4:]).max(axis=1))       # each link's own round-off
     moments = np.linalg.eigvalsh(I_com)  # ascending, per body
     negative = moments[:, 0] < -tol
     triangle = moments[:, 0] + moments[:, 1] < moments[:, 2] - tol

@@ -601,6 +601,14 @@ INCONSISTENT = {
         "inconsistent inertia.*'forearm'"),
     "triangle_inequality": (robot(inertial_link("forearm", inertia='ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"')),
                             "inconsistent inertia.*'forearm'"),
+    # a 10 g part, its moment 10 % negative, on a 500 kg robot whose base's centre of mass is
+    # 1 m from its origin: about that origin the base's entries are 5e2, about its centre of
+    # mass 2e1, and the latter is the scale round-off is judged against (1e-9 of 5e2 would
+    # pass -1e-7 as round-off)
+    "light_link_on_a_heavy_robot": (robot(
+        link("base", 500.0, com=(1.0, 0, 0), I=(20.0, 20.0, 10.0, 0, 0, 0)),
+        link("forearm", 0.01, com=(1.0, 0, 0), I=(1e-6, 1e-6, -1e-7, 0, 0, 0)),
+        joint("weld", "fixed", "base", "forearm")), "inconsistent inertia.*'forearm'"),
     # PSD with a valid diagonal, yet its principal moments (0.1, 1, 1.9) break the inequality.
     "triangle_inequality_off_diagonal": (robot(inertial_link(
         "forearm", inertia='ixx="1" ixy="0.9" ixz="0" iyy="1" iyz="0" izz="1"')),
