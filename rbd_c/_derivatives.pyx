@@ -673,15 +673,44 @@ cdef void _rd_accelerate(const CModel* m, const double* qdd, double* work, doubl
         add6(B + RD_F, t)
 
 
+cdef void _torque_residual(const CModel* m, const double* rd, const double* tau, double* F, double* out) noexcept nogil:
+    """out = tau - S^T (each subtree's sum of the forward pass's body forces): tau - h after
+    _rd_forward without accelerations, tau - (h + M qdd) once _rd_accelerate added qdd's.
+    F: 6 per body of scratch."""
+    cdef const double* dofs = rd + RD_PER_BODY * m.nb
+    cdef int i, p, col, ic
+    for i in range(m.nb):
+        memcpy(F + 6 * i, rd + RD_PER_BODY * i + RD_F, 6 * sizeof(double))
+    for i in range(m.nb - 1, -1, -1):
+        for col in range(m.nvj[i]):
+            ic = m.v_idx[i] + col
+            out[ic] = tau[ic] - dot6(dofs + RD_PER_DOF * ic + RD_S, F + 6 * i)
+        p = m.parents[i]
+        if p >= 0:
+            add6(F + 6 * p, F + 6 * i)
+
+
+cdef void _times_minv(int nv, const double* Minv, const double* x, double* out) noexcept nogil:
+    cdef int r, l
+    cdef double acc
+    for r in range(nv):
+        acc = 0.0
+        for l in range(nv):
+            acc += Minv[r * nv + l] * x[l]
+        out[r] = acc
+
+
 cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
     """One forward pass of the RNEA derivatives without joint accelerations gives the
     bias torques h and (through CRBA's composite step) M; qdd = M^-1 (tau - h) through
     M's factor, which then gives M^-1; the accelerations of qdd are added to the forward
     pass, the backward pass gives dtau/dq and dtau/dv, and dqdd/dx = -M^-1 dtau/dx.
     Deep chains take M^-1 from the articulated-body sweeps instead (see
-    k_inverse_mass_matrix)."""
+    k_inverse_mass_matrix), and qdd = M^-1 (tau - h) with one step of refinement: the
+    explicit inverse's product is not backward stable, and dqdd/dq amplifies qdd's error
+    (by 1e3..1e5 on 200-body chains before the step)."""
     cdef const CModel* m = c.m
-    cdef int nb = m.nb, nv = m.nv, status, i, p, col, ic, r, l
+    cdef int nb = m.nb, nv = m.nv, status, r
     cdef double* rd = work                                        # _rd_forward's fields
     cdef double* dofs = rd + RD_PER_BODY * nb
     cdef double* F = dofs + RD_PER_DOF * nv                       # subtree bias forces; then da
@@ -691,35 +720,30 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
     cdef int* ranges = <int*>(dtau_dv + nv * nv)                  # _minus_products': 2 nv + 2 numbers
     cdef double* rest = dtau_dv + nv * nv + 2 * nv + 2             # the factor's or M^-1's
     cdef double* Minv = outs[2]
-    cdef double acc
     _rd_forward(c, ins[0], ins[1], NULL, ins[3], rd)
-    # h = S^T (the subtree's bias forces); qdd <- tau - h
-    for i in range(nb):
-        memcpy(F + 6 * i, rd + RD_PER_BODY * i + RD_F, 6 * sizeof(double))
-    for i in range(nb - 1, -1, -1):
-        for col in range(m.nvj[i]):
-            ic = m.v_idx[i] + col
-            qdd[ic] = ins[2][ic] - dot6(dofs + RD_PER_DOF * ic + RD_S, F + 6 * i)
-        p = m.parents[i]
-        if p >= 0:
-            add6(F + 6 * p, F + 6 * i)
+    _torque_residual(m, rd, ins[2], F, qdd)  # qdd <- tau - h
     if m.minv_factored:  # (the bodies' world inertias and columns: still the forward pass's)
         status = articulated_ltdl(m, rd + RD_YC, RD_PER_BODY, dofs + RD_S, RD_PER_DOF, rest, Minv)
         if status:
             return 1 + m.dof_bodies[status - 1]
         ltdl_solve(m, Minv, qdd)
         rbd_ltdl_inverse(Minv, nv, m.dof_ancestors, m.dof_ancestors_start, rest)
+        _rd_accelerate(m, qdd, rd, F)
     else:
         status = k_minv_articulated(c, ins, outs + 2, rest)
         if status:
             return status
         memcpy(rest, qdd, nv * sizeof(double))
+        _times_minv(nv, Minv, rest, qdd)
+        _rd_accelerate(m, qdd, rd, F)  # (linear in qdd: a second call adds the correction's share)
+        _torque_residual(m, rd, ins[2], F, rest)  # tau - (h + M qdd), armature's share apart
+        if m.has_armature:
+            for r in range(nv):
+                rest[r] -= m.armature[r] * qdd[r]
+        _times_minv(nv, Minv, rest, rest + nv)
+        _rd_accelerate(m, rest + nv, rd, F)
         for r in range(nv):
-            acc = 0.0
-            for l in range(nv):
-                acc += Minv[r * nv + l] * rest[l]
-            qdd[r] = acc
-    _rd_accelerate(m, qdd, rd, F)
+            qdd[r] += rest[nv + r]
     _rd_backward(m, rd, dtau_dq, dtau_dv, NULL)
     _minus_products(m, Minv, dtau_dq, dtau_dv, outs[0], outs[1], ranges)
     return 0
@@ -760,6 +784,14 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     for r in range(nv * LANES):
         h[r] = tau[r] - h[r]
     ks.matvec(nv, Z, h, qdd)
+    # one step of refinement (M^-1's product is not backward stable; dqdd/dq amplifies its
+    # error): qdd += M^-1 (tau - (h + M qdd)), T's rows as scratch until the derivatives
+    ks.rnea(&lm, c.g, X, v, qdd, f, T, rest)
+    for r in range(nv * LANES):
+        T[r] = tau[r] - T[r]
+    ks.matvec(nv, Z, T, T + LANES * nv)
+    for r in range(nv * LANES):
+        qdd[r] += T[LANES * nv + r]
     for l in range(LANES):
         dq[l] = T + (2 * l) * nv * nv
         dv[l] = T + (2 * l + 1) * nv * nv
