@@ -193,8 +193,19 @@ class SingularModelError(ValueError):
     (typically a massless subtree, such as a link without <inertial>, behind it)."""
 
 
-def singular_joint_error(model, body):
-    """The error for a singular articulated inertia at ``body``'s joint."""
+def singular_joint_error(model, body, q=None):
+    """The error for a singular articulated inertia at ``body``'s joint; the overflow error
+    instead where the configurations ``q`` make the mass matrix overflow (a pivot of
+    inf - inf reads as singular: a prismatic coordinate of 1e160, say)."""
+    if q is not None:
+        from .reference import crba  # (on the error path only: O(n^2) per sample)
+        try:
+            with np.errstate(all="ignore"):
+                overflows = not np.all(np.isfinite(crba(model, q)))
+        except ValueError:  # (crba's own overflow error: q is valid, the algorithms took it)
+            overflows = True
+        if overflows:
+            return overflow_error()
     return SingularModelError(
         "forward dynamics is singular at joint %s: the bodies it moves have no inertia along "
         "its motion (a massless link or subtree behind a moving joint); give them mass and "

@@ -1214,7 +1214,8 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     if status < 0:
         raise checks_module().redundant_contacts_error(contacts)
     if status:
-        raise checks_module().singular_joint_error(model, status - 1)
+        raise checks_module().singular_joint_error(model, status - 1,
+                                                   values[0] if nin and spec[0] == b'q' else None)
     if bad & OUTPUT_OVERFLOW:
         raise checks_module().overflow_error()
     if nout == 1 and nbatch == 0 and out_nd == 0 and not user_out:

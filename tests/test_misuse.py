@@ -103,6 +103,25 @@ def test_overflowing_inputs_raise_instead_of_returning_nan(backend):
             f(*args)
 
 
+def test_an_overflowing_mass_matrix_is_the_overflow_error_not_a_singular_joint(backend):
+    """A prismatic coordinate of 1e160 makes the inertias overflow: the articulated pivots
+    come out inf - inf, which the singularity test reads as a massless link; the forward
+    dynamics say overflow instead, as rnea and crba do (single and batched)."""
+    model = random_model(3, nlinks=9, floating_base=True)
+    prismatic = [i for i, k in enumerate(model.joint_kinds) if k == int(rbd.JointKind.PRISMATIC)]
+    assert prismatic
+    q = rbd.random_configuration(model, np.random.default_rng(1))
+    q[model.q_idx[prismatic[0]]] = 1e160
+    ones = np.ones(model.nv)
+    with pytest.raises(ValueError, match="too large for float64"):
+        rbd.crba(model, q)
+    for f, args in [(rbd.aba, (q, ones, ones)), (rbd.inverse_mass_matrix, (q,)), (rbd.aba_derivatives, (q, ones, ones)),
+                    (rbd.aba, (np.stack([rbd.neutral(model), q]), ones, ones))]:
+        with pytest.raises(ValueError, match="too large for float64") as info:
+            f(model, *args)
+        assert not isinstance(info.value, rbd.SingularModelError), f.__name__
+
+
 @pytest.mark.parametrize("reference", ["local", "world"])
 @pytest.mark.parametrize("shape", ["branch", "chain"])
 def test_an_overflowing_frame_jacobian_raises(backend, reference, shape):

@@ -207,7 +207,7 @@ def inverse_mass_matrix(model, q):
         return sc.evaluate(lambda *args: _inverse_mass_matrix_passes(bodies, tol, nv, *args), batch, arrays,
                            (nv, nv))
     except _Singular as exc:
-        raise singular_joint_error(model, exc.args[0]) from None
+        raise singular_joint_error(model, exc.args[0], arrays[0]) from None
 
 
 # ------------------------------------------------------------------------------------------

@@ -215,7 +215,7 @@ def forward_dynamics(model, q, v, tau, fext):
     try:
         return sc.evaluate(lambda *args: _aba_passes(bodies, gravity, tol, *args), batch, arrays, (model.nv,))
     except _Singular as exc:
-        raise singular_joint_error(model, exc.args[0]) from None
+        raise singular_joint_error(model, exc.args[0], arrays[0]) from None
 
 
 # ------------------------------------------------------------------------------------------
