@@ -60,16 +60,24 @@ def expand_v(model, v):
     return v[..., source] * scale
 
 
+def _times_g(model, x):
+    """x @ G along the last axis, without forming G (one entry per row: an independent
+    coordinate's own row, with 1, or a mimic coordinate's, with its multiplier): O(size of x)."""
+    _, independent_v = model._independent
+    source, scale = model._v_map
+    out = x[..., independent_v]  # (a copy)
+    for r in model._mimic_v_rows:  # (few)
+        out[..., source[r]] += scale[r] * x[..., r]
+    return out
+
+
 def _back(model, how, x):
-    G = model.coupling
     if how == "-":
         return x
-    if how == "F":
-        return x @ G
-    if how == "C":
-        return x @ G
-    if how == "FC":
-        return np.swapaxes(G, 0, 1) @ x @ G
+    if how in ("F", "C"):  # G^T tau, J G
+        return _times_g(model, x)
+    if how == "FC":  # G^T X G
+        return np.swapaxes(_times_g(model, np.swapaxes(_times_g(model, x), -1, -2)), -1, -2)
     independent_q, independent_v = model._independent
     if how == "Q":
         return np.ascontiguousarray(x[..., independent_q])

@@ -307,6 +307,18 @@ class Model:
         return _lookup(frame, self._frame_index, self.nframes, "frame")
 
     @property
+    def coupling(self):
+        """G (full nv, nv) with v_full = G v, for a model with mimic joints (dense: built on
+        each access; the algorithms apply it without forming it)."""
+        if self._full is None:
+            raise AttributeError("coupling: model %r has no mimic joints" % self.name)
+        source, scale = self._v_map
+        G = np.zeros((self._full.nv, self.nv))
+        G[np.arange(self._full.nv), source] = scale
+        G.setflags(write=False)
+        return G
+
+    @property
     def link_frame_names(self):
         """The names of the frames the model was given (URDF links, tool points), before
         the joint frames: ``frame_names[:len(link_frame_names)]``."""
@@ -496,8 +508,6 @@ def _couple(model, mimic):
                                     for i in range(nb) if i not in resolved] or [np.zeros(0, np.intp)])
     independent_v = np.concatenate([np.arange(full.v_idx[i], full.v_idx[i] + full.joint_nv[i])
                                     for i in range(nb) if i not in resolved] or [np.zeros(0, np.intp)])
-    G = np.zeros((full.nv, nv))
-    G[np.arange(full.nv), v_source] = v_scale
     set_("_full", full)
     set_("mimic", tuple((full.joint_names[j], full.joint_names[p], m, o)
                         for j, (p, m, o) in ((j, rules[j]) for j in sorted(rules))))
@@ -514,10 +524,12 @@ def _couple(model, mimic):
     set_("quaternion_q_idx", _frozen([q_idx[i] + JOINT_KINDS[JointKind(k)].quaternion
                                       for i, k in enumerate(full.joint_kinds)
                                       if JOINT_KINDS[JointKind(k)].quaternion >= 0], np.intp))
-    set_("coupling", _frozen(G, np.float64))
     set_("_q_map", (q_source, q_scale, q_offset))
     set_("_v_map", (v_source, v_scale))
     set_("_independent", (independent_q, independent_v))
+    # G has one entry per row (v_full = G v): kept as those entries, not as the dense
+    # (full nv, nv) matrix, which a long chain with one coupling would square
+    set_("_mimic_v_rows", np.setdiff1d(np.arange(full.nv), independent_v))
 
 
 def couple_joints(model, mimic):
