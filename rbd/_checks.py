@@ -103,7 +103,10 @@ def as_array(x, name, trailing_shape, allow_batch=True):
         raise ValueError("%s has %d batch dimensions; at most %d are supported"
                          % (name, arr.ndim - k, MAX_BATCH_DIMS))
     if not np.all(np.isfinite(arr)):
-        raise ValueError("%s must contain only finite numbers (found NaN or inf)" % name)
+        where = ""
+        if arr.ndim:  # the first bad entry's index
+            where = " at %s[%s]" % (name, ", ".join(str(int(i)) for i in np.argwhere(~np.isfinite(arr))[0]))
+        raise ValueError("%s must contain only finite numbers (found NaN or inf%s)" % (name, where))
     return np.asarray(arr, order="C")  # (ascontiguousarray would turn 0-d into 1-d)
 
 
@@ -168,8 +171,10 @@ def check_quaternions(model, name, q):
         scaled = blocks / np.where(largest > 0.0, largest, 1.0)[..., None]
         norms = largest * np.sqrt(np.sum(scaled * scaled, axis=-1))
         if np.any(norms < 1e-12):
-            k = int(idx[np.argmax(np.any((norms < 1e-12).reshape(-1, idx.size), axis=0))])
-            raise ValueError("%s[%d:%d] is the quaternion of a joint and must not be zero" % (name, k, k + 4))
+            first = tuple(int(i) for i in np.argwhere(norms < 1e-12)[0])  # (sample..., quaternion)
+            k = int(idx[first[-1]])
+            sample = "".join("%d, " % i for i in first[:-1])  # where in a batch
+            raise ValueError("%s[%s%d:%d] is the quaternion of a joint and must not be zero" % (name, sample, k, k + 4))
         if np.any(largest > 1e100):
             q = q.copy()
             q[..., idx[:, None] + np.arange(4)] = scaled

@@ -103,6 +103,21 @@ def test_overflowing_inputs_raise_instead_of_returning_nan(backend):
             f(*args)
 
 
+def test_a_bad_sample_in_a_batch_is_named_by_its_index(backend):
+    """In a batch of 1000, the one bad sample: the message gives its index (a zero
+    quaternion at sample 517, a NaN at v[3, 2])."""
+    model = rbd.sample_model("quadruped")
+    Q = rbd.random_configuration(model, rng=0, batch=1000)
+    Q[517, 3:7] = 0.0
+    z = np.zeros((1000, model.nv))
+    with pytest.raises(ValueError, match=r"q\[517, 3:7\] is the quaternion of a joint and must not be zero"):
+        rbd.rnea(model, Q, z, z)
+    V = z.copy()
+    V[3, 2] = np.nan
+    with pytest.raises(ValueError, match=r"v must contain only finite numbers \(found NaN or inf at v\[3, 2\]\)"):
+        rbd.rnea(model, Q[:10], V[:10], z[:10])
+
+
 def test_an_overflowing_mass_matrix_is_the_overflow_error_not_a_singular_joint(backend):
     """A prismatic coordinate of 1e160 makes the inertias overflow: the articulated pivots
     come out inf - inf, which the singularity test reads as a massless link; the forward
