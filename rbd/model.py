@@ -130,10 +130,10 @@ class _Cache:
     compiled view (rbd_c) and the reference's per-body and per-frame tables.  One
     per model, private, and never part of its value (not pickled, not compared)."""
 
-    __slots__ = ("compiled", "bodies", "frames", "joint_table", "contacts")
+    __slots__ = ("compiled", "bodies", "frames", "joint_table", "contacts", "singular_tol")
 
     def __init__(self):
-        self.compiled = self.bodies = self.frames = self.joint_table = self.contacts = None
+        self.compiled = self.bodies = self.frames = self.joint_table = self.contacts = self.singular_tol = None
 
 
 class Model:

@@ -443,10 +443,10 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
                 D[k * r + col] = dot6(S + 6 * (v0 + r), U + 6 * (v0 + col))
             D[k * col + col] += m.armature[v0 + col]
         if k == 1:
-            if not D[0] > m.singular_tol:  # (NaN included)
+            if not D[0] > m.singular_tol[i]:  # (NaN included)
                 return 1 + i
             Di[0] = 1.0 / D[0]
-        elif spd_inverse(D, k, Di, L, m.singular_tol):
+        elif spd_inverse(D, k, Di, L, m.singular_tol[i]):
             return 1 + i
         Pi = levels + 6 * nv * (m.depth[i] - 1)
         rbd_minv_backward(Pi, Pi - 6 * nv if p >= 0 else NULL, nv, v0, end, k, S + 6 * v0, U + 6 * v0, Di, rows,

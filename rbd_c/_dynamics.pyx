@@ -447,7 +447,7 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
                 sym6_matvec(IA, s, Ud)
                 D = dot6(s, Ud) + m.armature[d]
                 u = tau[d] - dot6(s, pA)
-            if not D > m.singular_tol:  # (NaN included)
+            if not D > m.singular_tol[i]:  # (NaN included)
                 return 1 + i
             inv = 1.0 / D
             Dinv[d] = inv

@@ -23,7 +23,7 @@ cdef extern from *:
     RBD_FAST
     static int rbd_articulated_ltdl(int nb, int nv, const int* parents, const int* v_idx, const int* nvj,
                                     const int* ancestors, const int* ancestors_start, const double* armature,
-                                    double tol, const double* Y, int y_stride, const double* J, int j_stride,
+                                    const double* tol, const double* Y, int y_stride, const double* J, int j_stride,
                                     double* restrict IA, double* restrict Z) {
         for (int i = 0; i < nb; i++)  /* each body's own inertia [m, h, I] as a 6x6 */
             rbd_sym6_from_inertia(Y + (long)y_stride * i, IA + 21 * i);
@@ -35,7 +35,7 @@ cdef extern from *:
                 rbd_sym6_matvec(S, s, U);
                 double pivot = s[0] * U[0] + s[1] * U[1] + s[2] * U[2] + s[3] * U[3] + s[4] * U[4] + s[5] * U[5];
                 if (armature != NULL) pivot += armature[d];
-                if (!(pivot > tol)) return 1 + d;
+                if (!(pivot > tol[i])) return 1 + d;
                 const double inverse = 1.0 / pivot;
                 double* zd = Z + (long)d * nv;
                 zd[d] = inverse;
@@ -127,7 +127,7 @@ cdef extern from *:
                           double* lrow) noexcept nogil
     int rbd_articulated_ltdl(int nb, int nv, const int* parents, const int* v_idx, const int* nvj,
                              const int* ancestors, const int* ancestors_start, const double* armature,
-                             double tol, const double* Y, int y_stride, const double* J, int j_stride,
+                             const double* tol, const double* Y, int y_stride, const double* J, int j_stride,
                              double* IA, double* Z) noexcept nogil
 
 

@@ -44,7 +44,7 @@ typedef struct {
     const double *inertias;     /* (nb, 10) */
     const double *armature;     /* (nv,) */
     int has_armature;
-    double singular_tol;
+    const double* singular_tol;  /* (nb,) */
     /* the dofs' tree (CModel's): parent dof, start of its run, ancestors (nearest first) */
     const int *dof_parents, *dof_run_start, *dof_ancestors, *dof_ancestors_start;
 } rbd_lanes_model;

@@ -23,7 +23,7 @@ cdef extern from "_lanes.h":
         int nb, nv, has_armature
         const int *parents, *kinds, *q_idx, *v_idx, *nvj, *d2_idx, *cols, *basis
         const double *axes, *placements, *inertias, *armature
-        double singular_tol
+        const double* singular_tol
         const int *dof_parents, *dof_run_start, *dof_ancestors, *dof_ancestors_start
     int RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR
     int RBD_CONTACT_FRAME, RBD_CONTACT_BODY, RBD_CONTACT_DIM, RBD_CONTACT_REF, RBD_CONTACT_ROW, RBD_CONTACT_FIELDS

@@ -725,7 +725,7 @@ static int RBD_SFX(ln_articulated_ltdl)(const rbd_lanes_model* m, const double* 
             RBD_SFX(ln_dot6)(s, U, pivot);
             LANE {
                 pivot[l] += armature;
-                bad |= !(pivot[l] > m->singular_tol);
+                bad |= !(pivot[l] > m->singular_tol[i]);
                 inverse[l] = 1.0 / pivot[l];
             }
             if (bad)
@@ -1316,7 +1316,7 @@ static void RBD_SFX(rbd_aba_lanes)(const rbd_lanes_model* m, const double* g, co
                     u[l] = R(tau, d) - (ax[0] * R(pA, o) + ax[1] * R(pA, o + 1) + ax[2] * R(pA, o + 2));
                 }
             }
-            const double arm = m->armature[d], tol = m->singular_tol;
+            const double arm = m->armature[d], tol = m->singular_tol[i];
             LANE {
                 const double dd = D[l] + arm;
                 const int ok = dd > tol;  /* (NaN included) */

@@ -70,7 +70,7 @@ ctypedef struct CModel:
     double total_mass
     double gravity[3]       # the model's gravity (a model is immutable: read once, here)
     int coupled             # a model with mimic joints (this is its full model: run() goes through rbd._coupled)
-    double singular_tol     # articulated-inertia pivots at or below this are singular
+    double* singular_tol    # (nb,) pivots of a body's articulated inertia at or below this are singular
     # for the joint placements' sines and cosines a block of bodies at a time (_joints.h):
     int* angle_q            # (nb padded to whole blocks) a revolute joint's angle's index in q, else 0
     int* angle_blocks       # (blocks,) whether the block has a revolute joint

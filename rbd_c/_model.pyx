@@ -474,7 +474,7 @@ cdef CompiledModel _build(object model):
     for d in range(3):
         cm.m.gravity[d] = gravity[d]
     cm.m.coupled = 0
-    cm.m.singular_tol = checks_module().singular_tolerance(model)
+    cm.m.singular_tol = _doubles(owner, checks_module().singular_tolerance(model))
     cm.owner = tuple(owner)
     cm.frame_index = dict(model._frame_index)
     return cm

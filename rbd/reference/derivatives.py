@@ -152,7 +152,7 @@ def _inverse_mass_matrix_passes(bodies, tol, nv, q, trig):
     factors = [None] * n
     for i in range(n - 1, -1, -1):
         body = bodies[i]
-        U, L, W, inv_d = joint_factors(articulated[i], body, tol, i)
+        U, L, W, inv_d = joint_factors(articulated[i], body, tol[i], i)
         Rw, pw = world[i]
         Uw = [sc.act_force(Rw, pw, u) for u in U]
         Sw = [sc.act_motion(Rw, pw, s) for s in body.motions]
@@ -202,7 +202,7 @@ def inverse_mass_matrix(model, q):
     and exactly symmetric."""
     batch, arrays = model_arrays(model, q=q)
     bodies, nv = sc.constants(model), model.nv
-    tol = singular_tolerance(model)
+    tol = singular_tolerance(model).tolist()
     try:
         return sc.evaluate(lambda *args: _inverse_mass_matrix_passes(bodies, tol, nv, *args), batch, arrays,
                            (nv, nv))

@@ -178,7 +178,7 @@ def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
     factors = [None] * n
     for i in range(n - 1, -1, -1):
         body = bodies[i]
-        U, L, W, inv_d = joint_factors(articulated[i], body, tol, i)
+        U, L, W, inv_d = joint_factors(articulated[i], body, tol[i], i)
         u = [tau[body.v0 + k] - x for k, x in enumerate(joints.joint_force(body, bias[i]))]
         z = sc.forward_substitute(L, u)
         factors[i] = L, W, z, inv_d
@@ -211,7 +211,7 @@ def forward_dynamics(model, q, v, tau, fext):
     batch, arrays = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
     bodies = sc.constants(model)
     gravity = model.gravity.tolist()
-    tol = singular_tolerance(model)
+    tol = singular_tolerance(model).tolist()
     try:
         return sc.evaluate(lambda *args: _aba_passes(bodies, gravity, tol, *args), batch, arrays, (model.nv,))
     except _Singular as exc:
