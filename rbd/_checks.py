@@ -219,33 +219,19 @@ def singular_joint_error(model, body, q=None):
 
 def singular_tolerance(model):
     """Per body (nbodies,): pivots of its joint's articulated inertia at or below this are
-    singular. Near double round-off relative to the scale of what the joint moves (its
-    subtree): the largest inertial number of those bodies, their masses moved out to their
-    distance from the joint (a bound: joint offsets, prismatic travel within finite limits,
-    centres of mass), so that a gram-scale part on a ten-tonne crane is judged against its
-    own scale, not the crane's. Kept with the model."""
-    from .model import JointKind  # (rbd.model imports this module)
+    singular. Near double round-off relative to the scale of what the joint moves: the
+    largest inertial number of the bodies of its subtree, so that a gram-scale part on a
+    ten-tonne crane is judged against its own scale, not the crane's. (Not their composite
+    inertia about the joint: an articulated pivot is what the joint feels with the joints
+    after it free, much less on a long chain.) Kept with the model."""
     cache = model._cache
     if cache.singular_tol is None:
         Y = np.asarray(model.inertias)
-        scale = np.abs(Y).max(axis=1, initial=0.0) if Y.size else np.zeros(0)
-        mass = Y[:, 0].copy() if Y.size else np.zeros(0)
-        reach = np.linalg.norm(Y[:, 1:4], axis=1) / np.where(mass > 0.0, mass, 1.0) if Y.size else np.zeros(0)
-        offsets = np.linalg.norm(np.asarray(model.joint_placements)[:, :3, 3], axis=1)
-        for i in range(model.nbodies):  # a prismatic joint's travel, where its limits bound it
-            if int(model.joint_kinds[i]) == int(JointKind.PRISMATIC):
-                k = int(model.q_idx[i])
-                travel = max(abs(float(model.lower_limits[k])), abs(float(model.upper_limits[k])))
-                offsets[i] += travel if np.isfinite(travel) else 0.0
-        scale, mass, reach = scale.tolist(), mass.tolist(), reach.tolist()
-        parents, offsets = model.parents.tolist(), offsets.tolist()
+        scale = (np.abs(Y).max(axis=1) if Y.size else np.zeros(0)).tolist()
+        parents = model.parents.tolist()
         for i in range(model.nbodies - 1, -1, -1):  # children (higher indices) are complete first
-            p = parents[i]
-            if p >= 0:
-                out = offsets[i] + reach[i]  # the subtree's farthest centre of mass from p's origin
-                scale[p] = max(scale[p], scale[i] + mass[i] * out * out)
-                reach[p] = max(reach[p], out)
-                mass[p] += mass[i]
+            if parents[i] >= 0 and scale[i] > scale[parents[i]]:
+                scale[parents[i]] = scale[i]
         cache.singular_tol = 1e-13 * np.maximum(np.array(scale, dtype=float), 1e-300)
     return cache.singular_tol
 
