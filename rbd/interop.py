@@ -380,8 +380,8 @@ def _principal(moments, R):
 
 
 def _is_urdf(source, is_xml):
-    if is_xml:
-        return root_element(source.lstrip("\ufeff")[:1 << 16]) == "robot"
+    if is_xml:  # (white space before an XML declaration: a triple-quoted string's first line)
+        return root_element(source.lstrip("\ufeff \t\r\n")[:1 << 16]) == "robot"
     try:
         with open(source, "rb") as f:
             return root_element(f.read(1 << 16)) == "robot"
@@ -391,9 +391,9 @@ def _is_urdf(source, is_xml):
 
 def load_mjcf(source, strict=False):
     """A ``Model`` of an MJCF file path or XML string (or a URDF: anything MuJoCo compiles;
-    a URDF's ``<visual>`` and ``<collision>`` elements are left out, so MuJoCo does not look
-    for their meshes), parsed and compiled by MuJoCo (inertias from geometry included),
-    then ``from_mujoco``.
+    a URDF's mesh geometry is left out, so MuJoCo does not look for it, and its fixed links
+    stay bodies: see ``rbd.urdf.stripped_for_mujoco``), parsed and compiled by MuJoCo
+    (inertias from geometry included), then ``from_mujoco``.
     Needs ``mujoco`` (``pip install mujoco``); a file MuJoCo refuses raises ``rbd.URDFError``
     with MuJoCo's message."""
     mujoco = _import("mujoco", "mujoco")

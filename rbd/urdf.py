@@ -95,7 +95,9 @@ def _read(source):
     if isinstance(source, (bytes, bytearray)):
         return bytes(source)
     if isinstance(source, str) and source.lstrip("\ufeff \t\r\n").startswith("<"):
-        return source.lstrip("\ufeff")  # a byte-order mark would otherwise make it a "path"
+        # a byte-order mark would otherwise make it a "path"; white space before an XML
+        # declaration (a triple-quoted string's first line) makes the XML malformed
+        return source.lstrip("\ufeff \t\r\n")
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("source must be a URDF file path or an XML string, got %s" % type(source).__name__)
     name = os.fspath(source)
@@ -151,14 +153,33 @@ def root_element(xml):
 
 
 def stripped_for_mujoco(source):
-    """The text of a URDF without its ``<visual>`` and ``<collision>`` elements, for MuJoCo's
-    importer: it would open their mesh files, which URDFs name by ``package://`` paths it
-    cannot resolve (the dynamics come from the ``<inertial>`` elements)."""
+    """The text of a URDF for MuJoCo's importer: without the ``<visual>`` and ``<collision>``
+    elements that name a mesh (URDFs name them by ``package://`` paths MuJoCo cannot
+    resolve; other shapes stay, for links whose mass MuJoCo takes from their geometry), and
+    with fixed links kept as bodies (``<compiler fusestatic="false">`` unless the file says
+    otherwise), so that every link is a frame and a fixed base's root link keeps its mass.
+    A link without ``<inertial>`` that loses a mesh is named in a warning: MuJoCo would have
+    taken its mass from that mesh."""
     root = _parse(source)
+    lost = []
     for link in root.iter("link"):
         for tag in ("visual", "collision"):
             for elem in link.findall(tag):
-                link.remove(elem)
+                if elem.find("geometry/mesh") is not None:
+                    link.remove(elem)
+                    if tag == "collision" and link.find("inertial") is None:
+                        lost.append(link.get("name", "?"))
+    if lost:
+        warnings.warn("load_mjcf: links %s have no <inertial>; MuJoCo would take their mass from their "
+                      "collision meshes, which are left out (URDF mesh paths): they load without that mass"
+                      % short_names(sorted(set(lost))), UserWarning, stacklevel=3)
+    extension = root.find("mujoco")
+    if extension is None:
+        extension = ET.SubElement(root, "mujoco")
+    compiler = extension.find("compiler")
+    if compiler is None:
+        compiler = ET.SubElement(extension, "compiler")
+    compiler.attrib.setdefault("fusestatic", "false")
     return ET.tostring(root, encoding="unicode")
 
 

@@ -593,6 +593,9 @@ def test_load_mjcf_reads_urdfs_without_their_meshes(mujoco, backend, tmp_path):
     assert model == from_mujoco(mujoco_from_urdf(mujoco, path, False))
     assert rbd.load_mjcf(renamed) == model and rbd.load_mjcf(open(path).read()) == model
     ours = load_urdf_quietly(path, False)
+    # fixed links stay bodies: every link a frame, the fixed root link's mass kept
+    assert set(ours.link_frame_names) <= set(model.frame_names)
+    np.testing.assert_allclose(model.world_inertia, ours.world_inertia, rtol=1e-12, atol=1e-15)
     mj_model = mujoco.MjModel.from_xml_string(stripped_for_mujoco(path))
     to_ours, to_model = MujocoLayout(ours, mj_model), MujocoLayout(model, mj_model)
     q, v, a = random_state(ours, np.random.default_rng(11))
@@ -600,6 +603,32 @@ def test_load_mjcf_reads_urdfs_without_their_meshes(mujoco, backend, tmp_path):
     q_model = to_model.q_from_peer(peer[0])
     assert_close(to_model.tau_to_peer(q_model, rbd.rnea(model, *to_model.from_peer(*peer))),
                  to_ours.tau_to_peer(q, rbd.rnea(ours, q, v, a)), "load_mjcf vs load_urdf")
+
+
+def test_load_mjcf_keeps_a_urdfs_mass_from_geometry(mujoco, backend):
+    """A URDF link without <inertial> takes its mass from its collision shapes in MuJoCo: only
+    meshes are left out (with a warning where that loses mass), a box stays. Oracle: MuJoCo
+    compiling the same (mesh-free) file; a string starting with a newline is read too."""
+    urdf = """
+<?xml version="1.0"?>
+<robot name="tool_arm">
+  <link name="base"/>
+  <link name="arm"><inertial><origin xyz="0.2 0 0"/><mass value="1"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <link name="tool"><collision><origin xyz="0.1 0 0"/><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="10" velocity="1"/></joint>
+  <joint name="weld" type="fixed"><parent link="arm"/><child link="tool"/><origin xyz="0.4 0 0"/></joint>
+</robot>"""
+    mj_model = mujoco.MjModel.from_xml_string(urdf.lstrip())
+    model = rbd.load_mjcf(urdf)
+    assert model.total_mass == pytest.approx(mj_model.body_mass.sum(), rel=1e-12) and model.total_mass > 1.5
+    data = mujoco.MjData(mj_model)
+    mujoco.mj_forward(mj_model, data)
+    assert_close(rbd.crba(model, np.zeros(1)), full_mass_matrix(mujoco, mj_model, data), "M")
+    meshed = urdf.replace('<box size="0.1 0.1 0.1"/>', '<mesh filename="package://tool/tool.stl"/>')
+    with pytest.warns(UserWarning, match="links 'tool' have no <inertial>"):
+        assert rbd.load_mjcf(meshed).total_mass == pytest.approx(1.0)
 
 
 def test_mujoco_sites_named_like_bodies_keep_both_frames(mujoco, backend):
