@@ -96,9 +96,52 @@ massless leaf without armature) raises rbd.SingularModelError naming the joint."
 }
 
 
+_COMPOSED_BATCH = """
+Batches: the state arguments take leading batch dimensions (broadcast together); the
+results have them in front.  SI units; spatial vectors linear first, wrenches [f; tau].
+(No ``out=``.)"""
+
+_CONTACTS = """``contacts``: a list of ``rbd.Contact(frame, dim=3, reference="local_world_aligned")``
+in the order of the force rows (dim 3: a point holding its classical acceleration; dim 6:
+a flat contact holding its spatial acceleration; ``reference``: the axes of the forces)."""
+
+#: the functions composed from the algorithms (``rbd._names.COMPOSED``)
+COMPOSED_DOCS = {
+    "contact_jacobian": "contact_jacobian(model, q, contacts) -> J (m, nv): the contacts' stacked "
+                        "Jacobians, m the sum of their dims.\n\n" + _CONTACTS,
+    "constrained_dynamics": """constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0.0)
+    -> (qdd (nv,), forces (m,))
+
+M qdd + h = tau + J^T forces with every contact held (J qdd + gamma = 0).
+``regularization`` > 0 damps the contact system (redundant contacts); a rank-deficient
+set without it raises ValueError naming the contacts.
+
+""" + _CONTACTS,
+    "impulse_dynamics": """impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0)
+    -> (v_after (nv,), impulses (m,))
+
+An impact: M (v_after - v) = J^T impulses and J v_after = -restitution J v.
+
+""" + _CONTACTS,
+    "kinematic_hessian": """kinematic_hessian(model, q, frame, reference="local") -> H (6, nv, nv)
+
+H[:, i, k] = d J[:, i] / d q_k along q (+) dq, J = frame_jacobian(model, q, frame,
+reference); so H @ v is frame_jacobian_time_derivative.
+
+""" + _FRAME,
+    "joint_torque_regressor": """joint_torque_regressor(model, q, v, a) -> Y (nv, 10 nbodies)
+
+Y @ inertial_parameters(model) = rnea(model, q, v, a) (gravity included; armature, not an
+inertial parameter, left out); each body's parameters [m, m c, Ixx, Ixy, Iyy, Ixz, Iyz,
+Izz] about its origin.""",
+}
+
+
 def apply(module):
-    """Give every algorithm of ``module`` (a backend) its docstring from ``DOCS``."""
-    for name, text in DOCS.items():
-        function = getattr(module, name, None)
-        if function is not None:
-            function.__doc__ = text + "\n" + _BATCH
+    """Give every algorithm of ``module`` (a backend) its docstring from ``DOCS`` (and the
+    composed functions theirs from ``COMPOSED_DOCS``)."""
+    for table, batch in ((DOCS, _BATCH), (COMPOSED_DOCS, _COMPOSED_BATCH)):
+        for name, text in table.items():
+            function = getattr(module, name, None)
+            if function is not None:
+                function.__doc__ = text + "\n" + batch

@@ -27,6 +27,7 @@ whose algorithms they call: ``rbd.reference`` exports them on itself, ``rbd_c`` 
 models with mimic joints (its kernels otherwise), and ``rbd`` binds the active backend's
 (``rbd._names.COMPOSED``). Everything takes leading batch dimensions on its state arguments.
 """
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -259,3 +260,12 @@ def joint_torque_regressor_on(rbd, model, q, v, a):
         acc[..., :3] -= (np.swapaxes(R, -1, -2) @ model.gravity)  # the world accelerates by -g
         Y[..., 10 * i:10 * i + 10] = np.swapaxes(J, -1, -2) @ _body_forces_basis(acc, twist)
     return Y
+
+
+def __getattr__(name):
+    """``rbd.contacts.constrained_dynamics`` and the other composed functions: the active
+    backend's (as ``rbd.constrained_dynamics``), for code that imported them from here."""
+    from ._names import COMPOSED
+    if name in COMPOSED:
+        return getattr(sys.modules["rbd"], name)
+    raise AttributeError("module 'rbd.contacts' has no attribute %r" % name)

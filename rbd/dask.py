@@ -69,20 +69,26 @@ def _model_reference(model):
     return futures[client.id]
 
 
-def _as_keywords(name, extra, kwargs):
-    """``kwargs`` with the positional arguments after the states (``extra``) added by name
-    (a frame, a reference, a batched ``fext`` given as ``rbd.rnea(model, q, v, a, fext)``)."""
+def _states_and_keywords(name, args, kwargs):
+    """The state arguments (by position or by name, as ``rbd.<name>`` takes them) and the
+    other arguments by name (a frame, a reference, a batched ``fext`` given as
+    ``rbd.rnea(model, q, v, a, fext)``)."""
     import rbd
-    names = list(inspect.signature(getattr(rbd, name)).parameters)[1 + len(_STATE[name]):]
-    if len(extra) > len(names):
+    count = len(_STATE[name])
+    parameters = list(inspect.signature(getattr(rbd, name)).parameters.values())[1:]
+    positional = [p.name for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD]  # (not out=)
+    if len(args) > len(positional):
         raise TypeError("%s takes at most %d positional arguments after the model, got %d"
-                        % (name, len(_STATE[name]) + len(names), len(_STATE[name]) + len(extra)))
+                        % (name, len(positional), len(args)))
     kwargs = dict(kwargs)
-    for key, value in zip(names, extra):
+    for key, value in zip(positional, args):
         if key in kwargs:
             raise TypeError("%s got multiple values for argument %r" % (name, key))
         kwargs[key] = value
-    return kwargs
+    missing = [key for key in positional[:count] if key not in kwargs]
+    if missing:
+        raise TypeError("%s needs its state arguments %s" % (name, ", ".join(positional[:count])))
+    return [kwargs.pop(key) for key in positional[:count]], kwargs
 
 
 def _on_chunk(name, count, nbatch, model, *states, **kwargs):
@@ -105,9 +111,7 @@ def run(name, model, *args, **kwargs):
         raise ValueError("rbd.dask runs the algorithms with state arrays (%s), not %r"
                          % (", ".join(sorted(_STATE)), name))
     kinds = _STATE[name]
-    if len(args) < len(kinds):
-        raise TypeError("%s needs %d state arguments, got %d" % (name, len(kinds), len(args)))
-    states, kwargs = list(args[:len(kinds)]), _as_keywords(name, args[len(kinds):], kwargs)
+    states, kwargs = _states_and_keywords(name, args, kwargs)
     trailing = [(model.nq,) if kind == "q" else (model.nv,) for kind in kinds]
     if kwargs.get("fext") is not None and np.ndim(kwargs["fext"]) > 2:  # a batched fext: chunked as the states
         states.append(kwargs.pop("fext"))

@@ -25,8 +25,8 @@ What differs (and what the layouts convert):
 
 MuJoCo names: an unnamed MuJoCo body is called ``body<id>`` (its id in the MuJoCo model);
 an unnamed joint ``<body name>_joint<k>`` (``k``: its place among its body's joints, from 0);
-an unnamed site ``site<id>``; a made-up name that a named body or site already has takes a
-trailing ``_`` (``body2_``). MuJoCo's bodies and sites have separate names, rbd's frames
+an unnamed site ``site<id>``; a made-up name that a named body, site or joint already has
+takes a trailing ``_`` (``body2_``). MuJoCo's bodies and sites have separate names, rbd's frames
 one namespace: a site named like a body is the frame ``<name>/site`` (with a warning).
 """
 import importlib
@@ -196,11 +196,13 @@ def _mujoco_frame_names(mj_model):
     MuJoCo keeps bodies and sites apart, rbd's frames share one namespace: a written name
     is kept, but a site named like a body is called ``<name>/site`` (returned as
     ``(name, new name)`` pairs for the warning); made-up names (``body<id>``, ``site<id>``)
-    take a trailing ``_`` while a written name already holds them, so they never shadow one."""
+    take a trailing ``_`` while a written name (of a body, a site or a joint) already holds
+    them, so they never shadow one."""
     mujoco = _import("mujoco", "mujoco")
     written_bodies = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_BODY, mj_model.nbody, lambda i: None)
     written_sites = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_SITE, mj_model.nsite, lambda i: None)
-    taken = {n for n in written_bodies + written_sites if n}
+    written_joints = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_JOINT, mj_model.njnt, lambda i: None)
+    taken = {n for n in written_bodies + written_sites + written_joints if n}  # (joints are frames too)
 
     def fresh(name):
         while name in taken:

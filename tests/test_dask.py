@@ -28,6 +28,8 @@ def test_threaded_scheduler_keeps_chunks_and_values(backend):
     np.testing.assert_allclose(M.compute(), rbd.crba(model, q), atol=1e-12)
     J = rbd.dask.frame_jacobian(model, Q, "FL_foot", "world")
     np.testing.assert_allclose(J.compute(), rbd.frame_jacobian(model, q, "FL_foot", "world"), atol=1e-12)
+    # the states by name, as rbd takes them
+    np.testing.assert_allclose(rbd.dask.rnea(model, q=Q, v=V, a=A).compute(), rbd.rnea(model, q, v, a), atol=1e-12)
     # a NumPy argument beside a Dask one takes its chunks
     np.testing.assert_allclose(rbd.dask.nonlinear_effects(model, Q, v).compute(), rbd.nonlinear_effects(model, q, v),
                                atol=1e-12)
@@ -72,7 +74,9 @@ def test_errors():
     with pytest.raises(TypeError, match="multiple values for argument 'fext'"):
         rbd.dask.rnea(model, Q, v, v, np.zeros((model.nbodies, 6)), fext=np.zeros((model.nbodies, 6)))
     with pytest.raises(TypeError, match="at most"):
-        rbd.dask.rnea(model, Q, v, v, None, None, None)
+        rbd.dask.rnea(model, Q, v, v, None, None)  # (no out= by position: rbd.rnea refuses it too)
+    with pytest.raises(TypeError, match="needs its state arguments q, v, a"):
+        rbd.dask.rnea(model, Q, v)
 
 
 CLUSTER = textwrap.dedent("""

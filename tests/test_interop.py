@@ -647,6 +647,11 @@ def test_mujoco_sites_named_like_bodies_keep_both_frames(mujoco, backend):
     with pytest.warns(UserWarning, match="sites 'head' are named like bodies.*'head/site'"):
         model = from_mujoco(mj_model)
     assert {"head", "head/site", "body2", "body2_"} <= set(model.frame_names)
+    # a joint's written name is not taken by a made-up body name either
+    with pytest.warns(UserWarning, match="sites 'head'"):
+        renamed = from_mujoco(mujoco.MjModel.from_xml_string(xml.replace('name="body2"', 'name="b3"').replace(
+            'name="k"', 'name="body2"')))
+    assert "body2_" in renamed.frame_names and renamed.frame_id("body2") == renamed.joint_frame("body2")
     data = mujoco.MjData(mj_model)
     data.qpos[:] = [0.4, -0.7, 0.2]
     mujoco.mj_kinematics(mj_model, data)

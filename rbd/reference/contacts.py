@@ -29,6 +29,3 @@ def kinematic_hessian(model, q, frame, reference="local"):
 def joint_torque_regressor(model, q, v, a):
     return _composition.joint_torque_regressor_on(_here(), model, q, v, a)
 
-
-for _function in (contact_jacobian, constrained_dynamics, impulse_dynamics, kinematic_hessian, joint_torque_regressor):
-    _function.__doc__ = getattr(_composition, _function.__name__ + "_on").__doc__
