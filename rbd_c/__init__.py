@@ -5,6 +5,7 @@ same names and signatures.  Importing it raises ImportError when the extension
 modules were not built, which is how ``rbd`` falls back to NumPy.
 """
 import os as _os
+import sys as _sys
 
 from . import _cpu  # (ImportError here means "not built")
 
@@ -56,47 +57,49 @@ from . import _contacts, _kinematics  # noqa: E402
 # The contact dynamics, the contact Jacobian, the kinematic Hessian and the regressor: the
 # kernels (rbd_c._contacts, _kinematics), and on a model with mimic joints rbd.contacts'
 # compositions on this backend's algorithms (which take such models).
-def _composition(model):
+_THIS = _sys.modules[__name__]
+
+
+def _composition_for(model):
     """rbd.contacts when ``model`` has mimic joints (imported on use, as above), else None."""
     if getattr(model, "_full", None) is None:
         return None
-    import sys
     import rbd.contacts
-    return rbd.contacts, sys.modules[__name__]
+    return rbd.contacts
 
 
 def contact_jacobian(model, q, contacts):
-    mimic = _composition(model)
-    if mimic:
-        return mimic[0].contact_jacobian_on(mimic[1], model, q, contacts)
+    composed = _composition_for(model)
+    if composed:
+        return composed.contact_jacobian_on(_THIS, model, q, contacts)
     return _contacts.contact_jacobian(model, q, contacts)
 
 
 def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0.0):
-    mimic = _composition(model)
-    if mimic:
-        return mimic[0].constrained_dynamics_on(mimic[1], model, q, v, tau, contacts, fext, regularization)
+    composed = _composition_for(model)
+    if composed:
+        return composed.constrained_dynamics_on(_THIS, model, q, v, tau, contacts, fext, regularization)
     return _contacts.constrained_dynamics(model, q, v, tau, contacts, fext, regularization)
 
 
 def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0):
-    mimic = _composition(model)
-    if mimic:
-        return mimic[0].impulse_dynamics_on(mimic[1], model, q, v, contacts, restitution, regularization)
+    composed = _composition_for(model)
+    if composed:
+        return composed.impulse_dynamics_on(_THIS, model, q, v, contacts, restitution, regularization)
     return _contacts.impulse_dynamics(model, q, v, contacts, restitution, regularization)
 
 
 def kinematic_hessian(model, q, frame, reference="local"):
-    mimic = _composition(model)
-    if mimic:
-        return mimic[0].kinematic_hessian_on(mimic[1], model, q, frame, reference)
+    composed = _composition_for(model)
+    if composed:
+        return composed.kinematic_hessian_on(_THIS, model, q, frame, reference)
     return _kinematics.kinematic_hessian(model, q, frame, reference)
 
 
 def joint_torque_regressor(model, q, v, a):
-    mimic = _composition(model)
-    if mimic:
-        return mimic[0].joint_torque_regressor_on(mimic[1], model, q, v, a)
+    composed = _composition_for(model)
+    if composed:
+        return composed.joint_torque_regressor_on(_THIS, model, q, v, a)
     return _contacts.joint_torque_regressor(model, q, v, a)
 
 
