@@ -119,6 +119,11 @@ def _pin_joint(pin_model, jid):
     return _PIN_JOINTS[name]
 
 
+def _pin_inertia(Y):
+    """rbd's 10 numbers of a ``pinocchio.Inertia``."""
+    return spatial.inertia10_from_mass_com(Y.mass, np.array(Y.lever), np.array(Y.inertia))
+
+
 def from_pinocchio(pin_model, strict=False):
     """An rbd ``Model`` of a ``pinocchio.Model``.
 
@@ -158,8 +163,7 @@ def from_pinocchio(pin_model, strict=False):
                             effort=_finite_or_inf(pin_model.effortLimit[rv]),
                             armature=np.array(pin_model.armature[rv]), damping=np.array(pin_model.damping[rv]),
                             friction=np.array(pin_model.friction[rv])))
-        Y = pin_model.inertias[jid]
-        bodies[-1]["inertia"] = spatial.inertia10_from_mass_com(Y.mass, np.array(Y.lever), np.array(Y.inertia))
+        bodies[-1]["inertia"] = _pin_inertia(pin_model.inertias[jid])
     frames = []
     for frame in pin_model.frames:
         if frame.type not in (pin.FrameType.BODY, pin.FrameType.OP_FRAME, pin.FrameType.SENSOR):
@@ -170,10 +174,9 @@ def from_pinocchio(pin_model, strict=False):
                 and bodies[body]["link"] == bodies[body]["joint"]:
             bodies[body]["link"] = str(frame.name)
     check_inertias([b["inertia"] for b in bodies], [b["link"] for b in bodies], strict=strict)
-    Y = pin_model.inertias[0]  # the universe's: a fixed base's root link
     return assemble_model(pin_model.name, bodies, _unique_frames(frames, "from_pinocchio"),
                           gravity=np.array(pin_model.gravity.linear),
-                          world_inertia=spatial.inertia10_from_mass_com(Y.mass, np.array(Y.lever), np.array(Y.inertia)))
+                          world_inertia=_pin_inertia(pin_model.inertias[0]))  # the universe's: a fixed root link
 
 
 # ------------------------------------------------------------------------------------------
@@ -222,10 +225,11 @@ def _mujoco_frame_names(mj_model):
     return bodies, sites, renamed
 
 
-def _mujoco_joint_names(mj_model):
-    """The joint names, unnamed joints given ``<body name>_joint<k>``; duplicates raise."""
+def _mujoco_joint_names(mj_model, bodies=None):
+    """The joint names, unnamed joints given ``<body name>_joint<k>``; duplicates raise.
+    ``bodies``: the body names of ``_mujoco_frame_names``, if the caller has them."""
     mujoco = _import("mujoco", "mujoco")
-    bodies = _mujoco_frame_names(mj_model)[0]
+    bodies = _mujoco_frame_names(mj_model)[0] if bodies is None else bodies
     names = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_JOINT, mj_model.njnt, lambda j: None)
     for j in range(mj_model.njnt):
         if names[j] is None:
@@ -238,8 +242,9 @@ def _mujoco_joint_names(mj_model):
     return names
 
 
-def _mujoco_unsupported(mj_model, joint_names):
-    """What rbd does not represent, as one sentence per feature."""
+def _mujoco_unsupported(mj_model, joint_names, bodies):
+    """What rbd does not represent, as one sentence per feature (joints and bodies named as
+    rbd names them)."""
     mujoco = _import("mujoco", "mujoco")
     m, notes = mj_model, []
 
@@ -258,7 +263,6 @@ def _mujoco_unsupported(mj_model, joint_names):
              if m.jnt_limited[j] and _mj_kind(mujoco, m.jnt_type[j]) in (JointKind.SPHERICAL, JointKind.FREE)]
     if cones:
         notes.append("the ranges of ball joints %s" % short_names(cones))
-    bodies = _mujoco_frame_names(m)[0]
     gravcomp = [bodies[b] for b in np.flatnonzero(m.body_gravcomp)]
     if gravcomp:
         notes.append("gravity compensation on %s" % short_names(gravcomp))
@@ -301,12 +305,12 @@ def from_mujoco(mj_model, strict=False):
     if not isinstance(mj_model, mujoco.MjModel):
         raise TypeError("mj_model must be a compiled mujoco.MjModel, got %s" % type(mj_model).__name__)
     m = mj_model
-    joint_names = _mujoco_joint_names(m)
+    body_names, site_names, renamed_sites = _mujoco_frame_names(m)
+    joint_names = _mujoco_joint_names(m, body_names)
     if np.any(getattr(m, "actuator_armature", 0.0)):
         raise ValueError("the MuJoCo model has actuators with armature, which MuJoCo adds to its mass matrix "
                          "and rbd does not represent (give the joints armature instead)")
-    notes = _mujoco_unsupported(m, joint_names)
-    body_names, site_names, renamed_sites = _mujoco_frame_names(m)
+    notes = _mujoco_unsupported(m, joint_names, body_names)
     if renamed_sites:
         warnings.warn("from_mujoco: sites %s are named like bodies (rbd's frames share one namespace): "
                       "the names stay the bodies', the sites are the frames %s"
