@@ -12,9 +12,11 @@ numbers and physically impossible inertias.
 URDF conventions kept here: ``rpy`` is roll-pitch-yaw about FIXED axes, so the
 rotation is ``Rz(yaw) Ry(pitch) Rx(roll)``; a joint's ``<axis>`` defaults to
 ``1 0 0``; the child link's frame is the joint frame.  rbd-specific choices:
-a ``<limit>`` without ``lower``/``upper`` leaves that side unbounded,
-continuous joints are unbounded revolute joints, and ``<mimic>`` joints are
-loaded as independent joints (with a warning).
+a ``<limit>`` without ``lower``/``upper`` leaves that side unbounded (and so
+does Bullet's ``lower`` above ``upper``, with a warning), continuous joints are
+unbounded revolute joints, and ``<mimic>`` joints are loaded as independent
+joints (with a warning).  What real files write and ROS's parser reads loads:
+XML without namespace processing, an exact copy of an element (read once).
 """
 import errno
 import os
@@ -47,15 +49,18 @@ def load_urdf(source, floating_base=False, strict=False, mimic=False):
     """
     floating_base, strict, mimic = (flag(x, name) for x, name in ((floating_base, "floating_base"),
                                                                  (strict, "strict"), (mimic, "mimic")))
-    robot = _parse(source)
-    builder = ModelBuilder(robot.get("name") or "robot")
+    xml = _read(source)
     try:
+        robot = _robot(xml)
+        builder = ModelBuilder(robot.get("name") or "robot")
+        doubled, unlimited = _drop_identical_duplicates(robot), []
         for link in robot.findall("link"):
             _add_link(builder, link)
         mimics = []
         kinds = {joint.get("name"): joint.get("type") for joint in robot.findall("joint")}
         for joint in robot.findall("joint"):
-            _add_joint(builder, joint)
+            if _add_joint(builder, joint):
+                unlimited.append(joint.get("name"))
             owner = "joint %s" % short_repr(joint.get("name"))
             element = _single(joint, "mimic", owner)
             if element is not None and joint.get("type") != "fixed":  # a fixed joint has nothing to couple
@@ -76,10 +81,19 @@ def load_urdf(source, floating_base=False, strict=False, mimic=False):
         model = builder.build(floating_base=floating_base, strict=strict)
         if mimic and mimics:
             model = couple_joints(model, mimics)
-    except URDFError:
-        raise
-    except ValueError as exc:  # the builder's checks of the tree and the inertias, the couplings
-        raise URDFError("URDF: %s" % exc) from None
+    except ValueError as exc:  # (URDFError is one) the builder's checks of the tree and the inertias, the couplings
+        error = exc if isinstance(exc, URDFError) else URDFError("URDF: %s" % exc)
+        if (not isinstance(source, (bytes, bytearray)) and not _is_xml_text(os.fspath(source))
+                and hasattr(error, "add_note")):  # (Python >= 3.11)
+            error.add_note("in the URDF file %s" % short_repr(os.fspath(source), 200))  # (files loaded in loops)
+        raise error from None
+    if doubled:
+        warnings.warn("%s repeat%s an element with the same content: it is read once"
+                      % (", ".join(doubled[:12]) + (", ..." if len(doubled) > 12 else ""),
+                         "s" if len(doubled) == 1 else ""), stacklevel=2)
+    if unlimited:
+        warnings.warn("joints %s have a lower limit above the upper one, which Bullet's URDFs write for "
+                      "\"no limit\": they load unbounded" % short_names(unlimited), stacklevel=2)
     if mimics and not mimic:
         warnings.warn("mimic joints %s are loaded as independent joints (load_urdf(..., mimic=True) enforces "
                       "them)" % short_names([m[0] for m in mimics]), stacklevel=2)
@@ -93,8 +107,8 @@ def _read(source):
     """The XML of ``source`` as text (an XML string) or bytes (a file's content, or
     bytes given directly), for the parser to decode as the XML declares."""
     if isinstance(source, (bytes, bytearray)):
-        return bytes(source)
-    if isinstance(source, str) and source.lstrip("\ufeff \t\r\n").startswith("<"):
+        return _declaration_first(bytes(source))
+    if isinstance(source, str) and _is_xml_text(source):
         # a byte-order mark would otherwise make it a "path"; white space before an XML
         # declaration (a triple-quoted string's first line) makes the XML malformed
         return source.lstrip("\ufeff \t\r\n")
@@ -104,7 +118,7 @@ def _read(source):
     shown = name if len(name) <= 200 else name[:200] + "..."  # (not a whole mistaken URDF in a message)
     try:
         with open(source, "rb") as f:
-            return f.read()
+            return _declaration_first(f.read())
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "no such URDF file (an XML string would start with '<')",
                                 shown) from None
@@ -115,20 +129,41 @@ def _read(source):
         raise type(exc)(exc.errno, exc.strerror, shown) from None
 
 
-def _refuse_entities(xml):
-    """Entity declarations are how XML bombs and external-file reads work; URDFs
-    never need them, so a first pass refuses them before anything is expanded."""
+def _is_xml_text(text):
+    return text.lstrip("\ufeff \t\r\n").startswith("<")
+
+
+def _declaration_first(data):
+    """Bytes of a file with the white space before its XML declaration dropped (files
+    written by hand or by scripts have it; the declaration must come first). Only an
+    8-bit encoding can have both: a UTF-8 byte-order mark goes with the white space."""
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    stripped = body.lstrip(b" \t\r\n")
+    return stripped if stripped is not body and stripped.startswith(b"<?xml") else data
+
+
+def _tree(xml):
+    """The element tree of XML text or bytes, read as XML 1.0 without namespace processing,
+    as ROS's URDF parser reads it: a prefixed tag (``<sensor:camera>`` in a ``<gazebo>``
+    extension) needs no declaration, and a default namespace on ``<robot>`` changes no tag.
+    Entity declarations are refused before anything is expanded: they are how XML bombs
+    and external-file reads work, and URDFs never need them."""
     def refuse(*_):
         raise URDFError("URDF: XML entity declarations (<!ENTITY>) are not allowed")
 
-    scanner = expat.ParserCreate()
-    scanner.EntityDeclHandler = refuse
+    builder = ET.TreeBuilder()
+    parser = expat.ParserCreate()
+    parser.EntityDeclHandler = refuse
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
     try:
-        scanner.Parse(xml, True)
+        parser.Parse(xml, True)
     except URDFError:
         raise
     except (expat.ExpatError, ValueError, LookupError) as exc:  # text that cannot be encoded, unknown codecs
         raise URDFError("URDF: malformed XML (%s)" % short_repr(str(exc), 200)) from None
+    return builder.close()
 
 
 class _RootFound(Exception):
@@ -184,15 +219,42 @@ def stripped_for_mujoco(source):
 
 
 def _parse(source):
-    xml = _read(source)
-    _refuse_entities(xml)
-    try:
-        root = ET.fromstring(xml)
-    except (ET.ParseError, ValueError, LookupError) as exc:  # LookupError: an unknown encoding
-        raise URDFError("URDF: malformed XML (%s)" % exc) from None
+    return _robot(_read(source))
+
+
+def _robot(xml):
+    root = _tree(xml)
     if root.tag != "robot":
         raise URDFError("URDF: the root element must be <robot>, got <%s>" % short_repr(root.tag, 40).strip("'\""))
     return root
+
+
+# the elements read from a link, a joint and a link's <inertial>
+_READ = {"link": ("inertial",), "joint": ("origin", "parent", "child", "axis", "limit", "mimic", "dynamics"),
+         "inertial": ("origin", "mass", "inertia")}
+
+
+def _drop_identical_duplicates(robot):
+    """Removes the second and later copies of an element the loader reads where they repeat
+    the first exactly (files generated by scripts have them; the meaning is clear), and
+    returns who had them ("link 'a'", "joint 'j'"). Copies that differ stay, for
+    ``_single`` to refuse: which one counts would be a guess."""
+    def same(a, b):
+        return (a.tag == b.tag and a.attrib == b.attrib and (a.text or "").strip() == (b.text or "").strip()
+                and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b)))
+
+    owners = []
+    for kind in ("link", "joint"):
+        for elem in robot.findall(kind):
+            holders = [elem] + (elem.findall("inertial")[:1] if kind == "link" else [])
+            for holder in holders:
+                for tag in _READ[holder.tag]:
+                    found = holder.findall(tag)
+                    if len(found) > 1 and all(same(found[0], other) for other in found[1:]):
+                        for other in found[1:]:
+                            holder.remove(other)
+                        owners.append("%s %s" % (kind, short_repr(elem.get("name"))))
+    return list(dict.fromkeys(owners))
 
 
 def _single(elem, tag, owner):
@@ -288,6 +350,7 @@ def _add_link(builder, link):
 
 
 def _add_joint(builder, joint):
+    """Adds the joint; True when its limits were read as none (lower above upper)."""
     name = _name(joint, "joint")
     owner = "joint %s" % short_repr(name)
     kind = joint.get("type")
@@ -302,13 +365,13 @@ def _add_joint(builder, joint):
         if elem is None or not elem.get("link"):
             raise URDFError("URDF: %s has no <%s link=...>" % (owner, role))
         links[role] = elem.get("link")
-    options = {}
+    options, unlimited = {}, False
     limit = _single(joint, "limit", owner)
     if limit is not None and kind in ("revolute", "prismatic"):
         lower = _floats(limit, "lower", 1, (-np.inf,), owner, unbounded=-1)[0]
         upper = _floats(limit, "upper", 1, (np.inf,), owner, unbounded=+1)[0]
-        if lower > upper:
-            raise URDFError("URDF: %s has lower limit %g > upper limit %g" % (owner, lower, upper))
+        if lower > upper:  # Bullet's "no limit" (the caller warns)
+            lower, upper, unlimited = -np.inf, np.inf, True
         options = dict(lower=lower, upper=upper)
     if limit is not None:
         options["velocity"] = _floats(limit, "velocity", 1, (np.inf,), owner, unbounded=+1)[0]
@@ -330,3 +393,4 @@ def _add_joint(builder, joint):
         raise
     except ValueError as exc:
         raise URDFError("URDF: %s" % exc) from None
+    return unlimited

@@ -64,14 +64,14 @@ def test_duplicated_link_elements_are_refused(element, where):
         rbd.load_urdf(xml.encode("utf-8"))
 
 
-@pytest.mark.parametrize("element", ['<axis xyz="0 1 0"/>', '<origin xyz="1 0 0"/>', '<parent link="base"/>',
-                                     '<child link="base"/>', '<limit lower="0" upper="1" effort="1" velocity="1"/>',
+@pytest.mark.parametrize("element", ['<axis xyz="0 1 0"/>', '<origin xyz="1 0 0"/>', '<parent link="other"/>',
+                                     '<child link="other"/>', '<limit lower="0" upper="1" effort="1" velocity="1"/>',
                                      '<mimic joint="ombro"/>', '<dynamics damping="1"/>'])
 def test_duplicated_joint_elements_are_refused(element):
     tag = re.match(r"<(\w+)", element).group(1)
     xml = PENDULUM.format(encoding="UTF-8")
-    if tag in ("mimic", "dynamics", "origin"):  # elements the joint does not have yet
-        element = element + element
+    if tag in ("mimic", "dynamics", "origin"):  # elements the joint does not have yet: two that differ
+        element = element + element.replace('"/>', ' "/>').replace('="1 ', '="2 ').replace('="1"', '="2"')
     xml = xml.replace('<axis xyz="1 0 0"/>', '<axis xyz="1 0 0"/>' + element, 1)
     with pytest.raises(rbd.URDFError, match="joint 'ombro' has 2 <%s>" % tag):
         rbd.load_urdf(xml.encode("utf-8"))
@@ -266,3 +266,85 @@ def test_a_missing_file_names_its_path(tmp_path):
     with pytest.raises(FileNotFoundError) as err:
         rbd.load_urdf(path)
     assert err.value.filename == str(path) and str(path) in str(err.value)
+
+
+# ------------------------------------------------------------------------------------------
+# What real files (Bullet's, ROS's) write and other loaders read: loaded, with a warning
+# where rbd reads something the file did not say plainly
+# ------------------------------------------------------------------------------------------
+def _loaded(source):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = rbd.load_urdf(source)
+    return model, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("prefix", ["\n", "  \r\n\t", "\ufeff\n  "])
+def test_white_space_before_the_declaration_loads_from_a_path_bytes_and_text(prefix, tmp_path):
+    text = prefix + PENDULUM.format(encoding="UTF-8")
+    path = tmp_path / "pendulum.urdf"
+    path.write_bytes(text.encode("utf-8"))
+    for source in (text, text.encode("utf-8"), path, str(path)):
+        model = rbd.load_urdf(source)
+        assert model.name == "p\u00e9ndulo"
+        np.testing.assert_allclose(pendulum_torque(model, 0.3), 2.0 * 9.81 * 0.5 * np.sin(0.3), rtol=1e-12)
+
+
+def test_white_space_before_a_utf16_declaration_is_still_malformed():
+    # (only 8-bit text can have ASCII white space first; UTF-16 bytes are not touched)
+    data = ("\n" + PENDULUM.format(encoding="UTF-16")).encode("utf-16")
+    with pytest.raises(rbd.URDFError, match="malformed XML"):
+        rbd.load_urdf(data)
+
+
+def test_namespaces_are_not_processed():
+    """A default namespace on <robot> (Drake's files) and prefixed tags nobody declared (a
+    <gazebo> extension's <sensor:camera>) are plain XML 1.0, as ROS's parser reads them."""
+    xml = PENDULUM.format(encoding="UTF-8")
+    for variant in (xml.replace('<robot name=', '<robot xmlns="http://drake.mit.edu" name='),
+                    xml.replace("</robot>", '<gazebo reference="base"><sensor:camera name="c"><x:y/></sensor:camera>'
+                                            '</gazebo></robot>'),
+                    xml.replace("</robot>", '<drake:collision_filter_group name="g"/></robot>')):
+        model = rbd.load_urdf(variant.encode("utf-8"))
+        assert model.frame_names[1] == "bra\u00e7o"
+        np.testing.assert_allclose(pendulum_torque(model, 0.3), 2.0 * 9.81 * 0.5 * np.sin(0.3), rtol=1e-12)
+    with pytest.raises(rbd.URDFError, match="<robot>, got <drake:robot>"):
+        rbd.load_urdf('<drake:robot name="r"><link name="a"/></drake:robot>')
+
+
+def test_inverted_limits_mean_no_limit_as_in_bullet():
+    xml = PENDULUM.format(encoding="UTF-8")
+    inverted, warned = _loaded(xml.replace('lower="-3" upper="3"', 'lower="1" upper="0"'))
+    assert len(warned) == 1 and "'ombro'" in warned[0] and "no limit" in warned[0]
+    assert inverted.lower_limits[0] == -np.inf and inverted.upper_limits[0] == np.inf
+    unlimited = rbd.load_urdf(xml.replace('lower="-3" upper="3" ', ""))
+    assert inverted == unlimited  # every other number as written
+    _, warned = _loaded(xml.replace('lower="-3" upper="3"', 'lower="1" upper="1"'))  # a locked range is a range
+    assert warned == []
+
+
+def test_an_element_repeated_with_the_same_content_is_read_once():
+    xml = PENDULUM.format(encoding="UTF-8")
+    once = rbd.load_urdf(xml)
+    for old in ('<axis xyz="1 0 0"/>', '<mass value="2.0"/>', '<origin xyz="0 0 -0.5"/>',
+                '<limit lower="-3" upper="3" effort="10" velocity="5"/>',
+                '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.001"/>'):
+        twice, warned = _loaded(xml.replace(old, old + "\n   " + old.replace(" ", "  ", 1)))
+        assert twice == once
+        assert len(warned) == 1 and re.search("(joint 'ombro'|link 'bra\u00e7o') repeats an element", warned[0])
+    # copies that differ stay an error
+    with pytest.raises(rbd.URDFError, match="joint 'ombro' has 2 <axis>"):
+        rbd.load_urdf(xml.replace('<axis xyz="1 0 0"/>', '<axis xyz="1 0 0"/><axis xyz="1 0 0.001"/>'))
+
+
+def test_an_error_in_a_file_names_the_file(tmp_path):
+    path = tmp_path / "broken.urdf"
+    path.write_text(PENDULUM.format(encoding="UTF-8").replace('type="revolute"', 'type="hinge"'), "utf-8")
+    for source in (path, str(path)):
+        with pytest.raises(rbd.URDFError, match="unknown type 'hinge'") as err:
+            rbd.load_urdf(source)
+        assert getattr(err.value, "__notes__", None) == ["in the URDF file %r" % str(path)] or not hasattr(
+            err.value, "add_note")
+    with pytest.raises(rbd.URDFError) as err:  # text names no file
+        rbd.load_urdf(path.read_text("utf-8"))
+    assert not getattr(err.value, "__notes__", None)
