@@ -298,7 +298,7 @@ def from_mujoco(mj_model, strict=False):
     springs, ball-joint ranges, gravity compensation, mocap bodies, fluid forces, unequal
     damping or frictionloss on a free joint's translation — is named in one UserWarning;
     what would make rbd's dynamics differ from MuJoCo's — armature on a free joint's
-    translation, actuator armature — raises ValueError. Inertias go through rbd's inertia
+    translation, actuator or tendon armature — raises ValueError. Inertias go through rbd's inertia
     policy (``strict``).
     """
     mujoco = _import("mujoco", "mujoco")
@@ -310,6 +310,12 @@ def from_mujoco(mj_model, strict=False):
     if np.any(getattr(m, "actuator_armature", 0.0)):
         raise ValueError("the MuJoCo model has actuators with armature, which MuJoCo adds to its mass matrix "
                          "and rbd does not represent (give the joints armature instead)")
+    armed = np.flatnonzero(np.asarray(getattr(m, "tendon_armature", np.zeros(m.ntendon))))
+    if armed.size:
+        raise ValueError("the MuJoCo model has tendons %s with armature, which MuJoCo adds to its mass matrix "
+                         "(J_t^T armature J_t) and rbd does not represent"
+                         % short_names(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, int(t)) or "tendon%d" % t
+                                       for t in armed))
     notes = _mujoco_unsupported(m, joint_names, body_names)
     if renamed_sites:
         warnings.warn("from_mujoco: sites %s are named like bodies (rbd's frames share one namespace): "

@@ -716,6 +716,51 @@ def test_mujoco_errors(mujoco, tmp_path, monkeypatch):
         rbd.load_mjcf(MJCF_MODELS["floating"])
 
 
+def test_mujocos_bias_force_is_rnea_at_zero_qacc(mujoco, backend):
+    """The README's recipe for qfrc_bias: rnea at the a of qacc = 0, which with a free joint
+    is not nonlinear_effects (a = 0)."""
+    mj = mujoco.MjModel.from_xml_string(MJCF_MODELS["floating"])
+    model = from_mujoco(mj)
+    layout = MujocoLayout(model, mj)
+    data = mujoco.MjData(mj)
+    rng = np.random.default_rng(3)
+    data.qpos[:] = layout.q_to_peer(rbd.random_configuration(model, rng))
+    data.qvel[:] = rng.standard_normal(mj.nv)
+    mujoco.mj_forward(mj, data)
+    q, v, a = layout.from_peer(data.qpos, data.qvel, np.zeros(mj.nv))
+    np.testing.assert_allclose(layout.tau_to_peer(q, rbd.rnea(model, q, v, a)), data.qfrc_bias, rtol=1e-12, atol=1e-12)
+    assert np.abs(layout.tau_to_peer(q, rbd.nonlinear_effects(model, q, v)) - data.qfrc_bias).max() > 1e-3
+
+
+def test_mujoco_armature_rbd_cannot_hold_is_refused(mujoco, backend):
+    """Actuator and tendon armature enter MuJoCo's mass matrix (J^T armature J): a model
+    without them would give another M, so it is refused, not loaded with a warning."""
+    two_links = ("<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='j1' axis='0 1 0'/>"
+                 "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/><body name='b' pos='0.5 0 0'>"
+                 "<joint name='j2' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
+                 "</body></body></worldbody>%s</mujoco>")
+    tendon = ("<tendon><fixed name='t' armature='%s'><joint joint='j1' coef='1'/><joint joint='j2' coef='-1'/>"
+              "</fixed></tendon>")
+    q = np.array([0.3, -0.5])
+    for armature in ("0", "0.7"):
+        mj = mujoco.MjModel.from_xml_string(two_links % (tendon % armature))
+        data = mujoco.MjData(mj)
+        data.qpos[:] = q
+        mujoco.mj_forward(mj, data)
+        M = np.zeros((2, 2))
+        mujoco.mj_fullM(mj, data, M)
+        if armature == "0":
+            with pytest.warns(UserWarning, match="tendons 't'"):
+                model = from_mujoco(mj)
+            np.testing.assert_allclose(rbd.crba(model, q), M, rtol=1e-12, atol=1e-14)
+        else:  # (what a load would have missed)
+            np.testing.assert_allclose(M - rbd.crba(model, q), 0.7 * np.array([[1, -1], [-1, 1]]), atol=1e-12)
+            with pytest.raises(ValueError, match="tendons 't' with armature"):
+                from_mujoco(mj)
+    with pytest.raises(ValueError, match="actuators with armature"):
+        rbd.load_mjcf(two_links % "<actuator><motor joint='j1' armature='0.3'/></actuator>")
+
+
 def test_layout_errors(mujoco, pin):
     mj_model = mujoco.MjModel.from_xml_string(MJCF_MODELS["floating"])
     model = from_mujoco(mj_model)
