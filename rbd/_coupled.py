@@ -11,7 +11,7 @@ coupled system G^T M G densely (the ABA's recursion does not hold across a coupl
 """
 import numpy as np
 
-from ._checks import SingularModelError, finite_results, model_arrays
+from ._checks import SingularModelError, finite_results, model_arrays, short_repr
 
 # per algorithm: the kinds of its positional arguments after the model (q: a configuration,
 # v: a velocity or acceleration, x: as it is) and how each result comes back (F: forces,
@@ -120,8 +120,25 @@ def _cholesky(model, M):
     try:
         return np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
-        raise SingularModelError("the mass matrix of model %r (with its mimic couplings) is singular"
-                                 % model.name) from None
+        raise SingularModelError("the mass matrix of model %r (with its mimic couplings) is singular%s"
+                                 % (model.name, _first_singular_joint(model, M))) from None
+
+
+def _first_singular_joint(model, M):
+    """' at joint <name>: ...' for the independent joint of the first coordinate where the
+    Cholesky factor of a failing (sample of) M has no positive pivot (on the error path)."""
+    for A in np.reshape(M, (-1,) + np.shape(M)[-2:]):
+        A = np.array(A, dtype=float)
+        for k in range(len(A)):
+            if not A[k, k] > 0:
+                mimic = {m[0] for m in model.mimic}
+                for j, name in enumerate(model.joint_names):
+                    if name not in mimic and model.v_idx[j] <= k < model.v_idx[j] + model.joint_nv[j]:
+                        return (" at joint %s: the bodies it moves (its mimic joints' included) have no "
+                                "inertia along its motion" % short_repr(name))
+                return ""
+            A[k + 1:, k + 1:] -= np.outer(A[k + 1:, k], A[k + 1:, k]) / A[k, k]
+    return ""
 
 
 def _solve(model, M, b):

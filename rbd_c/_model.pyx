@@ -596,7 +596,8 @@ cdef CompiledModel prepare_mass_call(Call* call, object model):
     """prepare_call for the center-of-mass quantities: refuses a model without mass."""
     cdef CompiledModel cm = prepare_call(call, model)
     if not cm.m.total_mass > 0.0:
-        raise ValueError("the model has no mass: its center of mass is undefined")
+        raise ValueError("the model has no mass in its moving bodies: its center of mass is undefined "
+                         "(the mass fixed to the world, model.world_inertia, is not counted)")
     return cm
 
 

@@ -189,3 +189,21 @@ def test_mimic_tags_that_cannot_be_enforced_say_which_joint_holds_them():
         rbd.load_urdf(_two_links("revolute", '<mimic joint="elbow"/>'), mimic=True)
     with pytest.warns(UserWarning, match="mimic joints 'j2' are loaded as independent joints"):
         assert rbd.load_urdf(_two_links("revolute", '<mimic joint="elbow"/>')).nv == 2  # not enforced: loads
+
+
+def test_a_singular_coupled_model_names_the_joint(backend):
+    """j1 and its mimic j2 move only massless links: the coupled mass matrix is singular in
+    j1's coordinate (the second; j0 moves a real body), and the error says so."""
+    body = '<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>'
+    xml = ('<robot name="r"><link name="base"/><link name="arm">%s</link><link name="b"/><link name="c"/>'
+           '<joint name="j0" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint>'
+           '<joint name="j1" type="revolute"><parent link="arm"/><child link="b"/><axis xyz="1 0 0"/>'
+           '<origin xyz="0.5 0 0"/></joint>'
+           '<joint name="j2" type="revolute"><parent link="b"/><child link="c"/><axis xyz="1 0 0"/>'
+           '<mimic joint="j1" multiplier="2"/></joint></robot>' % body)
+    model = rbd.load_urdf(xml, mimic=True)
+    assert model.nv == 2
+    M = rbd.crba(model, np.zeros(2))
+    assert M[0, 0] > 0 and M[1, 1] == 0.0  # (the oracle: j1 moves nothing with mass)
+    with pytest.raises(rbd.SingularModelError, match="singular at joint 'j1': the bodies it moves"):
+        rbd.aba(model, np.zeros(2), np.zeros(2), np.zeros(2))

@@ -403,7 +403,8 @@ def check_mass(model):
     check_model(model)
     mass = sum(body.inertia[0] for body in sc.constants(model))
     if not mass > 0.0:
-        raise ValueError("the model has no mass: its center of mass is undefined")
+        raise ValueError("the model has no mass in its moving bodies: its center of mass is undefined "
+                         "(the mass fixed to the world, model.world_inertia, is not counted)")
     return mass
 
 
