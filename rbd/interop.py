@@ -39,7 +39,7 @@ from . import rotations, spatial
 from ._checks import URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
 from .model import JOINT_KINDS, JointKind, assemble_model, _fast_kind
-from .urdf import root_element, stripped_for_mujoco
+from .urdf import is_xml_text, root_element, stripped_for_mujoco
 
 __all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
 
@@ -392,8 +392,8 @@ def _principal(moments, R):
 
 
 def _is_urdf(source, is_xml):
-    if is_xml:  # (white space before an XML declaration: a triple-quoted string's first line)
-        return root_element(source.lstrip("\ufeff \t\r\n")[:1 << 16]) == "robot"
+    if is_xml:
+        return root_element(source[:1 << 16]) == "robot"
     try:
         with open(source, "rb") as f:
             return root_element(f.read(1 << 16)) == "robot"
@@ -412,7 +412,7 @@ def load_mjcf(source, strict=False):
     source = os.fspath(source) if isinstance(source, os.PathLike) else source
     if not isinstance(source, str):
         raise TypeError("source must be an MJCF file path or an XML string, got %s" % type(source).__name__)
-    is_xml = source.lstrip("\ufeff \t\r\n").startswith("<")
+    is_xml = is_xml_text(source)
     if not is_xml and not os.path.isfile(source):
         raise FileNotFoundError("no MJCF file %s" % short_repr(source))
     if _is_urdf(source, is_xml):  # MuJoCo's URDF importer, without the meshes it cannot find

@@ -83,7 +83,7 @@ def load_urdf(source, floating_base=False, strict=False, mimic=False):
             model = couple_joints(model, mimics)
     except ValueError as exc:  # (URDFError is one) the builder's checks of the tree and the inertias, the couplings
         error = exc if isinstance(exc, URDFError) else URDFError("URDF: %s" % exc)
-        if (not isinstance(source, (bytes, bytearray)) and not _is_xml_text(os.fspath(source))
+        if (not isinstance(source, (bytes, bytearray)) and not is_xml_text(os.fspath(source))
                 and hasattr(error, "add_note")):  # (Python >= 3.11)
             error.add_note("in the URDF file %s" % short_repr(os.fspath(source), 200))  # (files loaded in loops)
         raise error from None
@@ -108,7 +108,7 @@ def _read(source):
     bytes given directly), for the parser to decode as the XML declares."""
     if isinstance(source, (bytes, bytearray)):
         return _declaration_first(bytes(source))
-    if isinstance(source, str) and _is_xml_text(source):
+    if isinstance(source, str) and is_xml_text(source):
         # a byte-order mark would otherwise make it a "path"; white space before an XML
         # declaration (a triple-quoted string's first line) makes the XML malformed
         return source.lstrip("\ufeff \t\r\n")
@@ -129,7 +129,8 @@ def _read(source):
         raise type(exc)(exc.errno, exc.strerror, shown) from None
 
 
-def _is_xml_text(text):
+def is_xml_text(text):
+    """Whether a string is XML rather than a path (after a byte-order mark or white space)."""
     return text.lstrip("\ufeff \t\r\n").startswith("<")
 
 
@@ -172,9 +173,12 @@ class _RootFound(Exception):
 
 def root_element(xml):
     """The tag of the root element of XML text or bytes (its first 64 KB are enough), or
-    None where there is none to read."""
+    None where there is none to read; white space before the XML declaration is allowed
+    as ``load_urdf`` allows it."""
     def found(tag, _attributes):
         raise _RootFound(tag)
+
+    xml = _declaration_first(xml) if isinstance(xml, (bytes, bytearray)) else xml.lstrip("\ufeff \t\r\n")
 
     scanner = expat.ParserCreate()
     scanner.StartElementHandler = found

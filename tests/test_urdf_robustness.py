@@ -348,3 +348,14 @@ def test_an_error_in_a_file_names_the_file(tmp_path):
     with pytest.raises(rbd.URDFError) as err:  # text names no file
         rbd.load_urdf(path.read_text("utf-8"))
     assert not getattr(err.value, "__notes__", None)
+
+
+def test_the_root_element_is_found_after_white_space_too(tmp_path):
+    """Who reads a file by its root element (the CLI, load_mjcf) sees what load_urdf sees."""
+    from rbd.cli import robot_file_kind
+    from rbd.urdf import root_element
+    text = "\n  " + PENDULUM.format(encoding="UTF-8")
+    path = tmp_path / "pendulum.xml"  # (by its name it would be an MJCF file)
+    path.write_bytes(text.encode("utf-8"))
+    assert robot_file_kind(str(path)) == "urdf"
+    assert root_element(text) == root_element(text.encode("utf-8")) == "robot"
