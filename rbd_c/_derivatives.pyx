@@ -809,7 +809,7 @@ cdef Algorithm RNEA_DERIVATIVES = algorithm(
     b"qvaf", ("q", "v", "a", "fext"), (b"vv", b"vv", b"vv"), k_rnea_derivatives,
     size(nb=RD_PER_BODY, nv=RD_PER_DOF), size(nb=150, nv_depth=40))
 # a block: placements, q, v, a, fext in lanes, the padded lanes' matrices, the kernel's rows
-set_block(RNEA_DERIVATIVES, kb_rnea_derivatives, size(nb=75 * LANES, nv=27 * LANES, nv2=3))
+set_block(RNEA_DERIVATIVES, kb_rnea_derivatives, size(nb=75 * LANES, nv=27 * LANES, nv2=3), stage=True)
 # scratch: the larger of the two forms' (the factored one: CRBA's world terms, a row of
 # L (nv), then the factor's articulated inertias)
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
@@ -831,7 +831,7 @@ cdef Algorithm ABA_DERIVATIVES = algorithm(
 # matrices, then the lanes kernels' rows (or one sample's scratch, from the start)
 set_block(ABA_DERIVATIVES, kb_aba_derivatives,
           size(constant=2, nb=75 * LANES + RD_PER_BODY + 6 + MI_PER_BODY,
-               nv=29 * LANES + RD_PER_DOF + 1 + 18 + 4, nd2=1, nv_depth=6, nv2=4 * LANES + 6))
+               nv=29 * LANES + RD_PER_DOF + 1 + 18 + 4, nd2=1, nv_depth=6, nv2=4 * LANES + 6), stage=True)
 
 
 def rnea_derivatives(model, q, v, a, fext=None, *, out=None):

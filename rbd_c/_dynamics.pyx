@@ -857,7 +857,7 @@ set_block(RNEA, kb_rnea, size(nb=37 * LANES, nv=4 * LANES))
 set_block(GRAVITY, kb_gravity, size(nb=37 * LANES, nv=4 * LANES))
 set_block(NONLINEAR_EFFECTS, kb_nle, size(nb=37 * LANES, nv=4 * LANES))
 set_block(ABA, kb_aba, size(nb=64 * LANES, nv=11 * LANES))
-set_block(CRBA, kb_crba, size(nb=35 * LANES, nv=7 * LANES, nv2=1))
+set_block(CRBA, kb_crba, size(nb=35 * LANES, nv=7 * LANES, nv2=1), stage=True)
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
 RNEA.name = "rnea"

@@ -48,6 +48,8 @@ Kernels
     adjoint_matrix(M, out), ad_matrix(m, out), ad_star_matrix(m, out), inertia_matrix(Y, out)
 Input check
     any_nonfinite(x, n)               whether any of the n doubles is NaN or infinite
+Batch outputs
+    stream_copy(dst, src, n)          dst = src, non-temporal stores (x86-64); stream_fence() after
 """
 from libc.math cimport sin, cos, sqrt, atan2
 from libc.stdint cimport uint64_t
@@ -612,3 +614,42 @@ cdef extern from *:
     }
     """
     bint any_nonfinite "rbd_any_nonfinite" (const double* x, Py_ssize_t n) noexcept nogil
+
+
+cdef extern from *:
+    """
+    /* dst[0..n) = src[0..n) with non-temporal stores where the CPU has them (x86-64's
+       SSE2): the lines go to memory without being read first (a store that misses the
+       cache otherwise reads its line), and do not evict the cache's working set.  For a
+       batch's outputs, written once and far larger than the cache.  Ordered before
+       other threads' reads by rbd_stream_fence. */
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    __attribute__((unused))
+    static void rbd_stream_copy(double* dst, const double* src, Py_ssize_t n) {
+    #if defined(__SSE2__)
+        Py_ssize_t i = 0;
+        if (((uintptr_t)dst & 7) == 0) {
+            if (((uintptr_t)dst & 15) != 0 && n > 0) {  /* to a 16-byte boundary */
+                dst[0] = src[0];
+                i = 1;
+            }
+            for (; i + 2 <= n; i += 2)
+                _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
+        }
+        for (; i < n; i++)
+            dst[i] = src[i];
+    #else
+        memcpy(dst, src, (size_t)n * sizeof(double));
+    #endif
+    }
+    __attribute__((unused))
+    static void rbd_stream_fence(void) {
+    #if defined(__SSE2__)
+        _mm_sfence();
+    #endif
+    }
+    """
+    void stream_copy "rbd_stream_copy" (double* dst, const double* src, Py_ssize_t n) noexcept nogil
+    void stream_fence "rbd_stream_fence" () noexcept nogil

@@ -28,7 +28,7 @@ from cpython.ref cimport PyObject, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.weakref cimport PyWeakref_GetRef, PyWeakref_NewRef
 
-from rbd_c._kernels cimport any_nonfinite
+from rbd_c._kernels cimport any_nonfinite, stream_copy, stream_fence
 from rbd_c._joints cimport zero_quaternion, rbd_joint_table, K_COUNT, K_REV, SINCOS_BLOCK
 
 import os
@@ -155,6 +155,8 @@ cdef enum:
     BLOCK_SCRATCH_LIMIT = 1 << 22   # doubles (32 MB) of a block's scratch per thread, beyond which a
                                     # batch runs one sample at a time (the lanes' nv x nv matrices of
                                     # a model of thousands of dofs would take gigabytes)
+    STREAM_MIN_DOUBLES = 1 << 19    # a batch's outputs (4 MB) from which blocks stream them (_span)
+    STAGE_MAX_DOUBLES = 1 << 16     # and the largest stage (512 kB) of a block's outputs
     MAX_INPUTS = 8
     MAX_OUTPUTS = 4
     MAX_DIMS = 64
@@ -306,10 +308,14 @@ cdef int simd_cap() noexcept nogil:
     return _simd_cap
 
 
-cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch):
-    """Give ``alg`` a block kernel (batches then run LANES samples at a time)."""
+cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=False):
+    """Give ``alg`` a block kernel (batches then run LANES samples at a time); ``stage``:
+    a large batch's block writes its outputs to a stage in the cache, from which they are
+    streamed to memory (for kernels whose outputs, nv x nv matrices, dwarf their
+    arithmetic; a kernel with its own lanes copy of them writes it out instead)."""
     cdef int j
     alg.block = block
+    alg.stage_outputs = stage
     for j in range(SIZE_TERMS):
         alg.block_scratch[j] = scratch[j]
 
@@ -701,12 +707,14 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
 
 cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int nin, const double** base,
                       const Py_ssize_t* size, bint check, int qmask, Py_ssize_t start, Py_ssize_t stop, int nout,
-                      double** out, const Py_ssize_t* out_size, double* work, int* status) noexcept nogil:
+                      double** out, const Py_ssize_t* out_size, double* work, double* stage,
+                      int* status) noexcept nogil:
     """Run samples start..stop-1, one at a time (blk NULL) or in blocks of LANES (the last
-    one partial); returns as _one."""
+    one partial); returns as _one.  With a ``stage`` (LANES samples of every output), the
+    blocks write there, in the cache, and their outputs are streamed to ``out``."""
     cdef const double* ins[MAX_INPUTS]
     cdef double* outs[MAX_OUTPUTS]
-    cdef Py_ssize_t s, t
+    cdef Py_ssize_t s, t, staged
     cdef int k, n, bad = 0
     if blk == NULL:
         for s in range(start, stop):
@@ -715,8 +723,13 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
     s = start
     while s < stop:
         n = <int>(stop - s) if stop - s < LANES else LANES
+        staged = 0
         for k in range(nout):
-            outs[k] = out[k] + s * out_size[k]
+            if stage != NULL:
+                outs[k] = stage + staged
+                staged += LANES * out_size[k]
+            else:
+                outs[k] = out[k] + s * out_size[k]
         for k in range(nin):
             ins[k] = NULL if base[k] == NULL else base[k] + s * size[k]
             if check and base[k] != NULL:
@@ -731,8 +744,24 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
             for k in range(nout):  # while the outputs are in the cache
                 if any_nonfinite(outs[k], n * out_size[k]):
                     bad |= OUTPUT_OVERFLOW
+                if stage != NULL:
+                    stream_copy(out[k] + s * out_size[k], outs[k], n * out_size[k])
         s += n
+    if stage != NULL:
+        stream_fence()
     return bad
+
+
+cdef Py_ssize_t _stream_min = STREAM_MIN_DOUBLES
+
+
+def _set_stream_min(Py_ssize_t doubles):
+    """The doubles of a batch's outputs from which its blocks stream them (tests: 0 streams
+    every batch with a block kernel); returns the previous threshold."""
+    global _stream_min
+    previous = _stream_min
+    _stream_min = doubles
+    return previous
 
 
 @cython.boundscheck(False)
@@ -1124,6 +1153,13 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
             blk = NULL
         else:
             work_doubles = block_doubles
+    # A batch's outputs far larger than the cache: each block writes them to a stage in
+    # the cache, from which they are streamed to memory (written without being read:
+    # batched crba on Talos, 20 kB a sample, ...).
+    cdef Py_ssize_t stage_at = -1
+    if blk != NULL and alg.stage_outputs and N * total >= _stream_min and LANES * total <= STAGE_MAX_DOUBLES:
+        stage_at = (work_doubles + 7) & ~(<Py_ssize_t>7)
+        work_doubles = stage_at + LANES * total
     if work_doubles < 1:
         work_doubles = 1
     nt = current_threads()
@@ -1148,14 +1184,15 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
                 raise MemoryError()
         try:
             if N * cost < RELEASE_GIL_WORK:
-                bad = _span(call, kern, blk, nin, base, size, check, qmask, 0, N, nout, outp, osize, work, &status)
+                bad = _span(call, kern, blk, nin, base, size, check, qmask, 0, N, nout, outp, osize, work,
+                            NULL if stage_at < 0 else work + stage_at, &status)
             else:
                 start = 0
                 while start < N:
                     stop = min(start + chunk, N)
                     with nogil:
                         bad |= _span(call, kern, blk, nin, base, size, check, qmask, start, stop, nout, outp, osize,
-                                     work, &status)
+                                     work, NULL if stage_at < 0 else work + stage_at, &status)
                     start = stop
                     if start < N:
                         PyErr_CheckSignals()  # raises KeyboardInterrupt after Ctrl-C
@@ -1190,6 +1227,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
                         flags[16 * threadid()] |= _span(call, kern, blk, nin, base, size, check, qmask,
                                                         start + s * step, min(start + (s + 1) * step, stop),
                                                         nout, outp, osize, work + threadid() * wpad,
+                                                        NULL if stage_at < 0 else work + threadid() * wpad + stage_at,
                                                         flags + 16 * threadid() + 1)
                         steps[8 * threadid()] += 1
                 start = stop

@@ -292,3 +292,85 @@ def test_a_redundant_contact_set_in_one_lane_raises_as_the_single_call(simd):
         single = one_by_one(compiled, name, model, args, kwargs, (5,))
         ref = joined(numpy_call(name)(model, *args, **kwargs), 1)
         assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref, model, q, args, kwargs)
+
+
+STAGED = ("crba", "rnea_derivatives", "aba_derivatives")  # (set_block(..., stage=True))
+
+
+def stream_min(doubles):
+    """Set the batch output size (doubles) from which staged blocks stream; returns the previous."""
+    return rbd_c._model._set_stream_min(doubles)
+
+
+def staged_calls(model, rng, n):
+    q, v, a, tau, fext = random_state(model, rng, batch=(n,))
+    return [("crba", (q,), {}), ("rnea_derivatives", (q, v, a), {"fext": fext}),
+            ("aba_derivatives", (q, v, tau), {}), ("aba_derivatives", (q, v, tau), {"fext": fext})]
+
+
+@pytest.mark.parametrize("n", (1, 7, 13))
+def test_streamed_outputs_equal_single_calls(model, simd, n):
+    """Large batches of the nv x nv outputs write each block to a stage in the cache and
+    stream it to memory (non-temporal stores): forced here on small batches, the result
+    equals the single calls as the direct path's does (with a partial last block)."""
+    previous = stream_min(0)
+    try:
+        for name, args, kwargs in staged_calls(model, np.random.default_rng(11 + n), n):
+            batched = joined(compiled(name)(model, *args, **kwargs), 1)
+            single = one_by_one(compiled, name, model, args, kwargs, (n,))
+            ref = joined(numpy_call(name)(model, *args, **kwargs), 1)
+            assert np.max(np.abs(batched - single)) <= tolerance(name, single, ref, model, args[0], args, kwargs), name
+    finally:
+        stream_min(previous)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_large_batch_streams_the_same_numbers_as_the_direct_path(threads):
+    """A batch above the default threshold (crba on a 40-link tree: a few MB of output),
+    one thread and two, and into an out= array 8 bytes off a 16-byte boundary (the
+    non-temporal stores' alignment): bit for bit the numbers of the direct path, whose
+    equality to single calls the tests above check."""
+    model = random_model(5, nlinks=40)
+    threshold = stream_min(0)
+    stream_min(threshold)
+    samples = threshold // (model.nv * model.nv) + 9
+    rng = np.random.default_rng(12)
+    q = random_state(model, rng, batch=(samples,))[0]
+    previous_threads = rbd_c_threads_set(threads)
+    try:
+        streamed = rbd_c.crba(model, q)
+        shifted = np.empty(samples * model.nv * model.nv + 1)[1:].reshape(samples, model.nv, model.nv)
+        assert shifted.ctypes.data % 16 == 8
+        rbd_c.crba(model, q, out=shifted)
+        previous = stream_min(1 << 62)
+        try:
+            direct = rbd_c.crba(model, q)
+        finally:
+            stream_min(previous)
+    finally:
+        rbd_c_threads_set(previous_threads)
+    assert np.array_equal(streamed, direct)
+    assert np.array_equal(shifted, direct)
+
+
+@pytest.mark.parametrize("name", STAGED)
+def test_an_overflow_in_a_streamed_batch_is_the_overflow_error(name):
+    """The last sample's prismatic coordinate of 1e160 overflows its inertias: the error,
+    as in the direct path (the staged block is checked before it is streamed)."""
+    model = random_model(3, nlinks=9, floating_base=True)
+    prismatic = [i for i, k in enumerate(model.joint_kinds) if k == int(rbd.JointKind.PRISMATIC)]
+    q, v, a, tau, fext = random_state(model, np.random.default_rng(13), batch=(13,))
+    q[-1, model.q_idx[prismatic[0]]] = 1e160
+    args = {"crba": (q,), "rnea_derivatives": (q, v, a), "aba_derivatives": (q, v, tau)}[name]
+    previous = stream_min(0)
+    try:
+        with pytest.raises(ValueError, match="too large for float64"):
+            compiled(name)(model, *args)
+    finally:
+        stream_min(previous)
+
+
+def rbd_c_threads_set(n):
+    previous = rbd_c.get_num_threads()
+    rbd_c.set_num_threads(n)
+    return previous
