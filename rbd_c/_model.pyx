@@ -732,11 +732,13 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
                 outs[k] = out[k] + s * out_size[k]
         for k in range(nin):
             ins[k] = NULL if base[k] == NULL else base[k] + s * size[k]
-            if check and base[k] != NULL:
-                for t in range(n):
-                    if (any_nonfinite(ins[k] + t * size[k], size[k])
-                            or (qmask & (1 << k) and zero_quaternion(call.m, ins[k] + t * size[k]))):
-                        bad |= 1 << k
+            if check and base[k] != NULL:  # (the block's samples are consecutive: one scan)
+                if any_nonfinite(ins[k], n * size[k]):
+                    bad |= 1 << k
+                elif qmask & (1 << k):
+                    for t in range(n):
+                        if zero_quaternion(call.m, ins[k] + t * size[k]):
+                            bad |= 1 << k
         if bad == 0:  # (a non-finite input: the driver raises, whatever the kernel says)
             k = blk(call, n, ins, size, outs, out_size, work)
             if k != 0 and status[0] == 0:
