@@ -211,10 +211,26 @@ def singular_joint_error(model, body, q=None):
             overflows = True
         if overflows:
             return overflow_error()
-    return SingularModelError(
-        "forward dynamics is singular at joint %s: the bodies it moves have no inertia along "
-        "its motion (a massless link or subtree behind a moving joint); give them mass and "
-        "inertia, fix the joint, or remove the link" % short_repr(model.joint_names[body]))
+    message = ("forward dynamics is singular at joint %s: the bodies it moves have no inertia along "
+               "its motion (a massless link or subtree behind a moving joint); give them mass and "
+               "inertia, fix the joint, or remove the link" % short_repr(model.joint_names[body]))
+    unphysical = _unphysical_behind(model, body)
+    if unphysical:
+        message += ("; %s behind it ha%s a physically inconsistent inertia (the load warning named "
+                    "it), which may be why" % (short_names(unphysical, shown=4), "ve" if len(unphysical) > 1 else "s"))
+    return SingularModelError(message)
+
+
+def _unphysical_behind(model, body):
+    """The links of ``body``'s subtree whose inertia is physically inconsistent."""
+    from ._inertia import inconsistent_inertias
+    parents = model.parents.tolist()
+    behind = [False] * len(parents)
+    behind[body] = True
+    for i in range(body + 1, len(parents)):  # (a parent's index is below its children's)
+        behind[i] = parents[i] >= 0 and behind[parents[i]]
+    flagged = inconsistent_inertias(model.inertias)
+    return [name for name, b, f in zip(model.body_names, behind, flagged) if b and f]
 
 
 def singular_tolerance(model):

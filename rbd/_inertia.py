@@ -80,12 +80,8 @@ def check_inertias(inertias10, names, strict=False):
     if not np.all(np.isfinite(I_com)):
         bad = [n for n, I in zip(names, I_com) if not np.all(np.isfinite(I))]
         raise ValueError("the inertia of %s overflows about its centre of mass" % short_names(bad, shown=8))
-    tol = np.maximum(RELATIVE_TOLERANCE * max(np.abs(I_com).max(), 1e-300),  # the robot's scale, and
-                     ORIGIN_ROUND_OFF * np.abs(Y[:, 4:]).max(axis=1))       # each link's own round-off
-    moments = np.linalg.eigvalsh(I_com)  # ascending, per body
-    negative = moments[:, 0] < -tol
-    triangle = moments[:, 0] + moments[:, 1] < moments[:, 2] - tol
-    inconsistent = [(n, m) for n, m, neg, tri in zip(names, moments, negative, triangle) if neg or tri]
+    moments, flagged = _principal_moments(Y, I_com)
+    inconsistent = [(n, m) for n, m, bad in zip(names, moments, flagged) if bad]
     if not inconsistent:
         return
     detail = "; ".join("%s: principal moments %s" % (short_repr(n, 40), np.array2string(m, precision=4))
@@ -97,6 +93,29 @@ def check_inertias(inertias10, names, strict=False):
     if strict:
         raise ValueError(message)
     warnings.warn(message + " (loaded as given; strict=True makes this an error)", UserWarning, stacklevel=4)
+
+
+def _principal_moments(Y, I_com):
+    """Each body's principal moments about its centre of mass (ascending), and whether they
+    are physically inconsistent: a negative one, or a + b < c, beyond round-off."""
+    tol = np.maximum(RELATIVE_TOLERANCE * max(np.abs(I_com).max(), 1e-300),  # the robot's scale, and
+                     ORIGIN_ROUND_OFF * np.abs(Y[:, 4:]).max(axis=1))       # each link's own round-off
+    moments = np.linalg.eigvalsh(I_com)  # ascending, per body
+    return moments, (moments[:, 0] < -tol) | (moments[:, 0] + moments[:, 1] < moments[:, 2] - tol)
+
+
+def inconsistent_inertias(inertias10):
+    """Whether each body's inertia is physically inconsistent (the load warning's test)."""
+    Y = np.asarray(inertias10, dtype=float).reshape(-1, 10)
+    if not Y.size:
+        return np.zeros(0, dtype=bool)
+    with np.errstate(all="ignore"):
+        I_com = inertia_about_com(Y)[1]
+        finite = np.all(np.isfinite(I_com), axis=(1, 2))
+        flagged = np.zeros(len(Y), dtype=bool)
+        if finite.any():
+            flagged[finite] = _principal_moments(Y[finite], I_com[finite])[1]
+    return flagged
 
 
 def _has(names):

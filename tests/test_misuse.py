@@ -230,6 +230,27 @@ def test_massless_leaf_makes_forward_dynamics_raise_naming_the_joint(backend, ki
     assert issubclass(rbd.SingularModelError, ValueError)
 
 
+def test_a_singular_joint_behind_which_a_link_has_a_negative_moment_says_so(backend):
+    """A leaf whose inertia about the hinge is negative (-0.01; the load warns about it)
+    makes the pivot negative: the singular-joint error names that link as a likely cause,
+    and a massless leaf's error (nothing unphysical behind it) does not."""
+    b = rbd.ModelBuilder("negative")
+    b.add_link("base", mass=1.0, com=(0, 0, 0), inertia=np.eye(3))
+    b.add_link("leaf", mass=1.0, com=(0, 0, 0), inertia=np.diag([1.0, 1.0, -0.01]))
+    b.add_link("tip", mass=0.1, com=(0, 0, 0), inertia=np.eye(3) * 1e-3)
+    b.add_joint("hinge", "revolute", parent="base", child="leaf", axis=(0, 0, 1))
+    b.add_joint("weld", "fixed", parent="leaf", child="tip")
+    with pytest.warns(UserWarning, match="physically inconsistent inertia.*'leaf'"):
+        model = b.build(floating_base=False)
+    assert rbd.crba(model, rbd.neutral(model))[0, 0] < 0  # (the premise: a negative pivot)
+    z = np.zeros(model.nv)
+    with pytest.raises(rbd.SingularModelError, match="'hinge'.*'leaf' behind it has a physically inconsistent"):
+        rbd.aba(model, rbd.neutral(model), z, z)
+    with pytest.raises(rbd.SingularModelError) as massless:
+        rbd.aba(massless_leaf_model("revolute"), np.zeros(2), np.zeros(2), np.zeros(2))
+    assert "inconsistent" not in str(massless.value)
+
+
 def test_tiny_but_real_inertia_is_not_singular(backend):
     """A light finger is not a massless one: its dynamics is well defined."""
     b = rbd.ModelBuilder("light")
