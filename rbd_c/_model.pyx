@@ -708,17 +708,21 @@ cdef inline int _one(const Call* call, kernel_t kern, int nin, const double** ba
 cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int nin, const double** base,
                       const Py_ssize_t* size, bint check, int qmask, Py_ssize_t start, Py_ssize_t stop, int nout,
                       double** out, const Py_ssize_t* out_size, double* work, double* stage,
-                      int* status) noexcept nogil:
+                      int* status, Py_ssize_t* status_at) noexcept nogil:
     """Run samples start..stop-1, one at a time (blk NULL) or in blocks of LANES (the last
-    one partial); returns as _one.  With a ``stage`` (LANES samples of every output), the
-    blocks write there, in the cache, and their outputs are streamed to ``out``."""
+    one partial); returns as _one, with the sample (or block) of the first status in
+    status_at.  With a ``stage`` (LANES samples of every output), the blocks write there,
+    in the cache, and their outputs are streamed to ``out`` (not a failed block's)."""
     cdef const double* ins[MAX_INPUTS]
     cdef double* outs[MAX_OUTPUTS]
     cdef Py_ssize_t s, t, staged
-    cdef int k, n, bad = 0
+    cdef int j, k, n, had, bad = 0
     if blk == NULL:
         for s in range(start, stop):
+            had = status[0]
             bad |= _one(call, kern, nin, base, size, check, qmask, s, nout, out, out_size, work, status)
+            if had == 0 and status[0] != 0:
+                status_at[0] = s
         return bad
     s = start
     while s < stop:
@@ -743,11 +747,12 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
             k = blk(call, n, ins, size, outs, out_size, work)
             if k != 0 and status[0] == 0:
                 status[0] = k
-            for k in range(nout):  # while the outputs are in the cache
-                if any_nonfinite(outs[k], n * out_size[k]):
+                status_at[0] = s
+            for j in range(nout):  # while the outputs are in the cache
+                if any_nonfinite(outs[j], n * out_size[j]):
                     bad |= OUTPUT_OVERFLOW
-                if stage != NULL:
-                    stream_copy(out[k] + s * out_size[k], outs[k], n * out_size[k])
+                if stage != NULL and k == 0:
+                    stream_copy(out[j] + s * out_size[j], outs[j], n * out_size[j])
         s += n
     if stage != NULL:
         stream_fence()
@@ -1158,7 +1163,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     # A batch's outputs far larger than the cache: each block writes them to a stage in
     # the cache, from which they are streamed to memory (written without being read:
     # batched crba on Talos, 20 kB a sample, ...).
-    cdef Py_ssize_t stage_at = -1
+    cdef Py_ssize_t stage_at = -1, status_sample = 0
     if blk != NULL and alg.stage_outputs and N * total >= _stream_min and LANES * total <= STAGE_MAX_DOUBLES:
         stage_at = (work_doubles + 7) & ~(<Py_ssize_t>7)
         work_doubles = stage_at + LANES * total
@@ -1187,14 +1192,14 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
         try:
             if N * cost < RELEASE_GIL_WORK:
                 bad = _span(call, kern, blk, nin, base, size, check, qmask, 0, N, nout, outp, osize, work,
-                            NULL if stage_at < 0 else work + stage_at, &status)
+                            NULL if stage_at < 0 else work + stage_at, &status, &status_sample)
             else:
                 start = 0
                 while start < N:
                     stop = min(start + chunk, N)
                     with nogil:
                         bad |= _span(call, kern, blk, nin, base, size, check, qmask, start, stop, nout, outp, osize,
-                                     work, NULL if stage_at < 0 else work + stage_at, &status)
+                                     work, NULL if stage_at < 0 else work + stage_at, &status, &status_sample)
                     start = stop
                     if start < N:
                         PyErr_CheckSignals()  # raises KeyboardInterrupt after Ctrl-C
@@ -1230,16 +1235,17 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
                                                         start + s * step, min(start + (s + 1) * step, stop),
                                                         nout, outp, osize, work + threadid() * wpad,
                                                         NULL if stage_at < 0 else work + threadid() * wpad + stage_at,
-                                                        flags + 16 * threadid() + 1)
+                                                        flags + 16 * threadid() + 1, steps + 8 * threadid() + 1)
                         steps[8 * threadid()] += 1
                 start = stop
                 if start < N:
                     PyErr_CheckSignals()
             least = steps[0]
-            for j in range(nt):
+            for j in range(nt):  # (the status of the earliest sample: a thread's are in order)
                 bad |= flags[16 * j]
-                if status == 0:
+                if flags[16 * j + 1] != 0 and (status == 0 or steps[8 * j + 1] < status_sample):
                     status = flags[16 * j + 1]
+                    status_sample = steps[8 * j + 1]
                 least = min(least, steps[8 * j])
             _note_team(least, (N + step - 1) // step, nt)
         finally:

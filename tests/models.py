@@ -10,6 +10,7 @@ some revolute and prismatic joints get finite limits.  A few tool frames are
 added on random links.  ``floating_base=True`` puts a free flyer at the root.
 """
 import itertools
+import warnings
 
 import numpy as np
 
@@ -234,3 +235,24 @@ def topological_tree(seed, n=10, free=False):
     return rbd.Model("parents_first_%d" % seed, parents, [int(k) for k in kinds], axes, placements, inertias,
                      ["j%d" % i for i in range(n)], ["b%d" % i for i in range(n)], ["tip"], [n - 1],
                      np.eye(4)[None], np.full(nq, -np.inf), np.full(nq, np.inf), np.ones(nv), np.ones(nv))
+
+
+def two_sliders_model():
+    """Two point masses, each on a slider on a massless hinged link: a slider at 0 puts its
+    mass on its hinge's axis, and that hinge alone is singular (a bulk chain beside them
+    makes a batch worth two threads)."""
+    b = rbd.ModelBuilder("sliders")
+    b.add_link("base", mass=1.0, com=[0, 0, 0], inertia=np.eye(3) * 0.1)
+    for k in (1, 2):
+        b.add_link("arm%d" % k)
+        b.add_link("mass%d" % k, mass=1.0, com=[0, 0, 0], inertia=np.zeros((3, 3)))
+        b.add_joint("hinge%d" % k, "revolute", "base", "arm%d" % k, axis=(0, 0, 1))
+        b.add_joint("slide%d" % k, "prismatic", "arm%d" % k, "mass%d" % k, axis=(1, 0, 0))
+    parent = "base"
+    for i in range(10):
+        b.add_link("c%d" % i, mass=1.0, com=[0, 0, -0.2], inertia=np.diag([0.01, 0.02, 0.015]))
+        b.add_joint("cj%d" % i, "revolute", parent, "c%d" % i, axis=(1, 0, 0) if i % 2 else (0, 1, 0))
+        parent = "c%d" % i
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the massless arms)
+        return b.build(floating_base=True)

@@ -13,7 +13,7 @@ import pytest
 import rbd
 
 from conftest import HAVE_COMPILED
-from models import algorithm_calls, random_model
+from models import algorithm_calls, random_model, two_sliders_model
 
 needs_compiled = pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
 
@@ -249,6 +249,37 @@ def test_a_singular_joint_behind_which_a_link_has_a_negative_moment_says_so(back
     with pytest.raises(rbd.SingularModelError) as massless:
         rbd.aba(massless_leaf_model("revolute"), np.zeros(2), np.zeros(2), np.zeros(2))
     assert "inconsistent" not in str(massless.value)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("first, later", [("hinge1", "hinge2"), ("hinge2", "hinge1")])
+def test_a_batch_names_the_joint_of_its_first_singular_sample(backend, threads, first, later):
+    """Sample 40 is singular at one hinge, samples 1000 on at the other: the batch's error
+    is the one sample 40 raises alone, on both backends and on one thread or two (the
+    two threads' first failures were taken in thread order, NumPy's in joint order)."""
+    model = two_sliders_model()
+    n = 2000
+    rng = np.random.default_rng(8)
+    q = np.stack([rbd.random_configuration(model, rng) for _ in range(n)])
+    v, tau = rng.standard_normal((2, n, model.nv))
+    slider = {name: model.q_idx[model.joint_names.index(name.replace("hinge", "slide"))] for name in (first, later)}
+    q[40, slider[first]] = 0.0
+    q[1000:, slider[later]] = 0.0
+    with pytest.raises(rbd.SingularModelError, match="'%s'" % first):
+        rbd.aba(model, q[40], v[40], tau[40])  # (the premise: sample 40 alone)
+    with pytest.raises(rbd.SingularModelError, match="'%s'" % later):
+        rbd.aba(model, q[1500], v[1500], tau[1500])
+    previous = rbd_c_threads(threads)
+    try:
+        for call, expected in ((lambda: rbd.aba(model, q, v, tau), first),
+                               (lambda: rbd.inverse_mass_matrix(model, q), first),
+                               (lambda: rbd.aba_derivatives(model, q, v, tau), first),
+                               (lambda: rbd.aba(model, q[::-1], v, tau), later)):  # (reversed: 1999 first)
+            with pytest.raises(rbd.SingularModelError) as info:
+                call()
+            assert "'%s'" % expected in str(info.value)
+    finally:
+        rbd_c_threads(previous)
 
 
 def test_tiny_but_real_inertia_is_not_singular(backend):

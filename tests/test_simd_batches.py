@@ -374,3 +374,28 @@ def rbd_c_threads_set(n):
     previous = rbd_c.get_num_threads()
     rbd_c.set_num_threads(n)
     return previous
+
+
+def test_a_failed_streamed_block_leaves_no_stale_numbers_in_out():
+    """A singular sample in the second block (one-sample fallback, which stops there):
+    after the error, every sample of out= holds either what was there or its own result,
+    never a stale stage (an earlier block's numbers, or uninitialised memory)."""
+    from models import two_sliders_model
+    model = two_sliders_model()
+    n = 24
+    rng = np.random.default_rng(9)
+    q = np.stack([rbd.random_configuration(model, rng) for _ in range(n)])
+    v, tau = rng.standard_normal((2, n, model.nv))
+    good = rbd_c.aba_derivatives(model, q, v, tau)
+    q[10, model.q_idx[model.joint_names.index("slide1")]] = 0.0
+    previous = stream_min(0)
+    try:
+        out = tuple(np.full((n, model.nv, model.nv), -7.0) for _ in range(3))
+        with pytest.raises(rbd.SingularModelError, match="'hinge1'"):
+            rbd_c.aba_derivatives(model, q, v, tau, out=out)
+    finally:
+        stream_min(previous)
+    for mine, right in zip(out, good):
+        for s in range(n):
+            assert np.all(mine[s] == -7.0) or (s != 10 and np.array_equal(mine[s], right[s])), s
+    assert not np.all(out[0][:8] == -7.0)  # (the first block went through)

@@ -27,10 +27,10 @@ ABA derivatives follow: dqdd/dx = -M^-1 dtau/dx at a = aba(...), and dqdd/dtau
 = M^-1, computed directly in O(n^2) by ``inverse_mass_matrix``.
 """
 
-from .._checks import model_arrays, singular_joint_error, singular_tolerance
+from .._checks import model_arrays, singular_tolerance
 from . import _components as sc  # spatial algebra on scalar components
 from . import joints
-from .dynamics import _Singular, add_armature, forward_dynamics, joint_factors, solve_joint
+from .dynamics import add_armature, evaluate_dynamics, forward_dynamics, joint_factors, solve_joint
 
 
 # ------------------------------------------------------------------------------------------
@@ -203,11 +203,8 @@ def inverse_mass_matrix(model, q):
     batch, arrays = model_arrays(model, q=q)
     bodies, nv = sc.constants(model), model.nv
     tol = singular_tolerance(model).tolist()
-    try:
-        return sc.evaluate(lambda *args: _inverse_mass_matrix_passes(bodies, tol, nv, *args), batch, arrays,
-                           (nv, nv))
-    except _Singular as exc:
-        raise singular_joint_error(model, exc.args[0], arrays[0]) from None
+    return evaluate_dynamics(model, lambda *args: _inverse_mass_matrix_passes(bodies, tol, nv, *args), batch,
+                             arrays, (nv, nv))
 
 
 # ------------------------------------------------------------------------------------------

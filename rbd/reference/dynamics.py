@@ -143,6 +143,33 @@ def joint_factors(articulated, body, tol, i):
     return U, L, W, [1.0 / x for x in d]
 
 
+def evaluate_dynamics(model, passes, batch, arrays, out_shape):
+    """``sc.evaluate`` of passes that may find a singular joint; the error then names the
+    joint of the batch's first singular sample, as a loop over the samples would (the
+    passes of a batch stop at the first joint, in their order, singular in any sample):
+    the failing range is halved until one sample is left, about one more batch's work."""
+    try:
+        return sc.evaluate(passes, batch, arrays, out_shape)
+    except _Singular as exc:
+        body = exc.args[0]
+    n = int(np.prod(batch))
+    flat = [None if x is None else x.reshape((n,) + x.shape[len(batch):]) for x in arrays]
+    lo, hi = 0, n  # the first singular sample is in [lo, hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            sc.evaluate(passes, (mid - lo,), [None if x is None else x[lo:mid] for x in flat], out_shape)
+            lo = mid
+        except _Singular as exc:
+            hi, body = mid, exc.args[0]
+    if n > 1:
+        try:
+            sc.evaluate(passes, (), [None if x is None else x[lo] for x in flat], out_shape)
+        except _Singular as exc:
+            body = exc.args[0]
+    raise singular_joint_error(model, body, arrays[0])
+
+
 def solve_joint(L, inv_d, t):
     """D^-1 t for D = L diag(d) L^T."""
     return sc.back_substitute(L, [z * s for z, s in zip(sc.forward_substitute(L, t), inv_d)])
@@ -212,10 +239,8 @@ def forward_dynamics(model, q, v, tau, fext):
     bodies = sc.constants(model)
     gravity = model.gravity.tolist()
     tol = singular_tolerance(model).tolist()
-    try:
-        return sc.evaluate(lambda *args: _aba_passes(bodies, gravity, tol, *args), batch, arrays, (model.nv,))
-    except _Singular as exc:
-        raise singular_joint_error(model, exc.args[0], arrays[0]) from None
+    return evaluate_dynamics(model, lambda *args: _aba_passes(bodies, gravity, tol, *args), batch, arrays,
+                             (model.nv,))
 
 
 # ------------------------------------------------------------------------------------------
