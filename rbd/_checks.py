@@ -216,8 +216,10 @@ def singular_joint_error(model, body, q=None):
                "inertia, fix the joint, or remove the link" % short_repr(model.joint_names[body]))
     unphysical = _unphysical_behind(model, body)
     if unphysical:
-        message += ("; %s behind it ha%s a physically inconsistent inertia (the load warning named "
-                    "it), which may be why" % (short_names(unphysical, shown=4), "ve" if len(unphysical) > 1 else "s"))
+        message += ("; the inertia of bod%s %s behind it (with the links fixed to %s) is physically "
+                    "inconsistent, which may be why" % ("ies" if len(unphysical) > 1 else "y",
+                                                        short_names(unphysical, shown=4),
+                                                        "them" if len(unphysical) > 1 else "it"))
     return SingularModelError(message)
 
 

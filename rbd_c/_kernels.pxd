@@ -49,7 +49,7 @@ Kernels
 Input check
     any_nonfinite(x, n)               whether any of the n doubles is NaN or infinite
 Batch outputs
-    stream_copy(dst, src, n)          dst = src, non-temporal stores (x86-64); stream_fence() after
+    stream_copy(dst, src, n)          dst = src, non-temporal stores (SSE2); stream_fence() after
 """
 from libc.math cimport sin, cos, sqrt, atan2
 from libc.stdint cimport uint64_t

@@ -311,8 +311,8 @@ cdef int simd_cap() noexcept nogil:
 cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=False):
     """Give ``alg`` a block kernel (batches then run LANES samples at a time); ``stage``:
     a large batch's block writes its outputs to a stage in the cache, from which they are
-    streamed to memory (for kernels whose outputs, nv x nv matrices, dwarf their
-    arithmetic; a kernel with its own lanes copy of them writes it out instead)."""
+    streamed to memory (for kernels writing nv x nv matrices sample by sample; M^-1's,
+    which builds all of its output in lanes and transposes it out, measured slower)."""
     cdef int j
     alg.block = block
     alg.stage_outputs = stage
@@ -710,18 +710,21 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
                       double** out, const Py_ssize_t* out_size, double* work, double* stage,
                       int* status, Py_ssize_t* status_at) noexcept nogil:
     """Run samples start..stop-1, one at a time (blk NULL) or in blocks of LANES (the last
-    one partial); returns as _one, with the sample (or block) of the first status in
-    status_at.  With a ``stage`` (LANES samples of every output), the blocks write there,
-    in the cache, and their outputs are streamed to ``out`` (not a failed block's)."""
+    one partial); returns as _one, with the status of the earliest failing sample (or
+    block) in status and that sample in status_at (kept across calls: whatever order a
+    thread's spans come in).  With a ``stage`` (LANES samples of every output), the blocks
+    write there, in the cache, and their outputs are streamed to ``out`` (not a failed
+    block's)."""
     cdef const double* ins[MAX_INPUTS]
     cdef double* outs[MAX_OUTPUTS]
     cdef Py_ssize_t s, t, staged
-    cdef int j, k, n, had, bad = 0
+    cdef int j, k, n, one, bad = 0
     if blk == NULL:
         for s in range(start, stop):
-            had = status[0]
-            bad |= _one(call, kern, nin, base, size, check, qmask, s, nout, out, out_size, work, status)
-            if had == 0 and status[0] != 0:
+            one = 0
+            bad |= _one(call, kern, nin, base, size, check, qmask, s, nout, out, out_size, work, &one)
+            if one != 0 and (status[0] == 0 or s < status_at[0]):
+                status[0] = one
                 status_at[0] = s
         return bad
     s = start
@@ -743,15 +746,18 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
                     for t in range(n):
                         if zero_quaternion(call.m, ins[k] + t * size[k]):
                             bad |= 1 << k
-        if bad == 0:  # (a non-finite input: the driver raises, whatever the kernel says)
+        if (bad & ~OUTPUT_OVERFLOW) == 0:  # (a non-finite input: the driver raises, whatever the kernel
+                                         # says; an overflow: a later block's status outranks it)
             k = blk(call, n, ins, size, outs, out_size, work)
-            if k != 0 and status[0] == 0:
+            if k != 0 and (status[0] == 0 or s < status_at[0]):
                 status[0] = k
                 status_at[0] = s
             for j in range(nout):  # while the outputs are in the cache
+                if stage != NULL and k != 0:
+                    break  # (a failed block's stage is not copied: the call raises)
                 if any_nonfinite(outs[j], n * out_size[j]):
                     bad |= OUTPUT_OVERFLOW
-                if stage != NULL and k == 0:
+                if stage != NULL:
                     stream_copy(out[j] + s * out_size[j], outs[j], n * out_size[j])
         s += n
     if stage != NULL:
@@ -1241,7 +1247,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
                 if start < N:
                     PyErr_CheckSignals()
             least = steps[0]
-            for j in range(nt):  # (the status of the earliest sample: a thread's are in order)
+            for j in range(nt):  # (the status of the earliest failing sample of all threads)
                 bad |= flags[16 * j]
                 if flags[16 * j + 1] != 0 and (status == 0 or steps[8 * j + 1] < status_sample):
                     status = flags[16 * j + 1]

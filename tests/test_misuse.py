@@ -244,7 +244,7 @@ def test_a_singular_joint_behind_which_a_link_has_a_negative_moment_says_so(back
         model = b.build(floating_base=False)
     assert rbd.crba(model, rbd.neutral(model))[0, 0] < 0  # (the premise: a negative pivot)
     z = np.zeros(model.nv)
-    with pytest.raises(rbd.SingularModelError, match="'hinge'.*'leaf' behind it has a physically inconsistent"):
+    with pytest.raises(rbd.SingularModelError, match="'hinge'.*the inertia of body 'leaf' behind it .* is physically inconsistent"):
         rbd.aba(model, rbd.neutral(model), z, z)
     with pytest.raises(rbd.SingularModelError) as massless:
         rbd.aba(massless_leaf_model("revolute"), np.zeros(2), np.zeros(2), np.zeros(2))
@@ -269,12 +269,17 @@ def test_a_batch_names_the_joint_of_its_first_singular_sample(backend, threads, 
         rbd.aba(model, q[40], v[40], tau[40])  # (the premise: sample 40 alone)
     with pytest.raises(rbd.SingularModelError, match="'%s'" % later):
         rbd.aba(model, q[1500], v[1500], tau[1500])
+    overflowing = v.copy()
+    overflowing[3] = 1e200  # (an earlier sample whose result overflows: still the singular error)
+    with pytest.raises(ValueError, match="too large for float64"):
+        rbd.aba(model, q[3], overflowing[3], tau[3])
     previous = rbd_c_threads(threads)
     try:
         for call, expected in ((lambda: rbd.aba(model, q, v, tau), first),
                                (lambda: rbd.inverse_mass_matrix(model, q), first),
                                (lambda: rbd.aba_derivatives(model, q, v, tau), first),
-                               (lambda: rbd.aba(model, q[::-1], v, tau), later)):  # (reversed: 1999 first)
+                               (lambda: rbd.aba(model, q[::-1], v, tau), later),  # (reversed: 1999 first)
+                               (lambda: rbd.aba(model, q, overflowing, tau), first)):
             with pytest.raises(rbd.SingularModelError) as info:
                 call()
             assert "'%s'" % expected in str(info.value)

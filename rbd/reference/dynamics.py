@@ -8,6 +8,8 @@ loop over joints in Python and work on whole batches at each joint.
 Every algorithm is written on scalar components (``_components``: Python
 floats for one sample, rows of a batch block otherwise).
 """
+import math
+
 import numpy as np
 
 from .._checks import model_arrays, singular_joint_error, singular_tolerance
@@ -152,21 +154,18 @@ def evaluate_dynamics(model, passes, batch, arrays, out_shape):
         return sc.evaluate(passes, batch, arrays, out_shape)
     except _Singular as exc:
         body = exc.args[0]
-    n = int(np.prod(batch))
+    n = math.prod(batch)
     flat = [None if x is None else x.reshape((n,) + x.shape[len(batch):]) for x in arrays]
-    lo, hi = 0, n  # the first singular sample is in [lo, hi)
-    while hi - lo > 1:
+    lo, hi = 0, n  # the first singular sample is in [lo, hi); body is from a failing range whose
+    while hi - lo > 1:  # singular samples are all in [lo, hi): at the end, that sample's
         mid = (lo + hi) // 2
         try:
             sc.evaluate(passes, (mid - lo,), [None if x is None else x[lo:mid] for x in flat], out_shape)
             lo = mid
         except _Singular as exc:
             hi, body = mid, exc.args[0]
-    if n > 1:
-        try:
-            sc.evaluate(passes, (), [None if x is None else x[lo] for x in flat], out_shape)
-        except _Singular as exc:
-            body = exc.args[0]
+        except ValueError:  # (overflow, found after the passes: none of [lo, mid) is singular)
+            lo = mid
     raise singular_joint_error(model, body, arrays[0])
 
 
