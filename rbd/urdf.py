@@ -107,18 +107,18 @@ def _read(source):
     """The XML of ``source`` as text (an XML string) or bytes (a file's content, or
     bytes given directly), for the parser to decode as the XML declares."""
     if isinstance(source, (bytes, bytearray)):
-        return _declaration_first(bytes(source))
+        return _xml_start(bytes(source))
     if isinstance(source, str) and is_xml_text(source):
         # a byte-order mark would otherwise make it a "path"; white space before an XML
         # declaration (a triple-quoted string's first line) makes the XML malformed
-        return source.lstrip("\ufeff \t\r\n")
+        return _xml_start(source)
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("source must be a URDF file path or an XML string, got %s" % type(source).__name__)
     name = os.fspath(source)
     shown = name if len(name) <= 200 else name[:200] + "..."  # (not a whole mistaken URDF in a message)
     try:
         with open(source, "rb") as f:
-            return _declaration_first(f.read())
+            return _xml_start(f.read())
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "no such URDF file (an XML string would start with '<')",
                                 shown) from None
@@ -131,7 +131,13 @@ def _read(source):
 
 def is_xml_text(text):
     """Whether a string is XML rather than a path (after a byte-order mark or white space)."""
-    return text.lstrip("\ufeff \t\r\n").startswith("<")
+    return _xml_start(text).startswith("<")
+
+
+def _xml_start(xml):
+    """XML text or bytes from where the parser must start: without a byte-order mark and
+    white space before the first '<' (text), or before the XML declaration (bytes)."""
+    return _declaration_first(xml) if isinstance(xml, (bytes, bytearray)) else xml.lstrip("\ufeff \t\r\n")
 
 
 def _declaration_first(data):
@@ -178,7 +184,7 @@ def root_element(xml):
     def found(tag, _attributes):
         raise _RootFound(tag)
 
-    xml = _declaration_first(xml) if isinstance(xml, (bytes, bytearray)) else xml.lstrip("\ufeff \t\r\n")
+    xml = _xml_start(xml)
 
     scanner = expat.ParserCreate()
     scanner.StartElementHandler = found

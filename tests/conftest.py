@@ -31,6 +31,16 @@ def _compiled_available():
 HAVE_COMPILED = _compiled_available()
 
 
+def rbd_c_threads(n):
+    """Set rbd_c's batch threads (when built); returns the previous count."""
+    if not HAVE_COMPILED:
+        return n
+    import rbd_c
+    previous = rbd_c.get_num_threads()
+    rbd_c.set_num_threads(n)
+    return previous
+
+
 @pytest.fixture(params=["numpy", "cython"])
 def backend(request):
     """The backend name; ``rbd`` is switched to it for the test and restored after."""

@@ -12,7 +12,7 @@ import pytest
 
 import rbd
 
-from conftest import HAVE_COMPILED
+from conftest import HAVE_COMPILED, rbd_c_threads
 from models import algorithm_calls, random_model, two_sliders_model
 
 needs_compiled = pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
@@ -177,16 +177,6 @@ def test_one_overflowing_sample_in_a_batch_is_an_error(backend, name, threads):
             getattr(rbd, name)(*args)
     finally:
         rbd_c_threads(previous)
-
-
-def rbd_c_threads(n):
-    """Set rbd_c's batch threads (when built); returns the previous count."""
-    if not HAVE_COMPILED:
-        return n
-    import rbd_c
-    previous = rbd_c.get_num_threads()
-    rbd_c.set_num_threads(n)
-    return previous
 
 
 def test_overflow_error_is_the_same_on_both_backends():

@@ -17,7 +17,7 @@ import pytest
 import rbd
 import rbd.reference as reference
 
-from conftest import HAVE_COMPILED
+from conftest import HAVE_COMPILED, rbd_c_threads
 from models import random_model, random_state, m_inverse_slack, aba_slack, aba_derivatives_slack, contacts_on
 
 pytestmark = pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
@@ -336,7 +336,7 @@ def test_a_large_batch_streams_the_same_numbers_as_the_direct_path(threads):
     samples = threshold // (model.nv * model.nv) + 9
     rng = np.random.default_rng(12)
     q = random_state(model, rng, batch=(samples,))[0]
-    previous_threads = rbd_c_threads_set(threads)
+    previous_threads = rbd_c_threads(threads)
     try:
         streamed = rbd_c.crba(model, q)
         shifted = np.empty(samples * model.nv * model.nv + 1)[1:].reshape(samples, model.nv, model.nv)
@@ -348,7 +348,7 @@ def test_a_large_batch_streams_the_same_numbers_as_the_direct_path(threads):
         finally:
             stream_min(previous)
     finally:
-        rbd_c_threads_set(previous_threads)
+        rbd_c_threads(previous_threads)
     assert np.array_equal(streamed, direct)
     assert np.array_equal(shifted, direct)
 
@@ -368,12 +368,6 @@ def test_an_overflow_in_a_streamed_batch_is_the_overflow_error(name):
             compiled(name)(model, *args)
     finally:
         stream_min(previous)
-
-
-def rbd_c_threads_set(n):
-    previous = rbd_c.get_num_threads()
-    rbd_c.set_num_threads(n)
-    return previous
 
 
 def test_a_failed_streamed_block_leaves_no_stale_numbers_in_out():
