@@ -259,10 +259,17 @@ def singular_tolerance(model):
 CONTACT_RANK_TOLERANCE = 1e-12
 
 
-def redundant_contacts_error(contacts):
-    """The ValueError of a rank-deficient contact set (both backends)."""
-    return ValueError("the contact set %s is rank-deficient (its constraints are redundant): give a "
-                      "regularization > 0" % short_names([str(c.frame) for c in contacts]))
+def redundant_contacts_error(model, contacts, regularization=0.0):
+    """The ValueError of a rank-deficient contact set (both backends): its frames by name
+    (a contact may give an index), and what to do, given the ``regularization`` used."""
+    names = [model.frame_names[model.frame_id(c.frame)] for c in contacts]
+    message = ("the contact set %s is rank-deficient at this configuration (its constraints are redundant: "
+               "a contact given twice, or a pose that aligns them)" % short_names(names))
+    if regularization > 0.0:
+        return ValueError("%s, and regularization=%s is too small to make it solvable (the system's pivots "
+                          "must exceed %g of its largest entry, or of 1 if that is smaller): give a larger one"
+                          % (message, short_repr(regularization), CONTACT_RANK_TOLERANCE))
+    return ValueError(message + ": give a regularization > 0")
 
 
 def overflow_error():

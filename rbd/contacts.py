@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (CONTACT_RANK_TOLERANCE, check_model, model_arrays, real_number, redundant_contacts_error,
+from ._checks import (CONTACT_RANK_TOLERANCE, as_array, check_model, flag, model_arrays, real_number, redundant_contacts_error,
                       short_repr)
 
 __all__ = ["Contact", "inertial_parameters", "model_from_parameters"]
@@ -149,7 +149,7 @@ def _solve_contacts(rbd, model, q, J, rhs_q, rhs_c, contacts, regularization):
                 CONTACT_RANK_TOLERANCE * max(1.0, np.abs(K).max())):
             raise np.linalg.LinAlgError
     except np.linalg.LinAlgError:
-        raise redundant_contacts_error(contacts) from None
+        raise redundant_contacts_error(model, contacts, regularization) from None
     lam = np.linalg.solve(K, b[..., None])[..., 0]
     x = (Minv @ (rhs_q + (lam[..., None, :] @ J)[..., 0, :])[..., None])[..., 0]
     return x, lam
@@ -197,10 +197,11 @@ def kinematic_hessian_on(rbd, model, q, frame, reference="local"):
     check_model(model)
     batch, (q,) = model_arrays(model, q=q)
     n = model.nv
-    qs = np.broadcast_to(q[..., None, :], batch + (n, model.nq))
-    units = np.broadcast_to(np.eye(n), batch + (n, n))
-    dJ_dq = rbd.frame_velocity_derivatives(model, qs, units, frame, reference)[0]  # (..., i, 6, k)
-    return np.ascontiguousarray(np.moveaxis(dJ_dq, -3, -2))  # (..., 6, i, k)
+    flat = (int(np.prod(batch)),)  # (one batch axis: the n unit velocities add one, within the limit)
+    qs = np.broadcast_to(q.reshape(flat + (1, model.nq)), flat + (n, model.nq))
+    units = np.broadcast_to(np.eye(n), flat + (n, n))
+    dJ_dq = rbd.frame_velocity_derivatives(model, qs, units, frame, reference)[0]  # (N, i, 6, k)
+    return np.ascontiguousarray(np.moveaxis(dJ_dq, -3, -2)).reshape(batch + (6, n, n))  # (..., 6, i, k)
 
 
 def inertial_parameters(model):
@@ -212,12 +213,12 @@ def inertial_parameters(model):
 
 def model_from_parameters(model, parameters, strict=False):
     """``model`` with the inertias of a parameter vector in ``inertial_parameters``' order
-    (identified parameters, for instance), validated by the inertia policy."""
+    (identified parameters, for instance), validated by the inertia policy (a physically
+    inconsistent inertia warns, or raises ValueError when ``strict``)."""
     check_model(model)
-    p = np.asarray(parameters, dtype=float)
-    if p.shape != (10 * model.nbodies,):
-        raise ValueError("parameters must have shape (%d,) (10 per body), got %s" % (10 * model.nbodies, p.shape))
-    return model.replace(inertias=p.reshape(-1, 10)[:, _TO_STORAGE])
+    strict = flag(strict, "strict")
+    p = as_array(parameters, "parameters", (10 * model.nbodies,), allow_batch=False)
+    return model.replace(inertias=p.reshape(-1, 10)[:, _TO_STORAGE], strict=strict)
 
 
 def _body_forces_basis(acc, twist):

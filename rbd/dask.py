@@ -21,6 +21,7 @@ dependency (``pip install 'rbd[dask]'``).
 """
 import functools
 import inspect
+import re
 import weakref
 
 import numpy as np
@@ -91,12 +92,37 @@ def _states_and_keywords(name, args, kwargs):
     return [kwargs.pop(key) for key in positional[:count]], kwargs
 
 
+_AT_INDEX = re.compile(r"\b(at [A-Za-z_]\w*\[)(\d+(?:, \d+)*)\]")
+
+
+def _in_batch(error, starts):
+    """``error`` of a chunk whose first sample is at ``starts`` (one index per batch
+    dimension) told in the whole batch's indices: an entry's position shifted, any other
+    message given the chunk's place."""
+    message = str(error.args[0]) if error.args else ""
+
+    def shifted(match):
+        index = [int(i) for i in match.group(2).split(", ")]
+        index[:len(starts)] = [i + s for i, s in zip(index, starts)]
+        return match.group(1) + ", ".join(map(str, index)) + "]"
+
+    told = _AT_INDEX.sub(shifted, message, count=1)
+    if told == message:
+        told = "%s (in the chunk of the batch from sample %s)" % (message, ", ".join(map(str, starts)))
+    error.args = (told,) + tuple(error.args[1:])
+    return error
+
+
 def _on_chunk(name, count, nbatch, model, *states, **kwargs):
     import rbd
+    starts, states = [int(x[0]) if len(x) else 0 for x in states[:nbatch]], states[nbatch:]  # (its first sample)
     if count > len(_STATE[name]):  # the chunk of a batched fext
         kwargs = dict(kwargs, fext=states[-1])
         states = states[:-1]
-    results = getattr(rbd, name)(model, *states, **kwargs)
+    try:
+        results = getattr(rbd, name)(model, *states, **kwargs)
+    except ValueError as error:
+        raise _in_batch(error, starts) from None
     if isinstance(results, tuple):  # several outputs: each sample's flattened one after the other
         batch = np.shape(results[0])[:nbatch]
         return np.concatenate([np.reshape(r, batch + (-1,)) for r in results], axis=-1)
@@ -106,11 +132,16 @@ def _on_chunk(name, count, nbatch, model, *states, **kwargs):
 def run(name, model, *args, **kwargs):
     """``rbd.<name>(model, *args, **kwargs)`` on Dask arrays (see the module's docstring)."""
     import rbd
+    from rbd._checks import check_model
     da = _import()
     if name not in _STATE:
         raise ValueError("rbd.dask runs the algorithms with state arrays (%s), not %r"
                          % (", ".join(sorted(_STATE)), name))
     kinds = _STATE[name]
+    check_model(model)
+    if "out" in kwargs:
+        raise TypeError("rbd.dask.%s takes no out= (its result is a Dask array: store it with "
+                        "to_zarr, da.store or compute)" % name)
     states, kwargs = _states_and_keywords(name, args, kwargs)
     trailing = [(model.nq,) if kind == "q" else (model.nv,) for kind in kinds]
     if kwargs.get("fext") is not None and np.ndim(kwargs["fext"]) > 2:  # a batched fext: chunked as the states
@@ -139,14 +170,17 @@ def run(name, model, *args, **kwargs):
                     da.empty(batch, chunks="auto").chunks)[:batch_ndim]
     inputs = [da.broadcast_to(x, batch + own).rechunk(batch_chunks + tuple((n,) for n in own))
               for x, own in zip(states, trailing)]
-    # the per-sample output: from one sample of the inputs' own shapes (zeros are a valid state)
-    sample = getattr(rbd, name)(model, *[rbd.neutral(model) if k == "q" else np.zeros(model.nv) for k in kinds],
-                                **kwargs)
-    several = isinstance(sample, tuple)
-    shape = (sum(np.size(x) for x in sample),) if several else np.shape(sample)
+    # the per-sample output shapes, and the other arguments checked, from a batch of no samples
+    # (one sample, any one, could be where the algorithm raises: a contact set singular there)
+    empty = getattr(rbd, name)(model, *[np.empty((0, model.nq if k == "q" else model.nv)) for k in kinds], **kwargs)
+    several = isinstance(empty, tuple)
+    shapes = [np.shape(x)[1:] for x in (empty if several else (empty,))]
+    shape = (sum(int(np.prod(s)) for s in shapes),) if several else shapes[0]
     batch_index = "abcdefghijklmnop"[:batch_ndim]
     out_index = batch_index + "wxyz"[:len(shape)]  # (letters a-p: batch axes, q-t: the inputs' own)
     pairs = [_model_reference(model), None]
+    for k, chunks in enumerate(batch_chunks):  # each batch axis's sample indices: a chunk's first is its place
+        pairs += [da.arange(batch[k], chunks=chunks), batch_index[k]]
     for x, own, axes in zip(inputs, trailing, ("q", "r", "s", "tu")):  # (fext, last: two axes of its own)
         pairs += [x, batch_index + axes[:len(own)]]
     result = da.blockwise(functools.partial(_on_chunk, name, len(inputs), batch_ndim, **kwargs), out_index, *pairs,
@@ -154,9 +188,9 @@ def run(name, model, *args, **kwargs):
                           new_axes={axis: size for axis, size in zip(out_index[batch_ndim:], shape)})
     if several:
         parts, start = [], 0
-        for x in sample:
-            stop = start + np.size(x)
-            parts.append(result[..., start:stop].reshape(result.shape[:batch_ndim] + np.shape(x)))
+        for own in shapes:
+            stop = start + int(np.prod(own))
+            parts.append(result[..., start:stop].reshape(result.shape[:batch_ndim] + own))
             start = stop
         return tuple(parts)
     return result

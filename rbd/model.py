@@ -271,13 +271,15 @@ class Model:
         # Equal models have equal names, sizes and joint names; the arrays stay out (costly).
         return hash((self.name, self.nq, self.nv, self.nbodies, self.joint_names))
 
-    def replace(self, **changes):
+    def replace(self, *, strict=False, **changes):
         """A new model equal to this one but for ``changes``, validated anew:
         ``gravity`` (3,), ``inertias`` (nbodies, 10) in this model's storage (see
-        ``rbd.spatial``; checked by rbd's inertia policy), ``armature``, ``damping``,
+        ``rbd.spatial``; checked by rbd's inertia policy: a physically inconsistent
+        inertia warns, or raises ValueError when ``strict``), ``armature``, ``damping``,
         ``friction`` (nv,) each, non-negative.  Armature enters the mass matrix and
         everything built on it; damping and friction are stored for the user (the
         rigid-body algorithms do not apply them)."""
+        strict = flag(strict, "strict")
         allowed = ("gravity", "inertias", "armature", "damping", "friction")
         unknown = sorted(set(changes) - set(allowed))
         if self.mimic and set(changes) & {"armature", "damping", "friction"}:
@@ -292,7 +294,7 @@ class Model:
         definition = self._definition()
         if changes.get("inertias") is not None:
             inertias = as_array(changes["inertias"], "inertias", (self.nbodies, 10), allow_batch=False)
-            check_inertias(inertias, self.body_names)
+            check_inertias(inertias, self.body_names, strict=strict)
             changes["inertias"] = inertias
         definition.update({k: v for k, v in changes.items() if v is not None})
         return Model(**definition)

@@ -1265,7 +1265,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
             if bad & (1 << k):
                 raise ValueError("%s must contain only finite numbers (found NaN or inf)" % names[k])
     if status < 0:
-        raise checks_module().redundant_contacts_error(contacts)
+        raise checks_module().redundant_contacts_error(model, contacts, call.regularization)
     if status:
         raise checks_module().singular_joint_error(model, status - 1,
                                                    values[0] if nin and spec[0] == b'q' else None)

@@ -65,10 +65,14 @@ def test_redundant_contacts_need_regularization(backend):
     model, q, v, _, tau = tree_and_state(4)
     tool = model.joint_frame(model.nbodies - 1)
     twice = [rbd.Contact(tool, 6), rbd.Contact(tool, 3)]
-    with pytest.raises(ValueError, match="rank-deficient"):
+    name = model.frame_names[tool]  # contacts given by index are named in the error
+    with pytest.raises(ValueError, match="'%s', '%s' is rank-deficient.*give a regularization > 0" % (name, name)):
         rbd.constrained_dynamics(model, q, v, tau, twice)
     qdd, _ = rbd.constrained_dynamics(model, q, v, tau, twice, regularization=1e-8)
     assert np.all(np.isfinite(qdd))
+    # a regularization given but too small to lift the pivots is not told to be > 0
+    with pytest.raises(ValueError, match="rank-deficient.*regularization=1e-16 is too small.*give a larger one"):
+        rbd.constrained_dynamics(model, q, v, tau, twice, regularization=1e-16)
 
 
 def test_contact_errors(backend):
@@ -102,6 +106,20 @@ def test_batches_equal_per_sample(backend):
         np.testing.assert_allclose(H[k], rbd.kinematic_hessian(model, q[k], contacts[0].frame), atol=1e-12)
 
 
+def test_kinematic_hessian_takes_every_batch_dimension_allowed(backend):
+    """16 batch dimensions, the most any algorithm takes: the Hessian's own sweep over the
+    unit velocities must not count as one more (the NumPy backend refused it)."""
+    model, q, _, _, _ = tree_and_state(2)
+    frame = model.link_frame_names[-1]
+    Q = np.stack([q, rbd.random_configuration(model, 7)]).reshape((2,) + (1,) * 15 + (model.nq,))
+    H = rbd.kinematic_hessian(model, Q, frame)
+    assert H.shape == (2,) + (1,) * 15 + (6, model.nv, model.nv)
+    np.testing.assert_allclose(H[1].reshape(6, model.nv, model.nv), rbd.kinematic_hessian(model, Q[1].reshape(-1), frame),
+                               atol=1e-12)
+    with pytest.raises(ValueError, match="17 batch dimensions"):
+        rbd.kinematic_hessian(model, Q[None], frame)
+
+
 @pytest.mark.parametrize("reference", ["local", "world", "local_world_aligned"])
 def test_kinematic_hessian(reference, backend):
     model, q, v, _, _ = tree_and_state(2)
@@ -128,6 +146,36 @@ def test_regressor_and_parameters(backend):
     np.testing.assert_allclose(rbd.rnea(heavier, q, v, a), 2.0 * rbd.rnea(model, q, v, a), atol=1e-10)
     with pytest.raises(ValueError, match="shape"):
         rbd.model_from_parameters(model, pi[:-1])
+
+
+def test_parameters_of_an_inconsistent_inertia_warn_or_raise_when_strict(backend):
+    """Identified parameters are often unphysical: the inertia policy applies, and strict=True
+    (of model_from_parameters and Model.replace) makes it an error, not a warning."""
+    model, _, _, _, _ = tree_and_state(5)
+    pi = rbd.inertial_parameters(model)
+    body = model.nbodies - 1
+    mass = pi[10 * body]
+    # about the center of mass Ixx = Iyy = 0.01 m, Izz = 1 m breaks Ixx + Iyy >= Izz; the
+    # public parameters are about the body origin: add m (|c|^2 1 - c c^T) back
+    c = pi[10 * body + 1:10 * body + 4] / mass
+    I = np.diag([0.01, 0.01, 1.0]) * mass + mass * (c @ c * np.eye(3) - np.outer(c, c))
+    pi[10 * body + 4:10 * body + 10] = I[0, 0], I[0, 1], I[1, 1], I[0, 2], I[1, 2], I[2, 2]
+    name = model.body_names[body]
+    with pytest.warns(UserWarning, match="inconsistent inertia.*%s" % name):
+        loose = rbd.model_from_parameters(model, pi)
+    np.testing.assert_allclose(rbd.inertial_parameters(loose), pi, atol=1e-12)
+    with pytest.raises(ValueError, match="inconsistent inertia.*%s" % name):
+        rbd.model_from_parameters(model, pi, strict=True)
+    with pytest.raises(ValueError, match="inconsistent inertia.*%s" % name):
+        model.replace(inertias=loose.inertias, strict=True)
+    with pytest.raises(TypeError, match="strict must be True or False"):
+        rbd.model_from_parameters(model, rbd.inertial_parameters(model), strict="no")
+    with pytest.raises(TypeError, match="strict must be True or False"):
+        model.replace(gravity=[0, 0, -1.0], strict=1)
+    with pytest.raises(TypeError, match="parameters must be an array of real numbers"):
+        rbd.model_from_parameters(model, rbd.inertial_parameters(model) + 1e-3j)
+    with pytest.raises(ValueError, match="parameters must contain only finite"):
+        rbd.model_from_parameters(model, np.full(10 * model.nbodies, np.nan))
 
 
 # ------------------------------------------------------------------------------------------

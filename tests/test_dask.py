@@ -77,6 +77,36 @@ def test_errors():
         rbd.dask.rnea(model, Q, v, v, None, None)  # (no out= by position: rbd.rnea refuses it too)
     with pytest.raises(TypeError, match="needs its state arguments q, v, a"):
         rbd.dask.rnea(model, Q, v)
+    with pytest.raises(TypeError, match="model must be an rbd.Model"):
+        rbd.dask.rnea("arm7", Q, v, v)
+    with pytest.raises(TypeError, match="takes no out="):
+        rbd.dask.rnea(model, Q, v, v, out=np.empty((10, model.nv)))
+
+
+def test_errors_name_the_sample_in_the_whole_batch(backend):
+    """A chunk's error tells the entry's place in the whole batch, not in the chunk."""
+    model = rbd.sample_model("arm7")
+    q, v, _ = batch(model, 24)
+    bad = q.reshape(4, 6, model.nq).copy()
+    bad[3, 4, 2] = np.nan
+    Q = da.from_array(bad, chunks=(2, 4, model.nq))  # the NaN is entry [1, 0, 2] of its chunk
+    with pytest.raises(ValueError, match=r"at q\[3, 4, 2\]"):
+        rbd.dask.rnea(model, Q, v[0], v[0]).compute()
+
+
+def test_a_pose_singular_for_the_contacts_outside_the_batch(backend):
+    """The per-sample shapes come from no sample at all: the arm straight up (its neutral
+    configuration) makes a flat contact on its flange singular, but no sample of the batch is."""
+    model = rbd.sample_model("arm7")
+    contacts = [rbd.Contact("tool0", dim=6)]
+    with pytest.raises(ValueError, match="rank-deficient"):
+        rbd.constrained_dynamics(model, rbd.neutral(model), np.zeros(model.nv), np.zeros(model.nv), contacts)
+    q = rbd.random_configuration(model, 3, batch=10)
+    zeros = np.zeros((10, model.nv))
+    qdd, forces = rbd.dask.constrained_dynamics(model, da.from_array(q, chunks=(5, model.nq)), zeros, zeros, contacts)
+    expected = rbd.constrained_dynamics(model, q, zeros, zeros, contacts)
+    np.testing.assert_allclose(qdd.compute(), expected[0], atol=1e-9)
+    np.testing.assert_allclose(forces.compute(), expected[1], atol=1e-9)
 
 
 CLUSTER = textwrap.dedent("""

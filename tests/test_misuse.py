@@ -642,3 +642,5 @@ def test_random_configuration_within_limits_of_any_size_and_its_rng_argument(bac
     assert np.all(np.isfinite(q)) and np.all(np.abs(q) <= 1e308) and q.min() < -5e307 and q.max() > 5e307
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator, a non-negative seed or None, got -1"):
         rbd.random_configuration(model, rng=-1)
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator.*got True"):
+        rbd.random_configuration(model, rng=True)  # (NumPy would seed with 1)

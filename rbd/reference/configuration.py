@@ -49,6 +49,8 @@ def random_configuration(model, rng=None, batch=None):
     per quaternion, in joint order.
     """
     check_model(model)
+    if isinstance(rng, (bool, np.bool_)):  # (default_rng would take True as the seed 1)
+        raise TypeError("rng must be a numpy.random.Generator, a non-negative seed or None, got %s" % short_repr(rng))
     if not isinstance(rng, np.random.Generator):
         try:
             rng = np.random.default_rng(rng)
