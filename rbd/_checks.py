@@ -198,10 +198,11 @@ class SingularModelError(ValueError):
     (typically a massless subtree, such as a link without <inertial>, behind it)."""
 
 
-def singular_joint_error(model, body, q=None):
-    """The error for a singular articulated inertia at ``body``'s joint; the overflow error
-    instead where the configurations ``q`` make the mass matrix overflow (a pivot of
-    inf - inf reads as singular: a prismatic coordinate of 1e160, say)."""
+def singular_joint_error(model, body, q=None, sample=None):
+    """The error for a singular articulated inertia at ``body``'s joint in the batch's
+    ``sample`` (its index; None for a single call); the overflow error instead where that
+    sample's configuration ``q`` makes the mass matrix overflow (a pivot of inf - inf reads
+    as singular: a prismatic coordinate of 1e160, say)."""
     if q is not None:
         from .reference import crba  # (on the error path only: O(n^2) per sample)
         try:
@@ -211,9 +212,10 @@ def singular_joint_error(model, body, q=None):
             overflows = True
         if overflows:
             return overflow_error()
-    message = ("forward dynamics is singular at joint %s: the bodies it moves have no inertia along "
+    message = ("forward dynamics is singular at joint %s%s: the bodies it moves have no inertia along "
                "its motion (a massless link or subtree behind a moving joint); give them mass and "
-               "inertia, fix the joint, or remove the link" % short_repr(model.joint_names[body]))
+               "inertia, fix the joint, or remove the link" % (short_repr(model.joint_names[body]),
+                                                               _in_sample(sample)))
     unphysical = _unphysical_behind(model, body)
     if unphysical:
         message += ("; the inertia of bod%s %s behind it (with the links fixed to %s) is physically "
@@ -259,12 +261,22 @@ def singular_tolerance(model):
 CONTACT_RANK_TOLERANCE = 1e-12
 
 
-def redundant_contacts_error(model, contacts, regularization=0.0):
+def _in_sample(sample):
+    """Where in a batch an error arose: '' for a single call, else ' in sample 3 of the
+    batch' (a flat batch) or ' in sample [3, 4] of the batch'."""
+    if sample is None:
+        return ""
+    sample = [int(i) for i in sample]
+    return " in sample %s of the batch" % (sample[0] if len(sample) == 1 else sample)
+
+
+def redundant_contacts_error(model, contacts, regularization=0.0, sample=None):
     """The ValueError of a rank-deficient contact set (both backends): its frames by name
-    (a contact may give an index), and what to do, given the ``regularization`` used."""
+    (a contact may give an index), the batch's first such ``sample`` (its index, None for
+    a single call), and what to do, given the ``regularization`` used."""
     names = [model.frame_names[model.frame_id(c.frame)] for c in contacts]
-    message = ("the contact set %s is rank-deficient at this configuration (its constraints are redundant: "
-               "a contact given twice, or a pose that aligns them)" % short_names(names))
+    message = ("the contact set %s is rank-deficient%s (its constraints are redundant there: a contact "
+               "given twice, or a pose that aligns them)" % (short_names(names), _in_sample(sample)))
     if regularization > 0.0:
         return ValueError("%s, and regularization=%s is too small to make it solvable (the system's pivots "
                           "must exceed %g of its largest entry, or of 1 if that is smaller): give a larger one"

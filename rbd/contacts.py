@@ -132,6 +132,22 @@ def _regularization(value):
     return r
 
 
+def _deficient(K):
+    """Per sample of contact systems K (..., m, m), whether it is rank-deficient: no Cholesky
+    factor, or a pivot at or below the rank tolerance of its largest entry (at least 1)."""
+    try:
+        C = np.linalg.cholesky(K)
+    except np.linalg.LinAlgError:  # (some sample has no factor: which ones, one at a time)
+        if K.ndim == 2:
+            return np.array(True)
+        flat = K.reshape((-1,) + K.shape[-2:])
+        return np.array([bool(_deficient(k)) for k in flat]).reshape(K.shape[:-2])
+    if not K.shape[-1]:
+        return np.zeros(K.shape[:-2], dtype=bool)
+    pivots = np.abs(np.diagonal(C, axis1=-2, axis2=-1)).min(axis=-1) ** 2
+    return pivots <= CONTACT_RANK_TOLERANCE * np.maximum(1.0, np.abs(K).max(axis=(-2, -1)))
+
+
 def _solve_contacts(rbd, model, q, J, rhs_q, rhs_c, contacts, regularization):
     """With M^-1 (``inverse_mass_matrix``, O(n^2)): the multipliers of (J M^-1 J^T + r I) lam =
     rhs_c - J M^-1 rhs_q, by a Cholesky factor that also tells a rank-deficient contact
@@ -143,13 +159,11 @@ def _solve_contacts(rbd, model, q, J, rhs_q, rhs_c, contacts, regularization):
     if regularization:
         K = K + regularization * np.eye(m)
     b = rhs_c - (JMinv @ rhs_q[..., None])[..., 0]
-    try:
-        C = np.linalg.cholesky(K)
-        if m and C.size and np.min(np.abs(np.diagonal(C, axis1=-2, axis2=-1))) ** 2 <= (
-                CONTACT_RANK_TOLERANCE * max(1.0, np.abs(K).max())):
-            raise np.linalg.LinAlgError
-    except np.linalg.LinAlgError:
-        raise redundant_contacts_error(model, contacts, regularization) from None
+    deficient = _deficient(K)
+    if deficient.any():  # (the error names the batch's first such sample)
+        batch = K.shape[:-2]
+        raise redundant_contacts_error(model, contacts, regularization,
+                                       np.unravel_index(np.flatnonzero(deficient)[0], batch) if batch else None)
     lam = np.linalg.solve(K, b[..., None])[..., 0]
     x = (Minv @ (rhs_q + (lam[..., None, :] @ J)[..., 0, :])[..., None])[..., 0]
     return x, lam

@@ -22,7 +22,7 @@ cimport cython
 cimport numpy as cnp
 from cython.parallel cimport prange, parallel, threadid
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.ref cimport PyObject, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM
@@ -765,6 +765,46 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
     return bad
 
 
+cdef Py_ssize_t _first_failing(const Call* call, kernel_t kern, int nin, const double** base, const Py_ssize_t* size,
+                               Py_ssize_t start, Py_ssize_t stop, int nout, const Py_ssize_t* out_size,
+                               Py_ssize_t work_doubles, int* status) except -1:
+    """The first of samples start..stop-1 (a failed block's) whose one-sample kernel fails,
+    its status in ``status`` (the error path only: the single call's error for that sample);
+    ``start`` if none does (the block's status stands).  The outputs go to a scratch: the
+    caller's out= keeps what the batch left there."""
+    cdef const double* ins[MAX_INPUTS]
+    cdef double* outs[MAX_OUTPUTS]
+    cdef Py_ssize_t s, total = 0
+    cdef int k, one
+    for k in range(nout):
+        total += out_size[k]
+    cdef double* work = <double*>malloc((work_doubles + total + 1) * sizeof(double))
+    if work == NULL:
+        raise MemoryError()
+    try:
+        outs[0] = work + work_doubles
+        for k in range(1, nout):
+            outs[k] = outs[k - 1] + out_size[k - 1]
+        for s in range(start, stop):
+            for k in range(nin):
+                ins[k] = NULL if base[k] == NULL else base[k] + s * size[k]
+            one = kern(call, ins, outs, work)
+            if one != 0:
+                status[0] = one
+                return s
+        return start
+    finally:
+        free(work)
+
+
+cdef object _sample_copy(const double* base, Py_ssize_t size, Py_ssize_t s):
+    """Sample s of a batched input (``size`` doubles a sample) as a new array."""
+    cdef cnp.npy_intp n = size
+    cdef cnp.ndarray x = cnp.PyArray_EMPTY(1, &n, cnp.NPY_DOUBLE, 0)
+    memcpy(cnp.PyArray_DATA(x), base + s * size, size * sizeof(double))
+    return x
+
+
 cdef Py_ssize_t _stream_min = STREAM_MIN_DOUBLES
 
 
@@ -1264,11 +1304,17 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
         for k in range(nin):
             if bad & (1 << k):
                 raise ValueError("%s must contain only finite numbers (found NaN or inf)" % names[k])
-    if status < 0:
-        raise checks_module().redundant_contacts_error(model, contacts, call.regularization)
     if status:
+        if blk != NULL:  # a block failed: its first failing sample, and that sample's own status
+            status_sample = _first_failing(call, kern, nin, base, size, status_sample,
+                                           min(status_sample + LANES, N), nout, osize,
+                                           _evaluate_size(alg.scratch, call), &status)
+        sample = tuple(np.unravel_index(status_sample, [dims[j] for j in range(nbatch)])) if nbatch else None
+        if status < 0:
+            raise checks_module().redundant_contacts_error(model, contacts, call.regularization, sample)
         raise checks_module().singular_joint_error(model, status - 1,
-                                                   values[0] if nin and spec[0] == b'q' else None)
+                                                   _sample_copy(base[0], size[0], status_sample)
+                                                   if nin and spec[0] == b'q' else None, sample)
     if bad & OUTPUT_OVERFLOW:
         raise checks_module().overflow_error()
     if nout == 1 and nbatch == 0 and out_nd == 0 and not user_out:

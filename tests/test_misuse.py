@@ -265,14 +265,38 @@ def test_a_batch_names_the_joint_of_its_first_singular_sample(backend, threads, 
         rbd.aba(model, q[3], overflowing[3], tau[3])
     previous = rbd_c_threads(threads)
     try:
-        for call, expected in ((lambda: rbd.aba(model, q, v, tau), first),
-                               (lambda: rbd.inverse_mass_matrix(model, q), first),
-                               (lambda: rbd.aba_derivatives(model, q, v, tau), first),
-                               (lambda: rbd.aba(model, q[::-1], v, tau), later),  # (reversed: 1999 first)
-                               (lambda: rbd.aba(model, q, overflowing, tau), first)):
+        for call, expected, sample in ((lambda: rbd.aba(model, q, v, tau), first, 40),
+                                       (lambda: rbd.inverse_mass_matrix(model, q), first, 40),
+                                       (lambda: rbd.aba_derivatives(model, q, v, tau), first, 40),
+                                       (lambda: rbd.aba(model, q[::-1], v, tau), later, 0),  # (reversed: 1999 first)
+                                       (lambda: rbd.aba(model, q, overflowing, tau), first, 40)):
             with pytest.raises(rbd.SingularModelError) as info:
                 call()
-            assert "'%s'" % expected in str(info.value)
+            assert "'%s' in sample %d of the batch:" % (expected, sample) in str(info.value)
+    finally:
+        rbd_c_threads(previous)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_singular_sample_before_an_overflowing_one_is_named_by_its_index(backend, threads):
+    """A batch of (4, 5): sample [1, 2] singular, a later one's mass matrix overflowing (a
+    slider 1e160 out).  The error is the singular sample's, with its index; the overflow
+    test looks at that sample's configuration, not the batch's (which overflows)."""
+    model = two_sliders_model()
+    rng = np.random.default_rng(11)
+    q = np.stack([rbd.random_configuration(model, rng) for _ in range(20)]).reshape(4, 5, model.nq)
+    v, tau = rng.standard_normal((2, 4, 5, model.nv))
+    slide1, slide2 = (model.q_idx[model.joint_names.index(name)] for name in ("slide1", "slide2"))
+    q[1, 2, slide1] = 0.0
+    q[3, 1, slide2] = 1e160
+    with pytest.raises(ValueError, match="too large for float64"):
+        rbd.inverse_mass_matrix(model, q[3, 1])  # (the premise: that sample alone overflows)
+    previous = rbd_c_threads(threads)
+    try:
+        for call in (lambda: rbd.aba(model, q, v, tau), lambda: rbd.inverse_mass_matrix(model, q),
+                     lambda: rbd.aba_derivatives(model, q, v, tau)):
+            with pytest.raises(rbd.SingularModelError, match=r"'hinge1' in sample \[1, 2\] of the batch:"):
+                call()
     finally:
         rbd_c_threads(previous)
 

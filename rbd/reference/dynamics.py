@@ -166,7 +166,7 @@ def evaluate_dynamics(model, passes, batch, arrays, out_shape):
             hi, body = mid, exc.args[0]
         except ValueError:  # (overflow, found after the passes: none of [lo, mid) is singular)
             lo = mid
-    raise singular_joint_error(model, body, arrays[0])
+    raise singular_joint_error(model, body, flat[0][lo], np.unravel_index(lo, batch) if batch else None)
 
 
 def solve_joint(L, inv_d, t):
