@@ -39,7 +39,7 @@ from . import rotations, spatial
 from ._checks import URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
 from .model import JOINT_KINDS, JointKind, assemble_model, _fast_kind
-from .urdf import is_xml_text, root_element, stripped_for_mujoco
+from .urdf import is_xml_text, root_element, stripped_for_mujoco, warn_inverted_limits
 
 __all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
 
@@ -139,7 +139,7 @@ def from_pinocchio(pin_model, strict=False):
     pin = _import("pinocchio", "pin")
     if not isinstance(pin_model, pin.Model):
         raise TypeError("pin_model must be a pinocchio.Model, got %s" % type(pin_model).__name__)
-    bodies, pin_data = [], pin_model.createData()
+    bodies, pin_data, unlimited = [], pin_model.createData(), []
     for jid in range(1, pin_model.njoints):
         kind, continuous = _pin_joint(pin_model, jid)
         joint = pin_model.joints[jid]
@@ -156,6 +156,10 @@ def from_pinocchio(pin_model, strict=False):
             n = 3 if kind == JointKind.FREE else 2
             lower, upper = (np.concatenate([x[:n], np.full(nq - n, s * np.inf)]) for x, s in ((lower, -1), (upper, 1)))
         name = str(pin_model.names[jid])
+        inverted = lower > upper  # (Bullet's "no limit", which Pinocchio's URDF parser keeps): as load_urdf
+        if inverted.any():
+            lower, upper = np.where(inverted, -np.inf, lower), np.where(inverted, np.inf, upper)
+            unlimited.append(name)
         bodies.append(_body(int(pin_model.parents[jid]) - 1, _fast_kind(kind, axis), axis,
                             pin_model.jointPlacements[jid].homogeneous.copy(), name, name, nv, nq,
                             lower=lower, upper=upper,
@@ -174,6 +178,8 @@ def from_pinocchio(pin_model, strict=False):
                 and bodies[body]["link"] == bodies[body]["joint"]:
             bodies[body]["link"] = str(frame.name)
     check_inertias([b["inertia"] for b in bodies], [b["link"] for b in bodies], strict=strict)
+    if unlimited:
+        warn_inverted_limits(unlimited, stacklevel=3)
     return assemble_model(pin_model.name, bodies, _unique_frames(frames, "from_pinocchio"),
                           gravity=np.array(pin_model.gravity.linear),
                           world_inertia=_pin_inertia(pin_model.inertias[0]))  # the universe's: a fixed root link

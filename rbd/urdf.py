@@ -76,8 +76,6 @@ def load_urdf(source, floating_base=False, strict=False, mimic=False):
                 mimics.append((joint.get("name"), primary,
                                float(_floats(element, "multiplier", 1, [1.0], owner)[0]),
                                float(_floats(element, "offset", 1, [0.0], owner)[0])))
-        if not robot.findall("link"):
-            raise URDFError("URDF: <robot> has no <link> elements")
         model = builder.build(floating_base=floating_base, strict=strict)
         if mimic and mimics:
             model = couple_joints(model, mimics)
@@ -92,8 +90,7 @@ def load_urdf(source, floating_base=False, strict=False, mimic=False):
                       % (", ".join(doubled[:12]) + (", ..." if len(doubled) > 12 else ""),
                          "s" if len(doubled) == 1 else ""), stacklevel=2)
     if unlimited:
-        warnings.warn("joints %s have a lower limit above the upper one, which Bullet's URDFs write for "
-                      "\"no limit\": they load unbounded" % short_names(unlimited), stacklevel=2)
+        warn_inverted_limits(unlimited, stacklevel=3)
     if mimics and not mimic:
         warnings.warn("mimic joints %s are loaded as independent joints (load_urdf(..., mimic=True) enforces "
                       "them)" % short_names([m[0] for m in mimics]), stacklevel=2)
@@ -236,7 +233,23 @@ def _robot(xml):
     root = _tree(xml)
     if root.tag != "robot":
         raise URDFError("URDF: the root element must be <robot>, got <%s>" % short_repr(root.tag, 40).strip("'\""))
+    _refuse_xacro(root)
+    if root.find("link") is None:  # (MuJoCo's importer would make a robot of nothing of it)
+        raise URDFError("URDF: <robot> has no <link> elements")
     return root
+
+
+def _refuse_xacro(robot):
+    """Refuse an unexpanded xacro file: its macros, includes and ${...} / $(...) expressions
+    are for xacro to expand; read as they are, the robot would silently lack what they add."""
+    tags = sorted({elem.tag for elem in robot.iter() if elem.tag.startswith("xacro:")})
+    expressions = dict.fromkeys(value for kind in ("link", "joint") for elem in robot.findall(kind)
+                                for part in elem.iter() for value in part.attrib.values()
+                                if "${" in value or "$(" in value)  # (each once, in the file's order)
+    if tags or expressions:
+        found = (["<%s>" % tag for tag in tags] + [short_repr(value, 40) for value in expressions])[:4]
+        raise URDFError("URDF: this is a xacro file, not a URDF: it holds %s, which xacro expands; expand it first "
+                        "(xacro robot.urdf.xacro > robot.urdf)" % ", ".join(found))
 
 
 # the elements read from a link, a joint and a link's <inertial>
@@ -278,6 +291,12 @@ def _single(elem, tag, owner):
 
 def _where(elem, owner):
     return "<%s> of %s" % (elem.tag, owner)
+
+
+def warn_inverted_limits(joints, stacklevel):
+    """The warning for joints whose lower limit is above the upper one (loaded unbounded)."""
+    warnings.warn("joints %s have a lower limit above the upper one, which Bullet's URDFs write for "
+                  "\"no limit\": they load unbounded" % short_names(joints), stacklevel=stacklevel)
 
 
 def _floats(elem, attr, count, default, owner, unbounded=0):

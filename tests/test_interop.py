@@ -266,6 +266,23 @@ def test_from_pinocchio_refuses_joints_rbd_lacks(pin):
         from_pinocchio("robot.urdf")
 
 
+def test_from_pinocchio_reads_inverted_limits_as_load_urdf(pin):
+    """Bullet's "no limit" (lower above upper), which Pinocchio's parser keeps: unbounded,
+    with load_urdf's warning naming the joint, and otherwise the model load_urdf gives."""
+    urdf = """<robot name="r"><link name="base"/>
+      <link name="l1"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.02" izz="0.015" ixy="0" ixz="0"
+        iyz="0"/></inertial></link>
+      <joint name="elbow" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>
+        <limit lower="1" upper="-1" effort="3" velocity="2"/></joint></robot>"""
+    with pytest.warns(UserWarning, match="'elbow' have a lower limit above the upper one.*no limit"):
+        ours = rbd.load_urdf(urdf)
+    with pytest.warns(UserWarning, match="'elbow' have a lower limit above the upper one.*no limit"):
+        theirs = from_pinocchio(pin.buildModelFromXML(urdf))
+    assert theirs.lower_limits[0] == -np.inf and theirs.upper_limits[0] == np.inf
+    np.testing.assert_array_equal(theirs.lower_limits, ours.lower_limits)
+    np.testing.assert_array_equal(theirs.effort_limits, [3.0])
+
+
 def test_from_pinocchio_applies_the_inertia_policy(pin):
     pm = pin.Model()
     jid = pm.addJoint(0, pin.JointModelRX(), pin.SE3.Identity(), "hinge")
@@ -702,6 +719,10 @@ def test_mujoco_errors(mujoco, tmp_path, monkeypatch):
         rbd.load_mjcf(str(tmp_path / "missing.xml"))
     with pytest.raises(TypeError, match="MJCF file path or an XML string"):
         rbd.load_mjcf(42)
+    with pytest.raises(rbd.URDFError, match="no <link>"):  # (as load_urdf: MuJoCo would make a 0-dof robot)
+        rbd.load_mjcf('<robot name="r"/>')
+    with pytest.raises(rbd.URDFError, match="xacro file"):
+        rbd.load_mjcf('<robot name="r"><link name="a"/><xacro:include filename="b.xacro"/></robot>')
     with pytest.raises(TypeError, match="compiled mujoco.MjModel"):
         from_mujoco(MJCF_MODELS["floating"])
     path = tmp_path / "floating.xml"

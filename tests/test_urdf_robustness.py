@@ -312,6 +312,23 @@ def test_namespaces_are_not_processed():
         rbd.load_urdf('<drake:robot name="r"><link name="a"/></drake:robot>')
 
 
+@pytest.mark.parametrize("edit, shown", [
+    (("</robot>", '<xacro:include filename="arm.xacro"/><xacro:arm prefix="left_"/></robot>'),
+     "<xacro:arm>, <xacro:include>"),
+    (('<link name="base"/>', '<link name="$(arg prefix)base"/>'), "'$(arg prefix)base'"),
+    (('xyz="0 0 -0.5"', 'xyz="0 0 -0.5" rpy="${pi/2} 0 0"'), "'${pi/2} 0 0'"),
+])
+def test_an_unexpanded_xacro_file_is_refused(edit, shown):
+    """A xacro template read as a URDF would silently lack what its macros and includes add
+    (Pinocchio loads it so); a processed file's xmlns:xacro declaration is harmless."""
+    xml = PENDULUM.format(encoding="UTF-8")
+    assert edit[0] in xml
+    with pytest.raises(rbd.URDFError, match="xacro file, not a URDF: it holds %s.*expand it first" % re.escape(shown)):
+        rbd.load_urdf(xml.replace(edit[0], edit[1], 1))
+    declared = xml.replace("<robot name=", '<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name=')
+    assert rbd.load_urdf(declared) == rbd.load_urdf(xml)
+
+
 def test_inverted_limits_mean_no_limit_as_in_bullet():
     xml = PENDULUM.format(encoding="UTF-8")
     inverted, warned = _loaded(xml.replace('lower="-3" upper="3"', 'lower="1" upper="0"'))
