@@ -580,12 +580,20 @@ class _Layout:
     def jacobian_to_peer(self, q, J):
         """A (k, nv) Jacobian (``J v`` a velocity) in the peer's columns: ``J Tᵀ``."""
         q = as_array(q, "q", (self.model.nq,))[..., None, :]
-        return self._tangent_to_peer(q, as_array(J, "J", (self.model.nv,)))
+        return self._tangent_to_peer(q, _jacobian(J, "J", self.model.nv))
 
     def jacobian_from_peer(self, q_peer, J_peer):
         """The peer's (k, nv) Jacobian in rbd's columns: ``J T``."""
         q = self.q_from_peer(q_peer)[..., None, :]
-        return self._tangent_from_peer(q, as_array(J_peer, "J_peer", (self.peer_nv,)))
+        return self._tangent_from_peer(q, _jacobian(J_peer, "J_peer", self.peer_nv))
+
+
+def _jacobian(J, name, nv):
+    """J as a (..., k, nv) array: a row vector (nv,) is not read as a Jacobian of one row."""
+    J = as_array(J, name, (nv,))
+    if J.ndim < 2:
+        raise ValueError("%s must have shape (..., k, %d) (a Jacobian of k rows), got %s" % (name, nv, J.shape))
+    return J
 
 
 def _match(model, peer_names, what):

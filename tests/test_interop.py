@@ -794,6 +794,10 @@ def test_layout_errors(mujoco, pin):
         layout.to_peer(rbd.neutral(model), a=np.zeros(model.nv))
     with pytest.raises(ValueError, match="finite"):
         layout.tau_to_peer(rbd.neutral(model), np.full(model.nv, np.nan))
+    with pytest.raises(ValueError, match=r"J must have shape \(\.\.\., k, %d\)" % model.nv):
+        layout.jacobian_to_peer(rbd.neutral(model), np.zeros(model.nv))  # (a row, not a Jacobian)
+    with pytest.raises(ValueError, match=r"J_peer must have shape \(\.\.\., k, %d\)" % mj_model.nv):
+        layout.jacobian_from_peer(np.zeros(mj_model.nq), np.zeros(mj_model.nv))
     with pytest.raises(ValueError, match="only in rbd: 'grip'"):
         MujocoLayout(model, mujoco.MjModel.from_xml_string(MJCF_MODELS["floating"].replace('name="grip" ', "")))
     other = rbd.load_mjcf(MJCF_MODELS["floating"].replace('type="slide"', 'type="hinge"'))
