@@ -12,15 +12,18 @@ file (``.xml``/``.mjcf``, read by MuJoCo).  Trajectory files are CSV with a head
 name, a joint with several coordinates has ``NAME[0]``, ``NAME[1]``, ... in q order;
 velocities and accelerations, when given, ``v:NAME...`` and ``a:NAME...``) or ``.npz``
 (arrays ``time``, ``q`` and optionally ``v``, ``a``).  Torque files have ``time`` and
-one column per velocity coordinate (``tau:NAME...``), or ``time`` and ``tau`` in npz.
+one column per velocity coordinate (``tau:NAME...``), or ``time`` and ``tau`` in npz, its
+first row at t <= 0.  Rows in messages count from 1, the first row below the header.
 """
 import argparse
+import csv
 import json
 import math
 import os
 import sys
 import time as _time
 import warnings
+import zipfile
 
 import numpy as np
 
@@ -29,6 +32,8 @@ from rbd.urdf import root_element
 
 SUBCOMMANDS = ("check", "inverse-dynamics", "simulate", "bench")
 CHUNK = 8192  # samples per batched call (a progress bar step)
+MAX_STEPS = 10_000_000  # simulate: the trajectory is kept in memory
+MAX_SECONDS = 60.0  # bench --seconds
 
 
 class CommandError(Exception):
@@ -87,37 +92,103 @@ def coordinate_names(model, space="q", prefix=""):
 
 
 def read_table(path):
-    """``(columns, data)`` of a CSV file with a header, or of an npz file (its arrays as
-    columns, 2-D arrays split by the model later): data as a dict name -> array."""
-    if str(path).endswith(".npz"):
-        try:
-            with np.load(path) as archive:
-                return {key: np.asarray(archive[key], dtype=float) for key in archive.files}
-        except (OSError, ValueError) as exc:
-            raise CommandError("%s: not a readable npz file (%s)" % (path, exc)) from None
+    """A CSV file with a header, or an npz file, as a dict name -> array (npz: its arrays
+    as they are, 2-D ones split by the model later)."""
+    return _read_npz(path) if _is_npz(path) else _read_csv(path)
+
+
+def _is_npz(path):
+    return str(path).lower().endswith(".npz")
+
+
+NOT_REAL = {"c": "complex numbers", "b": "booleans", "U": "text", "S": "bytes", "O": "Python objects"}
+
+
+def _read_npz(path):
     try:
-        with open(path, encoding="utf-8-sig") as f:  # -sig: a byte-order mark (spreadsheets write one)
-            header = f.readline().strip()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # "no data": said below, as an error
-                rows = np.loadtxt(f, delimiter=",", ndmin=2) if header else None
+        archive = np.load(path)  # allow_pickle=False: object arrays are refused
     except OSError as exc:
         raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
-    except ValueError as exc:
-        raise CommandError("%s: not a table of numbers below its header (%s)" % (path, exc)) from None
-    if not header:
-        raise CommandError("%s: empty file (a header line is needed: time, then the joint columns)" % path)
-    columns = [c.strip() for c in header.split(",")]
-    repeated = sorted({c for c in columns if columns.count(c) > 1})
-    if repeated:
-        raise CommandError("%s: column%s %s appear%s more than once in the header"
-                           % (path, "s" if len(repeated) > 1 else "", ", ".join(repeated[:12]),
-                              "" if len(repeated) > 1 else "s"))
+    except (ValueError, EOFError, zipfile.BadZipFile) as exc:  # an empty or a damaged file
+        raise CommandError("%s: not a readable npz file (%s)" % (path, exc or "no data")) from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):  # np.save's single array under an .npz name
+        raise CommandError("%s: a single .npy array, not an npz archive of named arrays (numpy.savez writes one)"
+                           % path)
+    arrays = {}
+    with archive:
+        for key in archive.files:
+            try:
+                x = archive[key]
+            except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+                raise CommandError("%s: array %r cannot be read (%s)" % (path, key, exc)) from None
+            if x.dtype.kind not in "iuf":  # the library's policy: no silent cast of complex or text
+                raise CommandError("%s: array %r holds %s, real numbers are expected"
+                                   % (path, key, NOT_REAL.get(x.dtype.kind, x.dtype.name)))
+            arrays[key] = x.astype(float)
+    return arrays
+
+
+def _read_csv(path):
+    try:
+        with open(path, encoding="utf-8-sig") as f:  # -sig: a byte-order mark (spreadsheets write one)
+            header = next((line for line in f if line.strip()), None)  # blank lines before it are fine
+            if header is None:
+                raise CommandError("%s: empty file (a header line is needed: time, then the joint columns)" % path)
+            columns = _header_columns(path, header)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "no data": said later, as an error
+                try:
+                    rows = np.loadtxt(f, delimiter=",", ndmin=2, quotechar='"')
+                except ValueError:  # say where, in our row numbering (loadtxt's is 0-based)
+                    raise CommandError("%s: %s" % (path, _bad_row(path, columns))) from None
+    except OSError as exc:
+        raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
+    except UnicodeDecodeError:
+        raise CommandError("%s: not UTF-8 text (a CSV file with a header line is expected)" % path) from None
     if rows.size == 0:
         rows = np.zeros((0, len(columns)))
     if rows.shape[1] != len(columns):
         raise CommandError("%s: %d columns in the header, %d in the rows" % (path, len(columns), rows.shape[1]))
     return {name: rows[:, k] for k, name in enumerate(columns)}
+
+
+def _header_columns(path, line):
+    """The column names of a header line: quoted or not, a leading '#' (numpy.savetxt's) dropped."""
+    columns = [c.strip() for c in next(csv.reader([line.strip().lstrip("#")], skipinitialspace=True))]
+    if len(columns) == 1 and any(sep in line for sep in ";\t"):
+        raise CommandError("%s: the header has no commas: columns must be separated by ',' (not ';' or tabs)" % path)
+    unnamed = [k + 1 for k, c in enumerate(columns) if not c]
+    if unnamed:
+        raise CommandError("%s: header column %d has no name (a trailing comma?)" % (path, unnamed[0]))
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise CommandError("%s: column%s %s appear%s more than once in the header"
+                           % (path, "s" if len(repeated) > 1 else "", ", ".join(repeated[:12]),
+                              "" if len(repeated) > 1 else "s"))
+    return columns
+
+
+def _bad_row(path, columns):
+    """Why loadtxt refused the rows: the first data row that is not len(columns) numbers.
+    Rows count from 1, the first below the header; blank and '#' lines are not rows."""
+    with open(path, encoding="utf-8-sig") as f:
+        next(line for line in f if line.strip())  # the header
+        row = 0
+        for line in f:
+            cells = line.split("#")[0].strip()
+            if not cells:
+                continue
+            row += 1
+            cells = [c.strip().strip('"') for c in cells.split(",")]
+            if len(cells) != len(columns):
+                return "row %d has %d value%s, the header %d columns" % (row, len(cells), "s" * (len(cells) != 1),
+                                                                       len(columns))
+            for name, cell in zip(columns, cells):
+                try:
+                    float(cell)
+                except ValueError:
+                    return "row %d, column %s: %s is not a number" % (row, name, repr(cell) if cell else "an empty cell")
+    return "not a table of numbers below its header"
 
 
 def _columns(table, names, path, what, required=True):
@@ -133,77 +204,151 @@ def _columns(table, names, path, what, required=True):
     return np.stack([table[n] for n in names], axis=-1) if names else np.zeros((len(table["time"]), 0))
 
 
-def read_trajectory(model, path):
-    """``(time, q, v, a)`` of a trajectory file (v and a None when absent), checked."""
+def read_samples(path, blocks):
+    """``(time, [block array or None, ...])`` of a CSV or npz file of samples.  ``blocks``
+    lists ``(key, column names, what, required)``: in CSV a block is those columns, in npz
+    the array ``key`` of shape (rows, len(names)).  The same checks for every file: no
+    unknown column or array, at least one row, finite numbers, increasing time; errors
+    name the column or the row (rows count from 1, the first below the header)."""
     table = read_table(path)
+    npz = _is_npz(path)
     if "time" not in table:
-        raise CommandError("%s: no 'time' column" % path)
-    t = np.asarray(table["time"], dtype=float).reshape(-1)
-    if "q" in table:  # npz
-        q, v, a = table["q"], table.get("v"), table.get("a")
-        for name, x, n in (("q", q, model.nq), ("v", v, model.nv), ("a", a, model.nv)):
-            if x is not None and (x.ndim != 2 or x.shape != (len(t), n)):
-                raise CommandError("%s: %s must have shape (%d, %d), got %s" % (path, name, len(t), n, x.shape))
-    else:
-        qn, vn, an = coordinate_names(model), coordinate_names(model, "v", "v:"), coordinate_names(model, "v", "a:")
-        known = {"time", *qn, *vn, *an}
-        extra = [c for c in table if c not in known]
-        if extra:
-            raise CommandError("%s: columns %s are not coordinates of robot %r (expected time, %s%s)"
-                               % (path, ", ".join(extra[:12]), model.name, ", ".join(qn[:6]),
-                                  ", ..." if len(qn) > 6 else ""))
-        q = _columns(table, qn, path, "joint")
-        v = _columns(table, vn, path, "velocity", required=False)
-        a = _columns(table, an, path, "acceleration", required=False)
-    for name, x in (("time", t[:, None]), ("q", q), ("v", v), ("a", a)):
-        if x is not None:
-            bad = np.flatnonzero(~np.all(np.isfinite(x), axis=1))
-            if bad.size:
-                raise CommandError("%s: row %d (%s) holds a NaN or an infinity" % (path, bad[0] + 1, name))
+        raise CommandError("%s: no 'time' %s" % (path, "array" if npz else "column"))
+    expected = ["time"] + [key if npz else name for key, names, _, _ in blocks for name in ([key] if npz else names)]
+    extra = [c for c in table if c not in expected]
+    if extra:
+        raise CommandError("%s: unknown %s%s %s (expected %s%s)"
+                           % (path, "array" if npz else "column", "s" if len(extra) > 1 else "",
+                              ", ".join(extra[:12]) + (" ..." if len(extra) > 12 else ""),
+                              ", ".join(expected[:8]), ", ..." if len(expected) > 8 else ""))
+    t = table["time"]
+    if t.ndim != 1:
+        raise CommandError("%s: time must be a 1-D array, got shape %s" % (path, t.shape))
     if len(t) < 1:
         raise CommandError("%s: no rows" % path)
+    values, labels = [], []
+    for key, names, what, required in blocks:
+        if not npz:
+            x = _columns(table, names, path, what, required)
+        else:
+            x = table.get(key)
+            if x is None and required:
+                raise CommandError("%s: no %r array" % (path, key))
+            if x is not None and x.shape != (len(t), len(names)):
+                raise CommandError("%s: %s must have shape (%d, %d), got %s" % (path, key, len(t), len(names), x.shape))
+        values.append(x)
+        labels.append(["%s[:, %d]" % (key, k) if npz else "column " + name for k, name in enumerate(names)])
+    for x, names in zip([t[:, None]] + values, [["time" if npz else "column time"]] + labels):
+        if x is not None and not np.all(np.isfinite(x)):
+            row, col = np.argwhere(~np.isfinite(x))[0]
+            raise CommandError("%s: row %d, %s: %g is not a finite number" % (path, row + 1, names[col], x[row, col]))
     steps = np.flatnonzero(np.diff(t) <= 0.0)
     if steps.size:
         k = steps[0] + 1
         raise CommandError("%s: time is not increasing at row %d (%g after %g)" % (path, k + 1, t[k], t[k - 1]))
+    return t, values
+
+
+def read_trajectory(model, path):
+    """``(time, q, v, a)`` of a trajectory file (v and a None when absent), checked."""
+    t, (q, v, a) = read_samples(path, [("q", coordinate_names(model), "joint", True),
+                                       ("v", coordinate_names(model, "v", "v:"), "velocity", False),
+                                       ("a", coordinate_names(model, "v", "a:"), "acceleration", False)])
     return t, q, v, a
 
 
-def differentiate(model, t, q):
-    """Velocities and accelerations of a sampled trajectory, on the manifold: central
-    differences, v_k = difference(q_k-1, q_k+1) / (t_k+1 - t_k-1) and a_k likewise from
-    the v (one-sided at the ends; second order for uniform sampling)."""
+def _derivative(t, size, step):
+    """d/dt at every row from ``size`` neighbouring rows (centred, shifted inwards at the
+    ends): the derivative of the polynomial through them, exact for degree < size at any
+    spacing.  ``step(rows)`` gives the (N, n) displacements from each row to ``rows``."""
     if len(t) < 2:
-        raise CommandError("a trajectory needs at least two rows to differentiate q (give v and a otherwise)")
-    lo = np.r_[0, np.arange(len(t) - 2), len(t) - 2]
-    hi = np.r_[1, np.arange(2, len(t)), len(t) - 1]
-    dt = (t[hi] - t[lo])[:, None]
-    v = rbd.difference(model, q[lo], q[hi]) / dt
-    a = (v[hi] - v[lo]) / dt
+        raise CommandError("a trajectory needs at least two rows to derive v and a (or give them as columns)")
+    size = min(size, len(t))
+    rows = np.clip(np.arange(len(t)) - size // 2, 0, len(t) - size)[:, None] + np.arange(size)
+    offsets = t[rows] - t[:, None]
+    scale = np.abs(offsets).max(axis=1, keepdims=True)  # offsets/scale in [-1, 1]: well-conditioned
+    powers = (offsets / scale)[:, None, :] ** np.arange(size)[:, None]  # powers[k, i, j] = offset_j^i
+    target = np.zeros((len(t), size, 1))
+    target[:, 1] = 1.0  # sum_j w_j offset_j^i = d/dt t^i at 0
+    try:
+        weights = np.linalg.solve(powers, target)[..., 0] / scale
+    except np.linalg.LinAlgError:  # time steps too small for float64
+        weights = np.full(rows.shape, np.nan)
+    return sum(weights[:, [j]] * step(rows[:, j]) for j in range(size))
+
+
+def derive_motion(model, t, q, v=None):
+    """v (unless given) and a of a sampled trajectory.  v from the five nearest samples
+    (``difference`` on the manifold, fourth order) and a from the three nearest v (second
+    order, at the ends too): a is the derivative of v as rnea takes it, and a v of lower
+    order would leave an O(dt) error in a at the ends.  Exact for constant acceleration."""
+    with np.errstate(all="ignore"):  # an overflow is found below, naming the row
+        if v is None:
+            v = _derivative(t, 5, lambda rows: rbd.difference(model, q, q[rows]))
+            _finite(v, "the velocities derived from q")
+        a = _derivative(t, 3, lambda rows: v[rows] - v)
+        _finite(a, "the accelerations derived from v")
     return v, a
+
+
+def _finite(x, what):
+    bad = np.flatnonzero(~np.all(np.isfinite(x), axis=1))
+    if bad.size:
+        raise CommandError("row %d: %s overflow (coordinates too large or time steps too small)" % (bad[0] + 1, what))
 
 
 def write_table(path, t, blocks):
     """Write ``time`` and the named column blocks (name list, (N, k) array) to CSV or npz
     (npz: one array per block, keyed by the block's key)."""
     try:
-        if str(path).endswith(".npz"):
-            np.savez(path, time=t, **{key: values for key, _, values in blocks})
+        if _is_npz(path):
+            with open(path, "wb") as f:  # a file object: np.savez would append ".npz" to "X.NPZ"
+                np.savez(f, time=t, **{key: values for key, _, values in blocks})
             return
         names = ["time"] + [n for _, names, _ in blocks for n in names]
         data = np.column_stack([t] + [values for _, _, values in blocks])
         np.savetxt(path, data, delimiter=",", header=",".join(names), comments="", fmt="%.17g")
+    except BrokenPipeError:  # -o /dev/stdout | head: the reader went away, main() says it is fine
+        raise
     except OSError as exc:
         raise CommandError("cannot write %s: %s" % (path, exc.strerror or exc)) from None
 
 
-def check_outputs(*paths):
-    """Refuse, before any work, output paths whose folder does not exist."""
-    for path in paths:
+def check_outputs(output, plot_path=None):
+    """Refuse, before any work, output paths that cannot be written as given: a folder that
+    does not exist, a folder as the file, a plot without a file type matplotlib writes
+    (it would append ".png" to the name) or over the output."""
+    for path in (output, plot_path):
         if path is not None:
             folder = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(folder):
                 raise CommandError("cannot write %s: no folder %s" % (path, folder))
+            if os.path.isdir(path):
+                raise CommandError("cannot write %s: it is a folder (give a file name)" % path)
+    if plot_path is not None:
+        kind, plt = plot_type(plot_path), _pyplot()
+        fig = plt.figure()
+        types = fig.canvas.get_supported_filetypes()
+        plt.close(fig)
+        if kind not in types:
+            raise CommandError("--plot %s: the name must end in a file type matplotlib writes (.png, .pdf, .svg, ...%s)"
+                               % (plot_path, "" if not kind else "; not .%s" % kind))
+        if os.path.abspath(plot_path) == os.path.abspath(output):
+            raise CommandError("--plot %s: the same file as -o" % plot_path)
+
+
+def plot_type(path):
+    return os.path.splitext(str(path))[1][1:].lower()
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CommandError("--plot needs matplotlib: pip install 'rbd[plot]'") from None
+    return plt
 
 
 def progress(total, what):
@@ -231,13 +376,9 @@ class _PlainProgress:
 
 
 def plot(path, t, values, labels, ylabel, title):
-    """One line per column, labelled, to a PNG (matplotlib, the ``plot`` extra)."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise CommandError("--plot needs matplotlib: pip install 'rbd[plot]'") from None
+    """One line per column, labelled, to an image file (matplotlib, the ``plot`` extra) of
+    the type its name ends in (checked by check_outputs)."""
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(9, 5))
     for k, label in enumerate(labels):
         ax.plot(t, values[:, k], label=label, lw=1)
@@ -248,7 +389,7 @@ def plot(path, t, values, labels, ylabel, title):
         ax.legend(fontsize=7, ncol=2 if len(labels) > 8 else 1, loc="best")
     fig.tight_layout()
     try:
-        fig.savefig(path, dpi=100)
+        fig.savefig(path, dpi=100, format=plot_type(path))
     except (OSError, ValueError) as exc:  # ValueError: a file type matplotlib cannot write
         raise CommandError("cannot write %s: %s" % (path, getattr(exc, "strerror", None) or exc)) from None
     finally:
@@ -297,6 +438,17 @@ def check(args):
     return (0 if not problems else 1), report
 
 
+def json_safe(value):
+    """The report with unbounded limits (infinities; any NaN too) as null: strict JSON."""
+    if isinstance(value, dict):
+        return {k: json_safe(x) for k, x in value.items()}
+    if isinstance(value, list):
+        return [json_safe(x) for x in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def _print_check(report):
     if "reason" in report:
         print("not usable: %s" % report["reason"])
@@ -325,17 +477,21 @@ def inverse_dynamics(args):
     check_outputs(args.output, args.plot)
     model = load_robot(args.robot, args.floating_base, args.mimic)
     t, q, v, a = read_trajectory(model, args.trajectory)
-    if v is None or a is None:
-        dv, da = differentiate(model, t, q)
-        v = dv if v is None else v
-        a = da if a is None else a
     tau = np.empty((len(t), model.nv))
-    bar = progress(len(t), "inverse dynamics")
-    for start in range(0, len(t), CHUNK):
-        stop = min(start + CHUNK, len(t))
-        tau[start:stop] = rbd.rnea(model, q[start:stop], v[start:stop], a[start:stop])
-        bar.update(stop - start)
-    bar.close()
+    try:
+        if v is None or a is None:
+            v, derived = derive_motion(model, t, q, v)
+            a = derived if a is None else a
+        bar = progress(len(t), "inverse dynamics")
+        with np.errstate(all="ignore"):  # an overflow is found below, naming the row
+            for start in range(0, len(t), CHUNK):
+                stop = min(start + CHUNK, len(t))
+                tau[start:stop] = rbd.rnea(model, q[start:stop], v[start:stop], a[start:stop])
+                bar.update(stop - start)
+        bar.close()
+        _finite(tau, "the torques")
+    except (CommandError, ValueError) as exc:  # ValueError: the library refusing an overflowed value
+        raise CommandError("%s: %s" % (args.trajectory, exc)) from None
     names = coordinate_names(model, "v", "tau:")
     write_table(args.output, t, [("tau", names, tau)])
     print("%d samples: torques written to %s" % (len(t), args.output))
@@ -346,28 +502,25 @@ def inverse_dynamics(args):
 
 def _torque_source(model, args):
     """tau(t) for the simulation: zero, constant, or a file's (held from each row's time)."""
-    if args.torques:
-        table = read_table(args.torques)
-        if "time" not in table:
-            raise CommandError("%s: no 'time' column" % args.torques)
-        times = np.asarray(table["time"], dtype=float)
-        values = table["tau"] if "tau" in table else _columns(table, coordinate_names(model, "v", "tau:"),
-                                                               args.torques, "torque")
-        if values.shape != (len(times), model.nv) or not np.all(np.isfinite(values)) or np.any(np.diff(times) <= 0):
-            raise CommandError("%s: torques must be finite, (rows, %d), with increasing time" % (args.torques, model.nv))
-        return lambda t: values[max(0, np.searchsorted(times, t, side="right") - 1)]
+    if args.torques:  # the same checks as a trajectory file
+        times, (values,) = read_samples(args.torques, [("tau", coordinate_names(model, "v", "tau:"), "torque", True)])
+        if times[0] > 0.0:  # the simulation starts at 0: the torques before the first row are unknown
+            raise CommandError("%s: the first row is at t = %g s; it must be at t = 0 or earlier" % (args.torques, times[0]))
+        return lambda t: values[np.searchsorted(times, t, side="right") - 1]
     constant = np.full(model.nv, args.constant_torque)
     return lambda t: constant
 
 
 def simulate(args):
     check_outputs(args.output, args.plot)
+    steps = args.duration / args.dt  # both positive and finite (argparse); the ratio may still overflow
+    if not steps <= MAX_STEPS:
+        raise CommandError("--duration %g / --dt %g = %.3g steps: more than %d (raise --dt or shorten --duration)"
+                           % (args.duration, args.dt, steps, MAX_STEPS))
+    steps = int(round(steps))
+    if steps < 1:
+        raise CommandError("--duration %g is shorter than half of --dt %g: no step" % (args.duration, args.dt))
     model = load_robot(args.robot, args.floating_base, args.mimic)
-    if not (args.dt > 0 and args.duration > 0 and math.isfinite(args.dt) and math.isfinite(args.duration)):
-        raise CommandError("--dt and --duration must be positive")
-    steps = int(round(args.duration / args.dt))
-    if steps > 10_000_000:
-        raise CommandError("%d steps: too many (raise --dt or shorten --duration)" % steps)
     torque = _torque_source(model, args)
     t = np.arange(steps + 1) * args.dt
     q = np.empty((steps + 1, model.nq))
@@ -439,6 +592,30 @@ def bench(args):
 # ------------------------------------------------------------------------------------------
 # Entry point
 # ------------------------------------------------------------------------------------------
+def _positive(kind, at_most=None):
+    """An argparse type: a finite number > 0 of ``kind`` (and <= at_most)."""
+    def parse(text):
+        try:
+            x = kind(text)
+        except ValueError:
+            x = None
+        if x is None or not (math.isfinite(x) and x > 0 and (at_most is None or x <= at_most)):
+            raise argparse.ArgumentTypeError("expected a positive %s%s, got %r" % (
+                "integer" if kind is int else "number", "" if at_most is None else " up to %g" % at_most, text))
+        return x
+    return parse
+
+
+def _finite_float(text):
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if not math.isfinite(x):
+        raise argparse.ArgumentTypeError("expected a finite number, got %r" % text)
+    return x
+
+
 def _parser():
     parser = argparse.ArgumentParser(prog="rbd", description="Rigid-body dynamics from the command line.",
                                      epilog="rbd ROBOT (no subcommand) runs the demo; see README.md.")
@@ -460,17 +637,17 @@ def _parser():
     p.add_argument("--plot", metavar="PNG", help="plot the torques (needs matplotlib)")
     p = sub.add_parser("simulate", help="forward dynamics from the neutral configuration at rest")
     robot_args(p)
-    p.add_argument("--duration", type=float, required=True, help="seconds")
-    p.add_argument("--dt", type=float, required=True, help="time step, seconds")
+    p.add_argument("--duration", type=_positive(float), required=True, help="seconds")
+    p.add_argument("--dt", type=_positive(float), required=True, help="time step, seconds")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--torques", help="a torque file (CSV or npz), each row held until the next")
-    group.add_argument("--constant-torque", type=float, default=0.0, help="the same torque on every coordinate")
+    group.add_argument("--constant-torque", type=_finite_float, default=0.0, help="the same torque on every coordinate")
     p.add_argument("-o", "--output", required=True, help="trajectory out (CSV or npz)")
     p.add_argument("--plot", metavar="PNG", help="plot the joint coordinates (needs matplotlib)")
     p = sub.add_parser("bench", help="rbd's timings of the main algorithms on this machine")
     robot_args(p)
-    p.add_argument("--batch", type=int, default=1000, help="samples of the batched row")
-    p.add_argument("--seconds", type=float, default=0.2, help="time per measurement")
+    p.add_argument("--batch", type=_positive(int), default=1000, help="samples of the batched row")
+    p.add_argument("--seconds", type=_positive(float, MAX_SECONDS), default=0.2, help="time per measurement")
     return parser
 
 
@@ -484,7 +661,7 @@ def main(argv=None):
 
 def _main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not any(a in SUBCOMMANDS for a in argv) and not any(a in ("-h", "--help") for a in argv[:1]):
+    if _wants_demo(argv):
         from .__main__ import demo  # ``rbd ROBOT``: the demo
         return demo(argv)
     args = _parser().parse_args(argv)
@@ -494,7 +671,7 @@ def _main(argv=None):
         if args.command == "check":
             status, report = check(args)
             if args.json:
-                print(json.dumps(report, indent=1))
+                print(json.dumps(json_safe(report), indent=1, allow_nan=False))
             else:
                 _print_check(report)
             return status
@@ -503,3 +680,15 @@ def _main(argv=None):
     except CommandError as exc:
         print("rbd %s: error: %s" % (args.command, exc), file=sys.stderr)
         return 2
+    except MemoryError:
+        print("rbd %s: error: not enough memory for this job" % args.command, file=sys.stderr)
+        return 2
+
+
+def _wants_demo(argv):
+    """``rbd [ROBOT] [options]`` without a subcommand is the demo, but ``rbd [--backend B]
+    --help`` lists the subcommands."""
+    if any(a in SUBCOMMANDS for a in argv):
+        return False
+    positional = [a for k, a in enumerate(argv) if not a.startswith("-") and (k == 0 or argv[k - 1] != "--backend")]
+    return bool(positional) or not any(a in ("-h", "--help") for a in argv)
