@@ -270,6 +270,16 @@ def _in_sample(sample):
     return " in sample %s of the batch" % (sample[0] if len(sample) == 1 else sample)
 
 
+def check_mass_com(Y10, name="Y10"):
+    """Refuse 10-number inertias (a checked float array) with no center of mass: a negative
+    mass, or a first moment of mass without mass (both backends' inertia10_to_mass_com)."""
+    mass, first = Y10[..., 0], Y10[..., 1:4]
+    if np.any(mass < 0.0):
+        raise ValueError("%s holds a negative mass" % name)
+    if np.any((mass == 0.0) & np.any(first != 0.0, axis=-1)):
+        raise ValueError("%s holds a first moment of mass (m c) without mass: it has no center of mass" % name)
+
+
 def redundant_contacts_error(model, contacts, regularization=0.0, sample=None):
     """The ValueError of a rank-deficient contact set (both backends): its frames by name
     (a contact may give an index), the batch's first such ``sample`` (its index, None for

@@ -28,7 +28,7 @@ from math import factorial
 
 import numpy as np
 
-from ._checks import as_array, as_rotation, batch_shape, finite_results
+from ._checks import as_array, as_rotation, batch_shape, finite_results, short_repr
 
 __all__ = [
     "skew", "unskew",
@@ -303,13 +303,13 @@ def so3_log(R):
 # ------------------------------------------------------------------------------------------
 # Angle-axis
 # ------------------------------------------------------------------------------------------
-def _angle_axis(angle, axis):
+def _angle_axis(angle, axis, axis_name="axis"):
     angle = _scalar(angle, "angle")
     axis = _vec3(axis, "axis")
     _same_batch(("angle", angle, 0), ("axis", axis, 1))
     norm = np.linalg.norm(axis, axis=-1, keepdims=True)
     if np.any(norm < 1e-12):
-        raise ValueError("axis must be a non-zero 3-vector")
+        raise ValueError("%s must be a non-zero 3-vector" % axis_name)
     return angle[..., None] * (axis / norm)
 
 
@@ -442,30 +442,39 @@ def _stack_angle_axis(parts):
     return np.concatenate([np.asarray(angle)[..., None], axis], axis=-1)
 
 
+_VALUE_AXIS = "value's axis (of [angle, ax, ay, az])"  # (convert's argument, in its errors)
+
 # Through the rotation matrix, except where a direct formula exists (fewer roundings).
 _TO_MATRIX = {
     "matrix": lambda R: _matrix(R, "value"),
     "quat": quat_to_matrix,
     "rotvec": so3_exp,
-    "angle_axis": lambda x: angle_axis_to_matrix(x[..., 0], x[..., 1:]),
+    "angle_axis": lambda x: _so3_exp(_angle_axis(x[..., 0], x[..., 1:], _VALUE_AXIS)),
     "euler_zyx": euler_zyx_to_matrix,
     "euler_xyz": euler_xyz_to_matrix,
 }
 _FROM_MATRIX = {
-    "matrix": lambda R: R,
+    "matrix": lambda R: R.copy(),  # (a new array, as every other conversion returns)
     "quat": matrix_to_quat,
     "rotvec": so3_log,
     "angle_axis": lambda R: _stack_angle_axis(matrix_to_angle_axis(R)),
     "euler_zyx": matrix_to_euler_zyx,
     "euler_xyz": matrix_to_euler_xyz,
 }
+def _short_rotvec(phi):
+    """The rotation vector of the same rotation with angle in [0, pi] (phi where it is)."""
+    long = np.linalg.norm(phi, axis=-1, keepdims=True) > np.pi
+    return np.where(long, _quat_to_rotvec(_rotvec_to_quat(phi)), phi) if np.any(long) else phi
+
+
+# (convert's outputs follow the conventions whatever the input's angle: w >= 0, angle <= pi)
 _DIRECT = {
     ("quat", "rotvec"): quat_to_rotvec,
-    ("rotvec", "quat"): rotvec_to_quat,
+    ("rotvec", "quat"): lambda phi: _canonical(rotvec_to_quat(phi)),
     ("quat", "angle_axis"): lambda q: _stack_angle_axis(quat_to_angle_axis(q)),
-    ("angle_axis", "quat"): lambda x: angle_axis_to_quat(x[..., 0], x[..., 1:]),
-    ("rotvec", "angle_axis"): lambda phi: _stack_angle_axis(_split_angle_axis(_vec3(phi, "value"))),
-    ("angle_axis", "rotvec"): lambda x: _angle_axis(x[..., 0], x[..., 1:]),
+    ("angle_axis", "quat"): lambda x: _canonical(_rotvec_to_quat(_angle_axis(x[..., 0], x[..., 1:], _VALUE_AXIS))),
+    ("rotvec", "angle_axis"): lambda phi: _stack_angle_axis(_split_angle_axis(_short_rotvec(_vec3(phi, "value")))),
+    ("angle_axis", "rotvec"): lambda x: _short_rotvec(_angle_axis(x[..., 0], x[..., 1:], _VALUE_AXIS)),
     ("euler_zyx", "quat"): euler_zyx_to_quat,
     ("euler_xyz", "quat"): euler_xyz_to_quat,
     ("quat", "euler_zyx"): quat_to_euler_zyx,
@@ -483,8 +492,8 @@ def convert(value, source, target):
     middle angle in ``[-pi/2, pi/2]``).  Broadcasts over leading dimensions.
     """
     for name, kind in (("source", source), ("target", target)):
-        if kind not in ROTATION_KINDS:
-            raise ValueError("%s must be one of %s, got %r" % (name, ", ".join(ROTATION_KINDS), kind))
+        if not isinstance(kind, str) or kind not in ROTATION_KINDS:
+            raise ValueError("%s must be one of %s, got %s" % (name, ", ".join(ROTATION_KINDS), short_repr(kind)))
     value = as_array(value, "value", ROTATION_KINDS[source])
     direct = _DIRECT.get((source, target))
     if direct is not None:
@@ -571,8 +580,11 @@ def _left_jacobian(phi):
     return np.eye(3) + b[..., None, None] * S + c[..., None, None] * (S @ S)
 
 
-def _left_jacobian_inverse(phi):
+def _left_jacobian_inverse(phi, name="phi"):
     theta = np.linalg.norm(phi, axis=-1)
+    if np.any((theta > np.pi) & (np.abs(np.sin(0.5 * theta)) < _GIMBAL_LOCK)):
+        raise ValueError("%s: a rotation vector of angle 2 pi k (k >= 1) has no inverse exp-map Jacobian "
+                         "(Γ is singular there): no rate for a general angular velocity" % name)
     series = theta < _SERIES_ANGLE
     half = 0.5 * np.where(series, 1.0, theta)
     # 1/θ² - cot(θ/2)/(2θ), finite up to θ = 2π (where Γ is singular)
@@ -588,7 +600,8 @@ def so3_left_jacobian(phi):
 
 
 def so3_left_jacobian_inverse(phi):
-    """Γ(φ)⁻¹: ``dφ/dt = Γ(φ)⁻¹ omega_world``; singular at ``|φ| = 2π``."""
+    """Γ(φ)⁻¹: ``dφ/dt = Γ(φ)⁻¹ omega_world``; ValueError at ``|φ| = 2π k`` (k >= 1), where Γ is
+    singular."""
     return _left_jacobian_inverse(_vec3(phi, "phi"))
 
 
@@ -670,8 +683,8 @@ _KINDS = {"quat": 4, "rotvec": 3, "euler_zyx": 3, "euler_xyz": 3, "angle_axis": 
 
 
 def _coords(kind, coords):
-    if kind not in _KINDS:
-        raise ValueError("kind must be one of %s, got %r" % (", ".join(map(repr, _KINDS)), kind))
+    if not isinstance(kind, str) or kind not in _KINDS:  # (a list would be unhashable: a bare TypeError)
+        raise ValueError("kind must be one of %s, got %s" % (", ".join(map(repr, _KINDS)), short_repr(kind)))
     return as_array(coords, "coords", (_KINDS[kind],))
 
 
@@ -697,8 +710,8 @@ def rate_matrix(kind, coords, frame="world"):
     """The matrix with ``d(coords)/dt = rate_matrix @ omega``, shape (..., n, 3).
 
     For quaternions (and the angle-axis axis) the rate keeps the norm as given.
-    Euler angles at gimbal lock and angle-axis coordinates at angle 0 raise
-    ValueError: no such matrix exists there.
+    Euler angles at gimbal lock, angle-axis coordinates at angle 0 and rotation
+    vectors of angle 2 pi k (k >= 1) raise ValueError: no such matrix exists there.
     """
     coords, frame = _coords(kind, coords), _frame_argument(frame)
     if kind == "quat":
@@ -706,7 +719,7 @@ def rate_matrix(kind, coords, frame="world"):
     if kind == "angle_axis":
         return _angle_axis_rate_matrix(coords, frame)
     if kind == "rotvec":
-        return _left_jacobian_inverse(coords if frame == "world" else -coords)
+        return _left_jacobian_inverse(coords if frame == "world" else -coords, "coords")
     if np.any(np.abs(np.cos(coords[..., 1])) < _GIMBAL_LOCK):
         raise ValueError("coords: Euler angles at gimbal lock (middle angle = ±pi/2) have no rate "
                          "for a general angular velocity")

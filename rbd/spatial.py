@@ -21,7 +21,7 @@ applied with the minimal-operation formulas on ``R``, ``t`` and cross products
 import numpy as np
 
 from . import rotations
-from ._checks import as_array, as_transform, batch_shape, finite_results
+from ._checks import as_array, as_transform, batch_shape, check_mass_com, finite_results
 
 __all__ = [
     "se3_exp", "se3_log", "se3_inverse", "se3_compose", "se3_act_point",
@@ -276,8 +276,10 @@ def inertia10_from_mass_com(mass, com, I_com):
 
 
 def inertia10_to_mass_com(Y10):
-    """(mass, com, I_com) of a 10-number inertia; a massless inertia has com = 0."""
+    """(mass, com, I_com) of a 10-number inertia; a massless inertia has com = 0 (a
+    negative mass, or a first moment without mass, is a ValueError)."""
     Y10 = as_array(Y10, "Y10", (10,))
+    check_mass_com(Y10)
     m, h, I6 = _split10(Y10)
     massive = m > 0.0
     safe_m = np.where(massive, m, 1.0)

@@ -226,8 +226,8 @@ cdef inline double so3_log(const double* M, double* out) noexcept nogil:
     cdef double s = sqrt(sx * sx + sy * sy + sz * sz)
     cdef double theta = atan2(s, c), k, ax, ay, az, bxx, byy, bzz, n
     if c >= -0.5:
-        if theta < RBD_SMALL_ANGLE:
-            k = 1.0 + theta * theta / 6.0
+        if theta < RBD_SMALL_ANGLE:  # t / sin t = 1 + t^2/6 + 7 t^4/360 + O(t^6): below 1e-18 dropped
+            k = 1.0 + theta * theta / 6.0 * (1.0 + 7.0 * theta * theta / 60.0)
         else:
             k = theta / s
         out[0] = k * sx; out[1] = k * sy; out[2] = k * sz
@@ -255,7 +255,7 @@ cdef inline void left_jacobian_inverse_apply(const double* w, double theta, cons
     translation, and the free joint's difference), d = (1 - (t/2) cot(t/2)) / t^2."""
     cdef double d, h
     if theta < RBD_SMALL_ANGLE:
-        d = 1.0 / 12.0 + theta * theta / 720.0
+        d = 1.0 / 12.0 + theta * theta * (1.0 / 720.0 + theta * theta / 30240.0)
     else:
         h = 0.5 * theta
         d = (1.0 - h * cos(h) / sin(h)) / (theta * theta)

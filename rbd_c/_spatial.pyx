@@ -449,7 +449,10 @@ def inertia10_from_mass_com(mass, com, I_com):
 
 
 def inertia10_to_mass_com(Y10):
-    """(mass, com, I_com) of a 10-number inertia; a massless inertia has com = 0."""
+    """(mass, com, I_com) of a 10-number inertia; a massless inertia has com = 0 (a
+    negative mass, or a first moment without mass, is a ValueError)."""
+    Y10 = checks_module().as_array(Y10, "Y10", _Y)
+    checks_module().check_mass_com(Y10)
     packed = _unary(K.inertia_to_mass_com, Y10, "Y10", _Y, (13,))
     shape = packed.shape[:packed.ndim - 1]
     # .copy(), not np.ascontiguousarray, which would turn a 0-d mass into shape (1,)

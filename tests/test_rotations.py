@@ -753,6 +753,19 @@ def test_euler_rates_do_not_exist_at_gimbal_lock(kind, sign, frame):
     np.testing.assert_allclose(E @ cdot, w_world if frame == "world" else w_body, **FD_TOL)
 
 
+@pytest.mark.parametrize("turns", [1, 2])
+def test_rotvec_rates_do_not_exist_at_whole_turns(turns):
+    """Γ is singular at |φ| = 2π k: no rate map there (it returned entries of 1e16)."""
+    phi = 2 * np.pi * turns * np.array([0.36, -0.48, 0.8])
+    for frame in ("world", "body"):
+        with pytest.raises(ValueError, match="^coords: a rotation vector of angle 2 pi k"):
+            rot.rate_matrix("rotvec", phi, frame)
+    with pytest.raises(ValueError, match="^phi: a rotation vector of angle 2 pi k"):
+        rot.so3_left_jacobian_inverse(phi)
+    near = rot.so3_left_jacobian_inverse(phi * (1 - 1e-4))  # still finite, and Γ's inverse
+    np.testing.assert_allclose(near @ rot.so3_left_jacobian(phi * (1 - 1e-4)), np.eye(3), atol=1e-8)
+
+
 def test_angle_axis_rates_do_not_exist_at_zero_angle():
     with pytest.raises(ValueError, match="^coords"):
         rot.rate_matrix("angle_axis", [0.0, 0.0, 0.0, 1.0])
@@ -1061,6 +1074,26 @@ def test_convert_every_direction_agrees_with_scipy(source, target):
     np.testing.assert_allclose(rot.convert(value[3], source, target), got[3], rtol=0, atol=1e-15)
 
 
+@pytest.mark.parametrize("target", sorted(rot.ROTATION_KINDS))
+@pytest.mark.parametrize("source", ["rotvec", "angle_axis"])
+def test_convert_follows_the_conventions_for_angles_beyond_pi(source, target):
+    """Rotation vectors and angle-axis values of any angle (4, -7, 1e6 rad): the direct routes
+    give what SciPy reads as the same rotation, with w >= 0 and angles in [0, pi]."""
+    axis = np.array([0.36, -0.48, 0.8])
+    angles = np.array([4.0, -7.0, 2 * np.pi - 0.5, 1e6])
+    value = (angles[:, None] * axis if source == "rotvec"
+             else np.concatenate([angles[:, None], np.tile(axis, (4, 1))], axis=1))
+    got = rot.convert(value, source, target)
+    expected = Rotation.from_rotvec(angles[:, None] * axis).as_matrix()
+    np.testing.assert_allclose(_scipy_from(target, got).as_matrix(), expected, atol=1e-9)  # (1e6 rad: 1e-10)
+    if target == "quat":
+        assert np.all(got[:, 0] >= 0.0)
+    if target == "rotvec":
+        assert np.all(np.linalg.norm(got, axis=1) <= np.pi)
+    if target == "angle_axis":
+        assert np.all((got[:, 0] >= 0.0) & (got[:, 0] <= np.pi))
+
+
 def test_convert_rejects_unknown_kinds_and_bad_shapes():
     with pytest.raises(ValueError, match="source must be one of"):
         rot.convert(np.zeros(3), "euler_zxz", "quat")
@@ -1070,3 +1103,12 @@ def test_convert_rejects_unknown_kinds_and_bad_shapes():
         rot.convert(np.zeros(3), "quat", "matrix")
     with pytest.raises(ValueError, match="value must contain only finite"):
         rot.convert([np.nan, 0.0, 0.0], "rotvec", "quat")
+    with pytest.raises(ValueError, match=r"source must be one of .*got \['rotvec'\]"):  # (not "unhashable")
+        rot.convert(np.zeros(3), ["rotvec"], "quat")
+    with pytest.raises(ValueError, match=r"kind must be one of .*got \['quat'\]"):
+        rot.rate_matrix(["quat"], [1.0, 0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="value's axis .* must be a non-zero 3-vector"):
+        rot.convert([1.0, 0.0, 0.0, 0.0], "angle_axis", "rotvec")
+    R = rot.so3_exp([0.1, 0.2, 0.3])
+    same = rot.convert(R, "matrix", "matrix")
+    assert same is not R and not np.shares_memory(same, R) and np.array_equal(same, R)

@@ -11,6 +11,7 @@ import importlib
 import numpy as np
 import pytest
 import scipy.linalg
+from scipy.spatial.transform import Rotation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -644,6 +645,29 @@ def test_mismatched_batches_raise(spatial_impl, fname, rng):
     args = [random_argument(rng, name, (2,) if i == 0 else (3,)) for i, (name, _) in enumerate(sig)]
     with pytest.raises(ValueError, match="batch dimensions do not match.*%s.*%s" % (sig[0][0], sig[1][0])):
         getattr(spatial_impl, fname)(*args)
+
+
+def test_an_inertia_without_a_center_of_mass_raises(spatial_impl):
+    """A negative mass, or m c without m: no (mass, com, I_com) (the com was set to 0 and the
+    first moment dropped); a massless inertia without first moment has com 0."""
+    with pytest.raises(ValueError, match="^Y10 holds a negative mass"):
+        spatial_impl.inertia10_to_mass_com([-1.0, 0, 0, 0, 1, 0, 1, 0, 0, 1])
+    with pytest.raises(ValueError, match="^Y10 holds a first moment of mass"):
+        spatial_impl.inertia10_to_mass_com([[1.0, 0, 0, 0, 1, 0, 1, 0, 0, 1], [0.0, 0.1, 0, 0, 1, 0, 1, 0, 0, 1]])
+    mass, com, I = spatial_impl.inertia10_to_mass_com([0.0, 0, 0, 0, 1, 0, 2, 0, 0, 3])
+    assert mass == 0.0 and np.array_equal(com, np.zeros(3))
+
+
+@pytest.mark.parametrize("angle", [1e-4, 5e-4, 9.99e-4, 1.001e-3])
+def test_log_is_exact_about_its_small_angle_threshold(spatial_impl, angle):
+    """The series below 1e-3 rad: the compiled log dropped its t^4 term (1.5e-14 relative)."""
+    axis = np.array([0.36, -0.48, 0.8])
+    M = np.eye(4)
+    M[:3, :3] = Rotation.from_rotvec(angle * axis).as_matrix()
+    M[:3, 3] = [0.3, -0.2, 0.1]
+    xi = spatial_impl.se3_log(M)
+    assert np.abs(xi[3:] - angle * axis).max() <= 4e-16 * angle
+    np.testing.assert_allclose(spatial_impl.se3_exp(xi), M, rtol=0, atol=4e-16)
 
 
 @pytest.mark.parametrize("fname", ["inertia_matrix", "inertia10_from_mass_com"])
