@@ -237,10 +237,15 @@ def _mujoco_joint_names(mj_model, bodies=None):
     mujoco = _import("mujoco", "mujoco")
     bodies = _mujoco_frame_names(mj_model)[0] if bodies is None else bodies
     names = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_JOINT, mj_model.njnt, lambda j: None)
+    taken = set(names)  # (a name the file writes keeps its joint: a synthesized one gets "_")
     for j in range(mj_model.njnt):
         if names[j] is None:
             body = int(mj_model.jnt_bodyid[j])
-            names[j] = "%s_joint%d" % (bodies[body], j - int(mj_model.body_jntadr[body]))
+            name = "%s_joint%d" % (bodies[body], j - int(mj_model.body_jntadr[body]))
+            while name in taken:
+                name += "_"
+            names[j] = name
+            taken.add(name)
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ValueError("MuJoCo joints %s are named twice (an unnamed joint is called "

@@ -730,8 +730,12 @@ def test_mujoco_errors(mujoco, tmp_path, monkeypatch):
     assert rbd.load_mjcf(path) == rbd.load_mjcf(str(path))
     twice = "<mujoco><worldbody><body name='b'><joint name='b_joint1' axis='1 0 0'/><joint/>" \
             "<geom size='0.1'/></body></worldbody></mujoco>"
-    with pytest.raises(ValueError, match="'b_joint1'.* named twice"):
-        rbd.load_mjcf(twice)
+    # the file's 'b_joint1' keeps its name; the unnamed second joint, whose synthesized name
+    # it would take, gets a trailing '_' (as bodies and sites do)
+    renamed = rbd.load_mjcf(twice)
+    assert renamed.joint_names == ("b_joint1", "b_joint1_")
+    np.testing.assert_allclose(renamed.joint_axes[renamed.joint_id("b_joint1")], [1, 0, 0])
+    np.testing.assert_allclose(renamed.joint_axes[renamed.joint_id("b_joint1_")], [0, 0, 1])  # (MuJoCo's default)
     monkeypatch.setitem(sys.modules, "mujoco", None)
     with pytest.raises(ImportError, match="pip install mujoco"):
         rbd.load_mjcf(MJCF_MODELS["floating"])
