@@ -270,13 +270,21 @@ def _in_sample(sample):
     return " in sample %s of the batch" % (sample[0] if len(sample) == 1 else sample)
 
 
+def without_com(Y10):
+    """Per 10-number inertia (..., 10), the two ways it has no center of mass: a negative
+    mass, and a first moment of mass (m c) without mass (the rule of the inertia policy
+    and of inertia10_to_mass_com)."""
+    mass = Y10[..., 0]
+    return mass < 0.0, (mass == 0.0) & np.any(Y10[..., 1:4] != 0.0, axis=-1)
+
+
 def check_mass_com(Y10, name="Y10"):
-    """Refuse 10-number inertias (a checked float array) with no center of mass: a negative
-    mass, or a first moment of mass without mass (both backends' inertia10_to_mass_com)."""
-    mass, first = Y10[..., 0], Y10[..., 1:4]
-    if np.any(mass < 0.0):
+    """Refuse 10-number inertias (a checked float array) with no center of mass (both
+    backends' inertia10_to_mass_com)."""
+    negative, moment_only = without_com(Y10)
+    if np.any(negative):
         raise ValueError("%s holds a negative mass" % name)
-    if np.any((mass == 0.0) & np.any(first != 0.0, axis=-1)):
+    if np.any(moment_only):
         raise ValueError("%s holds a first moment of mass (m c) without mass: it has no center of mass" % name)
 
 

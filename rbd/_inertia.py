@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from ._checks import flag, short_names, short_repr
+from ._checks import flag, short_names, short_repr, without_com
 
 #: Round-off tolerance, relative to the robot's largest inertia entry about a centre of mass.
 RELATIVE_TOLERANCE = 1e-9
@@ -70,10 +70,11 @@ def check_inertias(inertias10, names, strict=False):
     if bad:
         raise ValueError("the inertia of %s is not finite (inf, NaN, or a value too large to move "
                          "to the body origin)" % short_names(bad, shown=8))
-    bad = [n for n, m in zip(names, Y[:, 0]) if m < 0.0]
+    negative, moment_only = without_com(Y)
+    bad = [n for n, flagged in zip(names, negative) if flagged]
     if bad:
         raise ValueError("%s a negative mass" % _has(bad))
-    bad = [n for n, row in zip(names, Y) if row[0] == 0.0 and np.any(row[1:4] != 0.0)]
+    bad = [n for n, flagged in zip(names, moment_only) if flagged]
     if bad:
         raise ValueError("%s a first moment of mass (m c) but no mass" % _has(bad))
     mass, I_com = inertia_about_com(Y)

@@ -461,6 +461,8 @@ _FROM_MATRIX = {
     "euler_zyx": matrix_to_euler_zyx,
     "euler_xyz": matrix_to_euler_xyz,
 }
+
+
 def _short_rotvec(phi):
     """The rotation vector of the same rotation with angle in [0, pi] (phi where it is)."""
     long = np.linalg.norm(phi, axis=-1, keepdims=True) > np.pi

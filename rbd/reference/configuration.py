@@ -37,6 +37,10 @@ def neutral(model):
     return q
 
 
+def _bad_rng(rng):
+    return "rng must be a numpy.random.Generator, a non-negative seed or None, got %s" % short_repr(rng)
+
+
 def random_configuration(model, rng=None, batch=None):
     """A random configuration, or a batch of them with ``batch`` (an int or a shape).
 
@@ -50,13 +54,12 @@ def random_configuration(model, rng=None, batch=None):
     """
     check_model(model)
     if isinstance(rng, (bool, np.bool_)):  # (default_rng would take True as the seed 1)
-        raise TypeError("rng must be a numpy.random.Generator, a non-negative seed or None, got %s" % short_repr(rng))
+        raise TypeError(_bad_rng(rng))
     if not isinstance(rng, np.random.Generator):
         try:
             rng = np.random.default_rng(rng)
         except (TypeError, ValueError) as exc:
-            raise type(exc)("rng must be a numpy.random.Generator, a non-negative seed or None, got %s (%s)"
-                            % (short_repr(rng), exc)) from None
+            raise type(exc)("%s (%s)" % (_bad_rng(rng), exc)) from None
     if batch is None:
         shape = ()
     else:
