@@ -680,8 +680,8 @@ def _main(argv=None):
     except CommandError as exc:
         print("rbd %s: error: %s" % (args.command, exc), file=sys.stderr)
         return 2
-    except MemoryError:
-        print("rbd %s: error: not enough memory for this job" % args.command, file=sys.stderr)
+    except MemoryError as exc:
+        print("rbd %s: error: %s" % (args.command, str(exc) or "not enough memory for this job"), file=sys.stderr)
         return 2
 
 

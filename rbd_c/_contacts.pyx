@@ -594,6 +594,12 @@ set_block(IMPULSE_DYNAMICS, kb_impulse_dynamics, _contacts_block_scratch)
 cdef Algorithm JOINT_TORQUE_REGRESSOR = algorithm(b"qvv", ("q", "v", "a"), (b"vp",), k_regressor,
                                                   size(nb=REG_PER_BODY, nv=6, constant=120), size(nb=40, nv_depth=30))
 
+# (no name: rbd.contacts composes them for models with mimic joints)
+CONTACT_JACOBIAN.label = "contact_jacobian"
+CONSTRAINED_DYNAMICS.label = "constrained_dynamics"
+IMPULSE_DYNAMICS.label = "impulse_dynamics"
+JOINT_TORQUE_REGRESSOR.label = "joint_torque_regressor"
+
 cdef object _contacts_module = None
 
 

@@ -523,123 +523,138 @@ cdef int kb_inverse_mass_matrix(const Call* c, int n, const double** ins, const 
 # ==========================================================================================
 cdef extern from *:
     """
-    /* O = -M^-1 T for _minus_products, by tiles: O[i][c + k] = -sum_r M^-1[r][i] T[r][c + k]
-       (M^-1 symmetric: its row r is its column r) for columns c..c+mc-1, r over the n ranges
-       [starts[g], stops[g]) of rows where those columns of T may be non-zero; each sum is
-       subtracted from +0 (an empty one is +0, not -0). */
-    static inline void rbd_neg_product_scalar(int mc, int i0, int n, const int* starts, const int* stops,
-                                              const double* restrict Minv, const double* restrict T, int nv, int c,
-                                              double* restrict O) {
-        for (int i = i0; i < nv; i++)
-            for (int k = 0; k < mc; k++) {
-                double acc = 0.0;
-                for (int g = 0; g < n; g++)
-                    for (int r = starts[g]; r < stops[g]; r++)
-                        acc -= T[(size_t)r * nv + c + k] * Minv[(size_t)r * nv + i];
-                O[(size_t)i * nv + c + k] = acc;
-            }
-    }
+    /* O = -M^-1 T for _minus_products, O[i][c] = -sum_r M^-1[i][r] T[r][c], by panels of
+       RBD_NP_NC columns of T, copied once into blocks of 8 columns (Tp: each row's 8 numbers
+       together, zero past the last column), and tiles of O of 4 rows i x 8 columns whose
+       sums stay in registers over all r.  Every row of M^-1 is read along r (4 streams at
+       a time) and a panel of T from cache: a deep tree's dense product runs from cache, not
+       from memory (a column of M^-1 at a time, it did 15x slower on a 2000-body chain).
+       Each sum starts from +0 (an empty one is +0, not -0). */
+    #define RBD_NP_NC 32
+    #define RBD_NP_BLOCKS (RBD_NP_NC / 8)
 
+    /* One tile: rows i0..i0+nu-1 (nu <= 4) and columns c0..c0+mc-1 (mc <= 8) of O, the
+       sums over the n ranges of rows [starts[g], stops[g]) of -M^-1[i][r] Tp[r][k]. */
+    RBD_ALWAYS_INLINE void rbd_np_tile(const double* Minv, const double* restrict tp, int n, const int* starts,
+                                       const int* stops, int nv, int i0, int nu, int c0, int mc, double* restrict O) {
+        const double* m[4];
+        for (int u = 0; u < 4; u++)  /* (rows past the last: a copy of it, not stored) */
+            m[u] = Minv + (size_t)(u < nu ? i0 + u : i0) * nv;
+        double tile[4][8];
     #if defined(__GNUC__) || defined(__clang__)
-    /* MC columns and rows i0..i0+4W-1: the MC x 4W sums stay in registers over all of r
-       (MC = 4, W = 2: eight 4-wide vectors, enough independent sums to hide the FMA
-       latency). */
-    static inline __attribute__((always_inline)) void rbd_neg_product_tile(
-            const int MC, const int W, int n, const int* starts, const int* stops, const double* restrict Minv,
-            const double* restrict T, int nv, int c, int i0, double* restrict O) {
         rbd_v4 acc[4][2] = {{{0.0}}};
         for (int g = 0; g < n; g++)
             for (int r = starts[g]; r < stops[g]; r++) {
-                const double* mr = Minv + (size_t)r * nv + i0;
-                const double* tr = T + (size_t)r * nv + c;
-                for (int w = 0; w < W; w++) {
-                    const rbd_v4 x = rbd_load4(mr + 4 * w);
-                    for (int k = 0; k < MC; k++)
-                        acc[k][w] -= tr[k] * x;
+                const rbd_v4 t0 = rbd_load4(tp + 8 * r), t1 = rbd_load4(tp + 8 * r + 4);
+                for (int u = 0; u < 4; u++) {
+                    acc[u][0] -= m[u][r] * t0;
+                    acc[u][1] -= m[u][r] * t1;
                 }
             }
-        for (int u = 0; u < 4 * W; u++)
-            for (int k = 0; k < MC; k++)
-                O[(size_t)(i0 + u) * nv + c + k] = acc[k][u / 4][u % 4];
+        memcpy(tile, acc, sizeof acc);
+    #else
+        for (int u = 0; u < 4; u++)
+            for (int k = 0; k < 8; k++)
+                tile[u][k] = 0.0;
+        for (int g = 0; g < n; g++)
+            for (int r = starts[g]; r < stops[g]; r++)
+                for (int u = 0; u < 4; u++)
+                    for (int k = 0; k < 8; k++)
+                        tile[u][k] -= m[u][r] * tp[8 * r + k];
+    #endif
+        for (int u = 0; u < nu; u++)
+            memcpy(O + (size_t)(i0 + u) * nv + c0, tile[u], mc * sizeof(double));
     }
 
-    #define RBD_NEG_PRODUCT_TILES(MC)                                                      \
-        for (; i0 + 8 <= nv; i0 += 8)                                                      \
-            rbd_neg_product_tile(MC, 2, n, starts, stops, Minv, T, nv, c, i0, O);         \
-        if (i0 + 4 <= nv) {                                                                \
-            rbd_neg_product_tile(MC, 1, n, starts, stops, Minv, T, nv, c, i0, O);         \
-            i0 += 4;                                                                       \
-        }
-    #endif
-
-    /* Columns c..c+mc-1 (mc <= 4) of O = -M^-1 T, every row: by tiles of rows, the last
-       rows (nv not a multiple of 4) with the four columns as one vector. */
+    /* Columns p0..p0+ncols-1 (ncols <= RBD_NP_NC) of O1 = -M^-1 T1 and O2 = -M^-1 T2, from
+       each block b's ranges of rows r (nranges[b] of them, at starts and stops + b * nr)
+       where its columns of T may be non-zero.  Tp: room for 2 x ceil(ncols / 8) x nv x 8. */
     RBD_FAST
-    static void rbd_neg_product_columns(int mc, int n, const int* starts, const int* stops, const double* Minv,
-                                        const double* T, int nv, int c, double* O) {
-        int i0 = 0;
-    #if defined(__GNUC__) || defined(__clang__)
-        switch (mc) {
-        case 4: RBD_NEG_PRODUCT_TILES(4) break;
-        case 3: RBD_NEG_PRODUCT_TILES(3) break;
-        case 2: RBD_NEG_PRODUCT_TILES(2) break;
-        default: RBD_NEG_PRODUCT_TILES(1) break;
-        }
-        if (mc == 4) {
-            for (; i0 < nv; i0++) {
-                rbd_v4 acc = {0.0, 0.0, 0.0, 0.0};
-                for (int g = 0; g < n; g++)
-                    for (int r = starts[g]; r < stops[g]; r++)
-                        acc -= Minv[(size_t)r * nv + i0] * rbd_load4(T + (size_t)r * nv + c);
-                memcpy(O + (size_t)i0 * nv + c, &acc, sizeof acc);
+    static void rbd_neg_products_panel(int nv, const double* Minv, const double* T1, const double* T2, int p0,
+                                       int ncols, const int* nranges, const int* starts, const int* stops, int nr,
+                                       double* Tp, double* O1, double* O2) {
+        const int nblocks = (ncols + 7) / 8;
+        double* Tp2 = Tp + (size_t)nblocks * nv * 8;
+        for (int b = 0; b < nblocks; b++)
+            for (int g = 0; g < nranges[b]; g++)
+                for (int r = starts[b * nr + g]; r < stops[b * nr + g]; r++)
+                    for (int k = 0; k < 8; k++) {
+                        const int c = 8 * b + k;
+                        const size_t at = (size_t)r * nv + p0 + c;
+                        Tp[((size_t)b * nv + r) * 8 + k] = c < ncols ? T1[at] : 0.0;
+                        Tp2[((size_t)b * nv + r) * 8 + k] = c < ncols ? T2[at] : 0.0;
+                    }
+        for (int i0 = 0; i0 < nv; i0 += 4) {
+            const int nu = nv - i0 < 4 ? nv - i0 : 4;
+            for (int b = 0; b < nblocks; b++) {
+                const int mc = ncols - 8 * b < 8 ? ncols - 8 * b : 8;
+                const int* s = starts + b * nr;
+                const int* e = stops + b * nr;
+                rbd_np_tile(Minv, Tp + (size_t)b * nv * 8, nranges[b], s, e, nv, i0, nu, p0 + 8 * b, mc, O1);
+                rbd_np_tile(Minv, Tp2 + (size_t)b * nv * 8, nranges[b], s, e, nv, i0, nu, p0 + 8 * b, mc, O2);
             }
         }
-    #endif
-        rbd_neg_product_scalar(mc, i0, n, starts, stops, Minv, T, nv, c, O);
     }
     """
-    void rbd_neg_product_columns(int mc, int n, const int* starts, const int* stops, const double* Minv,
-                                 const double* T, int nv, int c, double* O) noexcept nogil
+    enum:
+        RBD_NP_NC
+        RBD_NP_BLOCKS
+    void rbd_neg_products_panel(int nv, const double* Minv, const double* T1, const double* T2, int p0, int ncols,
+                                const int* nranges, const int* starts, const int* stops, int nr, double* Tp,
+                                double* O1, double* O2) noexcept nogil
+
+
+# _minus_products' scratch: Tp (2 RBD_NP_NC doubles a dof), then as ints each block's
+# ranges (at most nv / 2 + 1 starts and as many stops), their numbers, and a mask of rows
+cdef enum:
+    MINUS_PRODUCTS_PER_DOF = 2 * RBD_NP_NC + RBD_NP_BLOCKS + 1
+    MINUS_PRODUCTS_CONSTANT = 2 * RBD_NP_BLOCKS + 1
 
 
 cdef inline void _minus_products(const CModel* m, const double* Minv, const double* T1, const double* T2,
-                                 double* O1, double* O2, int* ranges) noexcept nogil:
-    """O1 = -M^-1 T1 and O2 = -M^-1 T2 for derivatives T of the torques, four columns at a
-    time.  Column c of T (a dof of body b) is zero outside the rows of b's ancestors and
-    subtree: a block of columns sums over the union of its columns' rows (a superset adds
-    exact zeros), as ranges of contiguous rows.  ranges: room for 2 nv + 2 ints and nv
-    bytes."""
-    cdef int nv = m.nv, b, j, n, c, c0, mc, r, stop
-    cdef int* starts = ranges
-    cdef int* stops = ranges + nv + 1
-    cdef char* rows = <char*>(ranges + 2 * nv + 2)
-    for c0 in range(0, nv, 4):
-        mc = min(4, nv - c0)
-        memset(rows, 0, nv)
-        b = -1
-        for c in range(c0, c0 + mc):
-            if m.dof_bodies[c] == b:
-                continue
-            b = m.dof_bodies[c]
-            stop = m.v_idx[m.subtree_end[b]] if m.subtree_end[b] < m.nb else nv
-            memset(rows + m.v_idx[b], 1, stop - m.v_idx[b])
-            j = m.parents[b]
-            while j >= 0:
-                memset(rows + m.v_idx[j], 1, m.nvj[j])
-                j = m.parents[j]
-        n = 0
-        r = 0
-        while r < nv:
-            if rows[r]:
-                starts[n] = r
-                while r < nv and rows[r]:
+                                 double* O1, double* O2, double* scratch) noexcept nogil:
+    """O1 = -M^-1 T1 and O2 = -M^-1 T2 for derivatives T of the torques, by panels of
+    columns (rbd_neg_products_panel).  Column c of T (a dof of body b) is zero outside the
+    rows of b's ancestors and subtree: each block of eight columns sums over the union of
+    its columns' rows only (a superset adds exact zeros), as ranges of contiguous rows.
+    scratch: MINUS_PRODUCTS_PER_DOF doubles a dof and MINUS_PRODUCTS_CONSTANT."""
+    cdef int nv = m.nv, nr = nv // 2 + 1, b, j, c, c0, p0, ncols, stop, r, n
+    cdef double* Tp = scratch
+    cdef int* starts = <int*>(scratch + 2 * RBD_NP_NC * nv)
+    cdef int* stops = starts + RBD_NP_BLOCKS * nr
+    cdef int* nranges = stops + RBD_NP_BLOCKS * nr
+    cdef char* rows = <char*>(nranges + RBD_NP_BLOCKS)
+    p0 = 0
+    while p0 < nv:
+        ncols = min(RBD_NP_NC, nv - p0)
+        for c0 in range(p0, p0 + ncols, 8):
+            memset(rows, 0, nv)
+            b = -1
+            for c in range(c0, min(c0 + 8, p0 + ncols)):
+                if m.dof_bodies[c] == b:
+                    continue
+                b = m.dof_bodies[c]
+                stop = m.v_idx[m.subtree_end[b]] if m.subtree_end[b] < m.nb else nv
+                memset(rows + m.v_idx[b], 1, stop - m.v_idx[b])
+                j = m.parents[b]
+                while j >= 0:
+                    memset(rows + m.v_idx[j], 1, m.nvj[j])
+                    j = m.parents[j]
+            b = (c0 - p0) // 8
+            n = 0
+            r = 0
+            while r < nv:
+                if rows[r]:
+                    starts[b * nr + n] = r
+                    while r < nv and rows[r]:
+                        r += 1
+                    stops[b * nr + n] = r
+                    n += 1
+                else:
                     r += 1
-                stops[n] = r
-                n += 1
-            else:
-                r += 1
-        rbd_neg_product_columns(mc, n, starts, stops, Minv, T1, nv, c0, O1)
-        rbd_neg_product_columns(mc, n, starts, stops, Minv, T2, nv, c0, O2)
+            nranges[b] = n
+        rbd_neg_products_panel(nv, Minv, T1, T2, p0, ncols, nranges, starts, stops, nr, Tp, O1, O2)
+        p0 += ncols
 
 
 cdef void _rd_accelerate(const CModel* m, const double* qdd, double* work, double* da) noexcept nogil:
@@ -717,8 +732,7 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
     cdef double* qdd = F + 6 * nb
     cdef double* dtau_dq = qdd + nv
     cdef double* dtau_dv = dtau_dq + nv * nv
-    cdef int* ranges = <int*>(dtau_dv + nv * nv)                  # _minus_products': 2 nv + 2 numbers
-    cdef double* rest = dtau_dv + nv * nv + 2 * nv + 2             # the factor's or M^-1's
+    cdef double* rest = dtau_dv + nv * nv                          # the factor's or M^-1's; then the products'
     cdef double* Minv = outs[2]
     _rd_forward(c, ins[0], ins[1], NULL, ins[3], rd)
     _torque_residual(m, rd, ins[2], F, qdd)  # qdd <- tau - h
@@ -745,7 +759,7 @@ cdef int k_aba_derivatives(const Call* c, const double** ins, double** outs, dou
         for r in range(nv):
             qdd[r] += rest[nv + r]
     _rd_backward(m, rd, dtau_dq, dtau_dv, NULL)
-    _minus_products(m, Minv, dtau_dq, dtau_dv, outs[0], outs[1], ranges)
+    _minus_products(m, Minv, dtau_dq, dtau_dv, outs[0], outs[1], rest)
     return 0
 
 
@@ -769,8 +783,7 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     cdef double* qdd = h + LANES * nv
     cdef double* Z = qdd + LANES * nv                     # M^-1 in lanes
     cdef double* T = Z + LANES * nv * nv                  # each lane's dtau/dq, dtau/dv
-    cdef int* ranges = <int*>(T + 2 * LANES * nv * nv)   # _minus_products': 2 nv + 2 numbers
-    cdef double* rest = T + 2 * LANES * nv * nv + 2 * nv + 2
+    cdef double* rest = T + 2 * LANES * nv * nv          # the lanes kernels' rows; then the products'
     cdef double* dq[LANES]
     cdef double* dv[LANES]
     cdef int l
@@ -798,7 +811,7 @@ cdef int kb_aba_derivatives(const Call* c, int n, const double** ins, const Py_s
     ks.rnea_derivatives(&lm, c.g, X, v, qdd, f, dq, dv, NULL, rest)  # (M: not needed)
     rbd_lanes_scatter(n, Z, nv * nv, outs[2], osize[2])
     for l in range(n):
-        _minus_products(m, outs[2] + l * osize[2], dq[l], dv[l], outs[0] + l * osize[0], outs[1] + l * osize[1], ranges)
+        _minus_products(m, outs[2] + l * osize[2], dq[l], dv[l], outs[0] + l * osize[0], outs[1] + l * osize[1], rest)
     return 0
 
 
@@ -820,18 +833,20 @@ set_block(INVERSE_MASS_MATRIX, kb_inverse_mass_matrix,
           size(nb=56 * LANES + max(MI_PER_BODY, CRBA_PER_BODY + LTDL_PER_BODY), nv=8 * LANES + 18, nd2=1,
                nv_depth=6, nv2=LANES))
 # scratch: the RNEA derivatives' fields, the subtree forces, qdd, two nv x nv matrices,
-# the ranges of _minus_products (2 nv + 2), then the larger of the articulated M^-1's
-# scratch and the factor's (LTDL_PER_BODY <= MI_PER_BODY; then the inverse's nv)
+# then the larger of the articulated M^-1's scratch and the factor's (LTDL_PER_BODY <=
+# MI_PER_BODY; then the inverse's nv), and after them _minus_products' (the sum: simpler
+# than the largest, and small beside the matrices)
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
-    size(constant=2, nb=RD_PER_BODY + 6 + MI_PER_BODY,
-         nv=RD_PER_DOF + 1 + 18 + 2, nd2=1, nv_depth=6, nv2=2),
+    size(constant=MINUS_PRODUCTS_CONSTANT, nb=RD_PER_BODY + 6 + MI_PER_BODY,
+         nv=RD_PER_DOF + 1 + 18 + MINUS_PRODUCTS_PER_DOF, nd2=1, nv_depth=6, nv2=2),
     size(nb=400, nv_depth=40, nv2=15))
 # a block: placements, q, v, tau, fext, h, qdd and M^-1 in lanes, each lane's three
 # matrices, then the lanes kernels' rows (or one sample's scratch, from the start)
 set_block(ABA_DERIVATIVES, kb_aba_derivatives,
-          size(constant=2, nb=75 * LANES + RD_PER_BODY + 6 + MI_PER_BODY,
-               nv=29 * LANES + RD_PER_DOF + 1 + 18 + 4, nd2=1, nv_depth=6, nv2=4 * LANES + 6), stage=True)
+          size(constant=MINUS_PRODUCTS_CONSTANT, nb=75 * LANES + RD_PER_BODY + 6 + MI_PER_BODY,
+               nv=29 * LANES + RD_PER_DOF + 1 + 18 + 2 + MINUS_PRODUCTS_PER_DOF, nd2=1, nv_depth=6,
+               nv2=4 * LANES + 6), stage=True)
 
 
 def rnea_derivatives(model, q, v, a, fext=None, *, out=None):

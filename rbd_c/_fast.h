@@ -10,6 +10,14 @@
 #define RBD_FAST
 #endif
 
+/* inlined even where the compiler would not: a helper of an RBD_FAST function is then
+   compiled for each of its instruction sets */
+#if defined(__GNUC__) || defined(__clang__)
+#define RBD_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define RBD_ALWAYS_INLINE static inline
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 /* four doubles as one vector (two SSE2 halves on the baseline), loaded from anywhere */
 typedef double rbd_v4 __attribute__((vector_size(32)));

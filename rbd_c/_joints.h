@@ -7,13 +7,12 @@
    (store forwarding fails), once per body. */
 #include <math.h>
 #include "_sincos.h"
+#include "_fast.h"  /* RBD_ALWAYS_INLINE */
 
 #if defined(__GNUC__) || defined(__clang__)
-#define RBD_ALWAYS_INLINE static inline __attribute__((always_inline))
 #define RBD_NOINLINE static __attribute__((noinline))
 #define RBD_OUT_OF_LINE static __attribute__((noinline, unused))  /* (unused: no warning where so) */
 #else
-#define RBD_ALWAYS_INLINE static inline
 #define RBD_NOINLINE static
 #define RBD_OUT_OF_LINE static inline
 #endif

@@ -135,7 +135,8 @@ cdef class Algorithm:
     cdef char shapes[4][4]  # the outputs' shape codes as C chars (read on every call)
     cdef int ndims[4]
     cdef kernel_t kernel
-    cdef public str name    # the public function's name
+    cdef public str name    # the public function's name (None: rbd runs the model with mimic joints)
+    cdef public str label   # how errors name it when name is None
     cdef Py_ssize_t scratch[SIZE_TERMS]
     cdef Py_ssize_t cost[SIZE_TERMS]
     cdef block_kernel_t block           # NULL, or the kernel of a block of samples (batches)

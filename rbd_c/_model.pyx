@@ -765,6 +765,13 @@ cdef inline int _span(const Call* call, kernel_t kern, block_kernel_t blk, int n
     return bad
 
 
+cdef object _no_memory(const Call* call, Py_ssize_t doubles, object name):
+    """The MemoryError of a scratch of ``doubles`` that malloc refused: what it was for and
+    how large (an empty MemoryError says nothing on a model of 20,000 bodies)."""
+    return MemoryError("%s on a model of %d bodies and %d dofs needs %.3g GB of scratch memory, which could "
+                       "not be allocated" % (name or "rbd_c", call.m.nb, call.m.nv, doubles * 8.0 / 1e9))
+
+
 cdef Py_ssize_t _first_failing(const Call* call, kernel_t kern, int nin, const double** base, const Py_ssize_t* size,
                                Py_ssize_t start, Py_ssize_t stop, int nout, const Py_ssize_t* out_size,
                                Py_ssize_t work_doubles, int* status) except -1:
@@ -780,7 +787,7 @@ cdef Py_ssize_t _first_failing(const Call* call, kernel_t kern, int nin, const d
         total += out_size[k]
     cdef double* work = <double*>malloc((work_doubles + total + 1) * sizeof(double))
     if work == NULL:
-        raise MemoryError()
+        raise _no_memory(call, work_doubles + total + 1, None)
     try:
         outs[0] = work + work_doubles
         for k in range(1, nout):
@@ -1234,7 +1241,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
         else:
             work = <double*>malloc(work_doubles * sizeof(double))
             if work == NULL:
-                raise MemoryError()
+                raise _no_memory(call, work_doubles, alg.name or alg.label)
         try:
             if N * cost < RELEASE_GIL_WORK:
                 bad = _span(call, kern, blk, nin, base, size, check, qmask, 0, N, nout, outp, osize, work,
@@ -1264,7 +1271,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
             free(work)
             free(flags)
             free(steps)
-            raise MemoryError()
+            raise _no_memory(call, nt * wpad, alg.name or alg.label)
         memset(flags, 0, nt * 16 * sizeof(int))
         memset(steps, 0, nt * 8 * sizeof(Py_ssize_t))
         chunk *= nt

@@ -175,6 +175,40 @@ def test_aba_derivatives_stay_accurate_where_m_is_ill_conditioned(backend):
         assert _relative_error(batched[k], _dqdd_dq_from_a_solve(light, Q[k], V[k], T[k])) < 3e-7, k
 
 
+@pytest.mark.parametrize("shape", ["tree", "chain", "star"])
+def test_aba_derivatives_of_many_dofs(shape, backend):
+    """Past one panel of the compiled product -M^-1 dtau/dx (32 columns, blocks of 8; each
+    block sums over its columns' ancestors and subtrees only): a branching tree, a chain
+    (dense) and a star (every block's rows apart but the root's), of 60..90 dofs (not a
+    multiple of 8), single and batched, against LAPACK solves with crba of the RNEA
+    derivatives at qdd."""
+    nlinks = {"tree": 45, "chain": 43, "star": 61}[shape]
+    model = random_model(30 + nlinks, nlinks=nlinks, floating_base=True, chain=shape == "chain")
+    if shape == "star":  # every link on the root
+        builder = rbd.ModelBuilder("star")
+        builder.add_link("root", mass=1.0, com=np.zeros(3), inertia=np.eye(3) * 0.1)
+        rng = np.random.default_rng(7)
+        for n in range(nlinks):
+            builder.add_link("l%d" % n, mass=rng.uniform(0.5, 2), com=rng.normal(size=3) * 0.1, inertia=np.eye(3) * 0.05)
+            builder.add_joint("j%d" % n, "revolute", parent="root", child="l%d" % n,
+                              origin=np.eye(4), axis=rng.normal(size=3))
+        model = builder.build(floating_base=True)
+    assert model.nv > 32 and model.nv % 8
+    rng = np.random.default_rng(9)
+    Q = rbd.random_configuration(model, rng, batch=3)
+    V, T = rng.normal(size=(3, model.nv)), rng.normal(size=(3, model.nv))
+    batched = rbd.aba_derivatives(model, Q, V, T)
+    for k in range(3):
+        M = rbd.crba(model, Q[k])
+        qdd = np.linalg.solve(M, T[k] - rbd.nonlinear_effects(model, Q[k], V[k]))
+        dq, dv, _ = rbd.rnea_derivatives(model, Q[k], V[k], qdd)
+        expected = (-np.linalg.solve(M, dq), -np.linalg.solve(M, dv))
+        single = rbd.aba_derivatives(model, Q[k], V[k], T[k])
+        for j, name in enumerate(("dqdd_dq", "dqdd_dv")):
+            assert _relative_error(single[j], expected[j]) < 1e-9, (name, k)
+            assert _relative_error(batched[j][k], expected[j]) < 1e-9, (name, k)
+
+
 def test_gravity_only_derivative_is_the_gravity_jacobian(tree, backend):
     """At v = a = 0 without fext, dtau_dq is the Jacobian of gravity(q) and dtau_dv is zero."""
     model = tree

@@ -441,6 +441,33 @@ print(peak_mb() - base, Minv.nbytes / 2 ** 20, float(np.abs(Minv[1] - one).max()
     assert difference == 0.0  # (one sample at a time: the single call's kernel)
 
 
+@needs_compiled
+def test_scratch_memory_that_cannot_be_had_is_a_clear_memory_error():
+    """A call whose scratch malloc refuses says which call, on what model and how much
+    (it was an empty MemoryError): constrained dynamics on a 5000-link chain factors M in
+    an nv x nv scratch (200 MB), here under an address-space limit 120 MB above the
+    model's."""
+    code = """
+import resource
+import numpy as np
+import rbd, rbd_c
+model = rbd.load_urdf(rbd.generated_urdf(5000))
+q = np.full(model.nq, 0.01); z = np.zeros(model.nv)
+contacts = [rbd.Contact(model.frame_names[-1], 3)]
+rbd_c.rnea(model, q, z, z)
+used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (used + (120 << 20), used + (120 << 20)))
+try:
+    rbd_c.constrained_dynamics(model, q, z, z, contacts)
+except MemoryError as exc:
+    print(exc)
+"""
+    result = run_python(code, timeout=300)
+    assert result.returncode == 0, result.stderr
+    message = result.stdout.strip()
+    assert "constrained_dynamics" in message and "5000 dofs" in message and " GB " in message, message
+
+
 def test_the_one_list_of_algorithms_is_what_every_backend_and_the_tests_cover():
     from models import algorithm_calls
     assert set(rbd.reference.__all__) == set(rbd.ALGORITHMS) | set(rbd.COMPOSED) | {"REFERENCES"}
