@@ -7,12 +7,13 @@ The contacts are resolved in Python (``rbd.contacts``: the checks and their erro
 into a table of frame, body, dim, axes and first row (``Call.contacts``), the same for
 the whole batch, before the kernels run.  Each sample then uses the tree's structure:
 
-* M from CRBA is factored in place as M = L^T D L along the tree (``_factor.pxd``: no
+* M is factored as M = L^T D L along the tree, without forming it (``_factor.pxd``: no
   fill-in; D holds the articulated pivots, kept as D^-1, so a singular model fails
-  here as it fails in ``aba``);
+  here as it fails in ``aba``), L packed: one number per dof and ancestor, memory
+  n x depth, not nv^2;
 * M^-1 = L^-1 D^-1 L^-T: L^-T x only carries entries from each dof to its ancestors
-  (``ltdl_up``), so Y = L^-T J^T stays on the contacts' chains, and K = J M^-1 J^T =
-  Y^T D^-1 Y; L^-1 (``ltdl_down``) comes back down once, for the solution;
+  (``packed_up``), so Y = L^-T J^T stays on the contacts' chains, and K = J M^-1 J^T =
+  Y^T D^-1 Y; L^-1 (``packed_down``) comes back down once, for the solution;
 * K (+ r 1) is factored by Cholesky, with the reference's test for redundant rows.
 """
 cimport cython
@@ -36,7 +37,8 @@ from rbd_c._joints cimport loop_placement, SINCOS_BLOCK, joint_motion_add
 from rbd_c._dynamics cimport crba_world_terms, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_contacts, rbd_lanes_set, rbd_lanes_best, lanes_model,
                            lanes_tables, lanes_set, lanes_placements, lanes_in, rbd_lanes_scatter, one_by_one)
-from rbd_c._factor cimport articulated_ltdl, chain_dot, chain_axpy, ltdl_up, ltdl_down, LTDL_PER_BODY
+from rbd_c._factor cimport (articulated_ltdl_packed, chain_dot, chain_axpy, packed_up, packed_down, packed_row_axpy,
+                            LTDL_PER_BODY)
 
 cdef double CONTACT_RANK_TOLERANCE = 1e-12  # as rbd._checks.CONTACT_RANK_TOLERANCE (a test keeps them equal)
 
@@ -160,26 +162,15 @@ cdef void _world_bias(const Call* c, const double* oM, const double* Yw, const d
 
 
 # ==========================================================================================
-# Solves with M = L^T D L (L below the factor's diagonal, D^-1 gathered in dinv; the
-# single-vector solves are _factor's chain_dot, chain_axpy, ltdl_up and ltdl_down)
+# Solves with M = L^T D L (L packed, D^-1 in dinv; the single-vector solves are
+# _factor's packed_up and packed_down)
 # ==========================================================================================
 cdef void _up_rows(const CModel* m, const double* L, double* Y, int nrows, int last) noexcept nogil:
     """Each of the nrows rows of Y (a contact's, zero off the chain ending at dof
-    ``last``) <- L^-T row: ``ltdl_up`` on that chain, for the rows together (each run of the
-    chain walked once per dof)."""
-    cdef int nv = m.nv, k = last, e, s, t, r
-    cdef const double* Lk
-    cdef double a
+    ``last``) <- L^-T row: ``packed_up`` on that chain, for the rows together."""
+    cdef int k = last
     while k >= 0:
-        Lk = L + k * nv
-        e = m.dof_parents[k]
-        while e >= 0:
-            s = m.dof_run_start[e]
-            for r in range(nrows):
-                a = Y[r * nv + k]
-                for t in range(s, e + 1):
-                    Y[r * nv + t] -= a * Lk[t]
-            e = m.dof_parents[s]
+        packed_row_axpy(m, k, nrows, L, Y, m.nv)
         k = m.dof_parents[k]
 
 
@@ -282,19 +273,17 @@ cdef void _apply_inverse_mass(const Call* c, const double* L, const double* dinv
         x[k] *= dinv[k]
     for r in range(c.nrows):
         chain_axpy(m, last[r], forces[r], W + r * nv, x)
-    ltdl_down(m, L, x)
+    packed_down(m, L, x)
 
 
 cdef inline int _factor(const CModel* m, const double* crba_work, double* IA, double* L, double* dinv) noexcept nogil:
-    """M = L^T D L into L (D^-1 also gathered into dinv) from CRBA's world terms in
-    crba_work (articulated_ltdl; IA: LTDL_PER_BODY doubles per body); 1 + the body whose pivot is
-    singular, else 0."""
-    cdef int k
-    cdef int status = articulated_ltdl(m, crba_work + CRBA_YC * m.nb, 10, crba_work + CRBA_PER_BODY * m.nb, 6, IA, L)
+    """M = L^T D L, packed into L (m.nancestors numbers) and D^-1 into dinv, from CRBA's
+    world terms in crba_work (articulated_ltdl_packed; IA: LTDL_PER_BODY doubles per
+    body); 1 + the body whose pivot is singular, else 0."""
+    cdef int status = articulated_ltdl_packed(m, crba_work + CRBA_YC * m.nb, 10, crba_work + CRBA_PER_BODY * m.nb, 6,
+                                              IA, L, dinv)
     if status:
         return 1 + m.dof_bodies[status - 1]
-    for k in range(m.nv):
-        dinv[k] = L[k * m.nv + k]
     return 0
 
 
@@ -320,7 +309,7 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
     cdef double* qdd = outs[0]
     cdef double* forces = outs[1]
     cdef double* L = work
-    cdef double* dinv = L + nv * nv
+    cdef double* dinv = L + m.nancestors             # (L: the factor, packed)
     cdef double* Y = dinv + nv
     cdef double* W = Y + n * nv
     cdef double* K = W + n * nv
@@ -343,7 +332,7 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
         qdd[k] = ins[2][k] - qdd[k]
     _contact_rows(c, oM, S, V, A, Y, gamma)
     _row_chains(c, last)
-    ltdl_up(m, L, qdd)
+    packed_up(m, L, qdd)
     _contact_inertia(c, L, dinv, Y, W, last, K)
     for r in range(n):
         forces[r] = -gamma[r] - chain_dot(m, last[r], W + r * nv, qdd)
@@ -362,7 +351,7 @@ cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, do
     cdef double* v_after = outs[0]
     cdef double* impulses = outs[1]
     cdef double* L = work
-    cdef double* dinv = L + nv * nv
+    cdef double* dinv = L + m.nancestors             # (L: the factor, packed)
     cdef double* Y = dinv + nv
     cdef double* W = Y + n * nv
     cdef double* K = W + n * nv
@@ -576,17 +565,17 @@ cdef Algorithm CONTACT_JACOBIAN = algorithm(b"q", ("q",), (b"cv",), k_contact_ja
                                             size(rows_nv=1, nb=25))
 cdef Algorithm CONSTRAINED_DYNAMICS = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"v", b"c"), k_constrained_dynamics,
-    size(nv2=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + 18 + LTDL_PER_BODY, nv=7),
+    size(ancestors=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + 18 + LTDL_PER_BODY, nv=7),
     size(nb=80, nv_depth=40, rows_nv=20, rows2=10))
 cdef Algorithm IMPULSE_DYNAMICS = algorithm(
     b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,
-    size(nv2=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY + LTDL_PER_BODY, nv=7),
+    size(ancestors=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY + LTDL_PER_BODY, nv=7),
     size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
 # a block: placements, q, v, tau, fext, x and the forces in lanes, then rbd_contacts_lanes' rows
 # (or one sample's scratch, from the start)
 _contacts_block_scratch = size(nb=(12 + 1 + 6 + 61) * LANES + CRBA_PER_BODY + 18 + LTDL_PER_BODY,
                                nv=(1 + 2 + 1 + 7) * LANES + 7,
-                               nv2=LANES + 1, rows=3 * LANES + 2, rows_nv=2 * LANES + 2, rows2=LANES + 1)
+                               nv2=LANES, ancestors=1, rows=3 * LANES + 2, rows_nv=2 * LANES + 2, rows2=LANES + 1)
 set_block(CONSTRAINED_DYNAMICS, kb_constrained_dynamics, _contacts_block_scratch)
 set_block(IMPULSE_DYNAMICS, kb_impulse_dynamics, _contacts_block_scratch)
 

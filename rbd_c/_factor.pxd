@@ -19,12 +19,13 @@ cdef extern from *:
     #include "_sym6.h"
 
     /* articulated_ltdl's factor (see there), with the model's arrays spelled out.  The
-       symmetric 6x6 IA is packed as its 21 upper entries row by row (rbd_sym6). */
-    RBD_FAST
-    static int rbd_articulated_ltdl(int nb, int nv, const int* parents, const int* v_idx, const int* nvj,
-                                    const int* ancestors, const int* ancestors_start, const double* armature,
-                                    const double* tol, const double* Y, int y_stride, const double* J, int j_stride,
-                                    double* restrict IA, double* restrict Z) {
+       symmetric 6x6 IA is packed as its 21 upper entries row by row (rbd_sym6).  Packed
+       (dinv not NULL): D^-1 into dinv and row d of L into Z from ancestors_start[d], one
+       number per ancestor, the farthest first (articulated_ltdl_packed). */
+    RBD_ALWAYS_INLINE int rbd_articulated_ltdl_in(
+            int nb, int nv, const int* parents, const int* v_idx, const int* nvj, const int* ancestors,
+            const int* ancestors_start, const double* armature, const double* tol, const double* Y, int y_stride,
+            const double* J, int j_stride, double* restrict IA, double* restrict Z, double* restrict dinv) {
         for (int i = 0; i < nb; i++)  /* each body's own inertia [m, h, I] as a 6x6 */
             rbd_sym6_from_inertia(Y + (long)y_stride * i, IA + 21 * i);
         for (int i = nb - 1; i >= 0; i--) {
@@ -38,11 +39,18 @@ cdef extern from *:
                 if (!(pivot > tol[i])) return 1 + d;
                 const double inverse = 1.0 / pivot;
                 double* zd = Z + (long)d * nv;
-                zd[d] = inverse;
+                if (dinv != NULL)
+                    dinv[d] = inverse;
+                else
+                    zd[d] = inverse;
                 for (int t = ancestors_start[d]; t < ancestors_start[d + 1]; t++) {
                     const double* sa = J + (long)j_stride * ancestors[t];
-                    zd[ancestors[t]] = (sa[0] * U[0] + sa[1] * U[1] + sa[2] * U[2] + sa[3] * U[3] + sa[4] * U[4]
-                                        + sa[5] * U[5]) * inverse;
+                    const double l = (sa[0] * U[0] + sa[1] * U[1] + sa[2] * U[2] + sa[3] * U[3] + sa[4] * U[4]
+                                      + sa[5] * U[5]) * inverse;
+                    if (dinv != NULL)  /* (ancestors: the nearest first) */
+                        Z[ancestors_start[d] + ancestors_start[d + 1] - 1 - t] = l;
+                    else
+                        zd[ancestors[t]] = l;
                 }
                 if (d > v_idx[i] || parents[i] < 0)
                     rbd_sym6_rank1_sub(S, U, inverse);  /* IA -= U U^T / D */
@@ -51,6 +59,19 @@ cdef extern from *:
             }
         }
         return 0;
+    }
+
+    /* (one copy for each form, with no test of dinv per number) */
+    RBD_FAST
+    static int rbd_articulated_ltdl(int nb, int nv, const int* parents, const int* v_idx, const int* nvj,
+                                    const int* ancestors, const int* ancestors_start, const double* armature,
+                                    const double* tol, const double* Y, int y_stride, const double* J, int j_stride,
+                                    double* IA, double* Z, double* dinv) {
+        if (dinv != NULL)
+            return rbd_articulated_ltdl_in(nb, nv, parents, v_idx, nvj, ancestors, ancestors_start, armature, tol, Y,
+                                           y_stride, J, j_stride, IA, Z, dinv);
+        return rbd_articulated_ltdl_in(nb, nv, parents, v_idx, nvj, ancestors, ancestors_start, armature, tol, Y,
+                                       y_stride, J, j_stride, IA, Z, NULL);
     }
 
     /* sum_j lrow[j] x[anc[j] stride] over a dof's n ancestors, in two sums (even and odd
@@ -128,7 +149,7 @@ cdef extern from *:
     int rbd_articulated_ltdl(int nb, int nv, const int* parents, const int* v_idx, const int* nvj,
                              const int* ancestors, const int* ancestors_start, const double* armature,
                              const double* tol, const double* Y, int y_stride, const double* J, int j_stride,
-                             double* IA, double* Z) noexcept nogil
+                             double* IA, double* Z, double* dinv) noexcept nogil
 
 
 # ==========================================================================================
@@ -201,4 +222,69 @@ cdef inline int articulated_ltdl(const CModel* m, const double* Y, int y_stride,
     else 0."""
     return rbd_articulated_ltdl(m.nb, m.nv, m.parents, m.v_idx, m.nvj, m.dof_ancestors, m.dof_ancestors_start,
                                 m.armature if m.has_armature else NULL, m.singular_tol, Y, y_stride, J, j_stride,
-                                IA, Z)
+                                IA, Z, NULL)
+
+
+cdef inline int articulated_ltdl_packed(const CModel* m, const double* Y, int y_stride, const double* J,
+                                        int j_stride, double* IA, double* L, double* dinv) noexcept nogil:
+    """articulated_ltdl's factor packed, in memory linear in the tree's size (n x depth, not
+    nv^2: the contact dynamics of a 40,000-body tree): D^-1 into dinv, each dof d's row of
+    L into L from m.dof_ancestors_start[d] (need_ancestors), one number per ancestor in
+    increasing order, so that each run of consecutive dofs of its chain is contiguous.
+    Solves with it: packed_up, packed_down."""
+    return rbd_articulated_ltdl(m.nb, m.nv, m.parents, m.v_idx, m.nvj, m.dof_ancestors, m.dof_ancestors_start,
+                                m.armature if m.has_armature else NULL, m.singular_tol, Y, y_stride, J, j_stride,
+                                IA, L, dinv)
+
+
+cdef inline double packed_row_dot(const CModel* m, int k, const double* L, const double* x) noexcept nogil:
+    """The sum over dof k's ancestors j of L[k, j] x[j] for articulated_ltdl_packed's L,
+    a run of consecutive dofs of k's chain at a time (from the nearest: the row's end)."""
+    cdef int t = m.dof_ancestors_start[k + 1], e = m.dof_parents[k], s, j
+    cdef const double* row
+    cdef double acc = 0.0
+    while e >= 0:
+        s = m.dof_run_start[e]
+        t -= e - s + 1
+        row = L + t - s  # row[j]: L[k, j] for j in s..e
+        for j in range(s, e + 1):
+            acc += row[j] * x[j]
+        e = m.dof_parents[s]
+    return acc
+
+
+cdef inline void packed_row_axpy(const CModel* m, int k, int nrows, const double* L, double* X,
+                                 int stride) noexcept nogil:
+    """X[r, j] -= X[r, k] L[k, j] over dof k's ancestors j (as packed_row_dot), for each
+    of the nrows rows r of X (stride apart), each run of the chain walked once."""
+    cdef int t = m.dof_ancestors_start[k + 1], e = m.dof_parents[k], s, j, r
+    cdef const double* row
+    cdef double* x
+    cdef double a
+    while e >= 0:
+        s = m.dof_run_start[e]
+        t -= e - s + 1
+        row = L + t - s
+        for r in range(nrows):
+            x = X + r * stride
+            a = x[k]
+            for j in range(s, e + 1):
+                x[j] -= a * row[j]
+        e = m.dof_parents[s]
+
+
+cdef inline void packed_up(const CModel* m, const double* L, double* x) noexcept nogil:
+    """x <- L^-T x for articulated_ltdl_packed's L: from the leaves up, each entry passes
+    to its ancestors."""
+    cdef int k
+    for k in range(m.nv - 1, -1, -1):
+        if x[k] != 0.0:
+            packed_row_axpy(m, k, 1, L, x, 0)
+
+
+cdef inline void packed_down(const CModel* m, const double* L, double* x) noexcept nogil:
+    """x <- L^-1 x for articulated_ltdl_packed's L: from the root down, each entry takes
+    from its ancestors."""
+    cdef int k
+    for k in range(m.nv):
+        x[k] -= packed_row_dot(m, k, L, x)

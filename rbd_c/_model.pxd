@@ -11,7 +11,7 @@ calls the algorithm's kernel once per sample, over the batch in parallel.
 """
 cdef enum:
     MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS (a test keeps them equal)
-    SIZE_TERMS = 10         # the coefficients of a ``size`` (see Algorithm)
+    SIZE_TERMS = 11         # the coefficients of a ``size`` (see Algorithm)
 
 
 # The fields of one contact in Call.contacts, resolved in Python before the batch runs.
@@ -39,6 +39,7 @@ ctypedef struct CModel:
     int nframes
     int nd2                 # sum of nv_i**2 (storage of per-joint nv x nv blocks)
     int max_depth
+    Py_ssize_t nancestors   # the dofs' ancestors, counted (the length of dof_ancestors: n x depth)
     int* parents            # (nb,)  -1: the world
     int* kinds              # (nb,)
     int* q_idx              # (nb,)
@@ -126,7 +127,8 @@ cdef class Algorithm:
     scratch the kernel uses (doubles) and its work per sample (about nanoseconds, for
     the decision to use threads), each a ``size``: coefficients of 1, nbodies, nv,
     the depth of the tree, nv x depth, the sum of nv_i^2, nv^2, and of the call's
-    contact rows r: r, r x nv and r^2.  Output codes c -> r, p -> 10 nbodies (inertial
+    contact rows r: r, r x nv and r^2; then the dofs' ancestors counted (a factor of M
+    along the tree, packed).  Output codes c -> r, p -> 10 nbodies (inertial
     parameters)."""
     cdef bytes inputs
     cdef tuple names

@@ -22,6 +22,7 @@ cimport cython
 cimport numpy as cnp
 from cython.parallel cimport prange, parallel, threadid
 from libc.stdlib cimport malloc, free
+from libc.limits cimport INT_MAX
 from libc.string cimport memcpy, memset
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.ref cimport PyObject, Py_XDECREF
@@ -467,6 +468,11 @@ cdef CompiledModel _build(object model):
     cm.m.dof_ancestors = NULL  # (built on first use: need_ancestors)
     cm.m.dof_ancestors_start = NULL
     cm.m.minv_factored = _minv_factored_is_cheaper(dof_parents)
+    dof_depth = np.zeros(nv, dtype=np.int64)  # each dof's ancestors, counted
+    for d in range(nv):
+        if dof_parents[d] >= 0:
+            dof_depth[d] = dof_depth[dof_parents[d]] + 1
+    cm.m.nancestors = int(dof_depth.sum())
     cm.m.axes = _doubles(owner, axes)
     cm.m.placements = _doubles(owner, placements)
     cm.m.inertias = _doubles(owner, inertias)
@@ -566,6 +572,10 @@ cdef int need_ancestors(CompiledModel cm) except -1:
         depth[d] = 0 if p < 0 else depth[p] + 1
     starts = np.zeros(nv + 1, dtype=np.intp)
     np.cumsum(depth, out=starts[1:])
+    if starts[nv] > INT_MAX:  # (C ints index them; M's factor would need nv^2 doubles anyway)
+        raise MemoryError("the lists of each dof's ancestors on a model of %d dofs hold %d entries, more than "
+                          "this algorithm indexes (2**31 - 1): the tree is too deep for it (its factor of M "
+                          "alone needs %.3g GB)" % (nv, starts[nv], nv * nv * 8.0 / 1e9))
     ancestors = np.empty(max(int(starts[nv]), 1), dtype=np.intc)
     for d in range(nv):  # the parent, then the parent's own list (a slice copy per dof)
         p = cm.m.dof_parents[d]
@@ -826,17 +836,18 @@ def _set_stream_min(Py_ssize_t doubles):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0, rows=0, rows_nv=0, rows2=0):
+def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0, rows=0, rows_nv=0, rows2=0, ancestors=0):
     """The coefficients of a size that grows with the model and the call's contact rows
     (see ``Algorithm``)."""
-    return (constant, nb, nv, depth, nv_depth, nd2, nv2, rows, rows_nv, rows2)
+    return (constant, nb, nv, depth, nv_depth, nd2, nv2, rows, rows_nv, rows2, ancestors)
 
 
 cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const Call* call) noexcept:
     cdef const CModel* m = call.m
     cdef Py_ssize_t r = call.nrows
     return (c[0] + c[1] * m.nb + c[2] * m.nv + c[3] * m.max_depth + c[4] * m.nv * m.max_depth
-            + c[5] * m.nd2 + c[6] * m.nv * m.nv + c[7] * r + c[8] * r * m.nv + c[9] * r * r)
+            + c[5] * m.nd2 + c[6] * m.nv * m.nv + c[7] * r + c[8] * r * m.nv + c[9] * r * r
+            + c[10] * m.nancestors)
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost):

@@ -442,11 +442,47 @@ print(peak_mb() - base, Minv.nbytes / 2 ** 20, float(np.abs(Minv[1] - one).max()
 
 
 @needs_compiled
+def test_contact_dynamics_on_a_large_tree_stay_linear_in_memory():
+    """The contact dynamics factor M along the tree, packed (one number per dof and
+    ancestor): on a binary tree of 20,000 bodies (depth 15) they take megabytes, not the
+    3.2 GB of an nv x nv factor (a MemoryError).  Checked by the equations of motion
+    (rnea) and the contacts' zero accelerations."""
+    code = """
+import resource
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))   # a guard: fail, never swap
+import numpy as np
+import rbd, rbd_c
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+model = rbd.load_urdf(rbd.generated_urdf(20000, "tree"))
+rng = np.random.default_rng(3)
+q = rng.uniform(-0.5, 0.5, model.nq); v = rng.normal(size=model.nv); tau = rng.normal(size=model.nv)
+feet = [model.frame_names[-1], model.frame_names[-7000]]
+contacts = [rbd.Contact(feet[0], 3), rbd.Contact(feet[1], 6)]
+rbd_c.rnea(model, q, v, tau)
+base = peak_mb()
+qdd, forces = rbd_c.constrained_dynamics(model, q, v, tau, contacts)
+extra = peak_mb() - base
+J = rbd_c.contact_jacobian(model, q, contacts)
+motion = rbd_c.rnea(model, q, v, qdd) - tau - J.T @ forces
+point = rbd_c.frame_acceleration(model, q, v, qdd, feet[0], "local_world_aligned")[:3]
+flat = rbd_c.frame_acceleration(model, q, v, qdd, feet[1], "local")
+print(extra, float(np.abs(motion).max() / np.abs(tau).max()), float(np.abs(point).max()), float(np.abs(flat).max()),
+      float(np.abs(qdd).max()))
+"""
+    result = run_python(code, timeout=300)
+    assert result.returncode == 0, result.stderr
+    extra_mb, motion, point, flat, scale = map(float, result.stdout.split())
+    assert extra_mb < 50.0, extra_mb
+    assert motion < 1e-9 and point < 1e-9 * scale and flat < 1e-9 * scale, (motion, point, flat)
+
+
+@needs_compiled
 def test_scratch_memory_that_cannot_be_had_is_a_clear_memory_error():
     """A call whose scratch malloc refuses says which call, on what model and how much
-    (it was an empty MemoryError): constrained dynamics on a 5000-link chain factors M in
-    an nv x nv scratch (200 MB), here under an address-space limit 120 MB above the
-    model's."""
+    (it was an empty MemoryError): constrained dynamics on a 5000-link chain factor M
+    along it in 100 MB of scratch (nv^2 / 2 numbers), here under an address-space limit
+    50 MB above the model's."""
     code = """
 import resource
 import numpy as np
@@ -456,7 +492,7 @@ q = np.full(model.nq, 0.01); z = np.zeros(model.nv)
 contacts = [rbd.Contact(model.frame_names[-1], 3)]
 rbd_c.rnea(model, q, z, z)
 used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
-resource.setrlimit(resource.RLIMIT_AS, (used + (120 << 20), used + (120 << 20)))
+resource.setrlimit(resource.RLIMIT_AS, (used + (50 << 20), used + (50 << 20)))
 try:
     rbd_c.constrained_dynamics(model, q, z, z, contacts)
 except MemoryError as exc:
