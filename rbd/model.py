@@ -311,14 +311,24 @@ class Model:
     @property
     def coupling(self):
         """G (full nv, nv) with v_full = G v, for a model with mimic joints (dense: built on
-        each access; the algorithms apply it without forming it)."""
-        if self._full is None:
-            raise AttributeError("coupling: model %r has no mimic joints" % self.name)
-        source, scale = self._v_map
-        G = np.zeros((self._full.nv, self.nv))
-        G[np.arange(self._full.nv), source] = scale
+        each access, full nv x nv numbers; the algorithms apply it without forming it, and
+        ``coupling_entries`` gives it in memory linear in the model)."""
+        source, scale = self.coupling_entries
+        G = np.zeros((len(source), self.nv))
+        G[np.arange(len(source)), source] = scale
         G.setflags(write=False)
         return G
+
+    @property
+    def coupling_entries(self):
+        """(source, scale): G's one entry per row, ``v_full[i] = scale[i] * v[source[i]]``
+        (read-only arrays of the full nv), for a model with mimic joints."""
+        if self._full is None:
+            raise AttributeError("coupling: model %r has no mimic joints" % self.name)
+        source, scale = (np.array(x) for x in self._v_map)
+        source.setflags(write=False)
+        scale.setflags(write=False)
+        return source, scale
 
     @property
     def link_frame_names(self):

@@ -58,6 +58,10 @@ def test_coupled_model_equals_the_coupling_written_by_hand(robot, floating, back
     v, a, tau = rng.normal(size=coupled.nv), rng.normal(size=coupled.nv), rng.normal(size=coupled.nv)
     fext = rng.normal(size=(coupled.nbodies, 6))
     qf, G = by_hand(coupled, full, q)
+    np.testing.assert_array_equal(coupled.coupling, G)
+    source, scale = coupled.coupling_entries  # G's one entry per row
+    np.testing.assert_array_equal(G[np.arange(full.nv), source], scale)
+    assert np.count_nonzero(G) == np.count_nonzero(scale)
     M = G.T @ rbd.crba(full, qf) @ G
     h = G.T @ rbd.rnea(full, qf, G @ v, np.zeros(full.nv), fext)
     close = lambda x, y, what: np.testing.assert_allclose(x, y, rtol=0, atol=1e-9 * max(1.0, np.abs(y).max()),  # noqa
