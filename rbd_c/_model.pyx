@@ -156,6 +156,11 @@ cdef enum:
     BLOCK_SCRATCH_LIMIT = 1 << 22   # doubles (32 MB) of a block's scratch per thread, beyond which a
                                     # batch runs one sample at a time (the lanes' nv x nv matrices of
                                     # a model of thousands of dofs would take gigabytes)
+    BLOCK_MATRICES_LIMIT = 1 << 20  # doubles (8 MB) of a block's nv x nv matrices (its scratch's and its
+                                    # samples' outputs) beyond which it runs one sample at a time, as
+                                    # they leave the cache (measured, one thread: the derivatives of trees
+                                    # of 150..300 dofs 1.1..1.35x slower in lanes; RNEA and ABA, whose
+                                    # lanes stream per body, stay 2x faster in lanes at 3000 bodies)
     STREAM_MIN_DOUBLES = 1 << 19    # a batch's outputs (4 MB) from which blocks stream them (_span)
     STAGE_MAX_DOUBLES = 1 << 16     # and the largest stage (512 kB) of a block's outputs
     MAX_INPUTS = 8
@@ -1220,7 +1225,8 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     cdef Py_ssize_t block_doubles
     if blk != NULL:
         block_doubles = _evaluate_size(alg.block_scratch, call)
-        if block_doubles > BLOCK_SCRATCH_LIMIT and block_doubles > 2 * work_doubles:
+        if ((block_doubles > BLOCK_SCRATCH_LIMIT and block_doubles > 2 * work_doubles)
+                or alg.block_scratch[6] * call.m.nv * call.m.nv + LANES * total > BLOCK_MATRICES_LIMIT):
             blk = NULL
         else:
             work_doubles = block_doubles
