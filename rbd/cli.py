@@ -569,20 +569,20 @@ def bench(args):
     singular = None
     for name, f in calls:
         try:
+            start = _time.perf_counter()
             f()
+            elapsed = _time.perf_counter() - start
         except rbd.SingularModelError as exc:  # forward dynamics of a robot with a massless branch
             print("  %-36s %10s    (singular model)" % (name, "-"))
             singular = str(exc)
             continue
-        number = 1
-        while True:
+        number = 1  # (a first call that takes longer than --seconds is the measure: large models)
+        while elapsed <= args.seconds:
+            number *= 4
             start = _time.perf_counter()
             for _ in range(number):
                 f()
             elapsed = _time.perf_counter() - start
-            if elapsed > args.seconds:
-                break
-            number *= 4
         per = elapsed / number / (n if "batch" in name else 1)
         print("  %-36s %10.2f us" % (name, per * 1e6))
     if singular:
