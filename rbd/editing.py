@@ -178,6 +178,7 @@ def lock_joints(model, joints, q):
         host[i], to_host[i] = (-1, X) if parent < 0 else (host[parent], to_host[parent] @ X)
     kept, new_frames = [], []
     world_inertia = model.world_inertia
+    link_frames = set(model.link_frame_names)
     for i, body in enumerate(bodies):
         if i in locked:
             merged = spatial.inertia_act(to_host[i], body["inertia"])
@@ -185,7 +186,7 @@ def lock_joints(model, joints, q):
                 bodies[host[i]]["inertia"] = bodies[host[i]]["inertia"] + merged
             else:  # locked to the world: fixed to it now
                 world_inertia = world_inertia + merged
-            if body["joint"] not in model.link_frame_names:  # the locked joint's frame stays
+            if body["joint"] not in link_frames:  # the locked joint's frame stays
                 new_frames.append((body["joint"], host[i], to_host[i]))
             continue
         parent = body["parent"]

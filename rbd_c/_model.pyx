@@ -160,7 +160,7 @@ cdef enum:
                                     # samples' outputs) beyond which it runs one sample at a time, as
                                     # they leave the cache (measured, one thread: the derivatives of trees
                                     # of 150..300 dofs 1.1..1.35x slower in lanes; RNEA and ABA, whose
-                                    # lanes stream per body, stay 2x faster in lanes at 3000 bodies)
+                                    # lanes stream per body and have no nv x nv matrix, are not judged)
     STREAM_MIN_DOUBLES = 1 << 19    # a batch's outputs (4 MB) from which blocks stream them (_span)
     STAGE_MAX_DOUBLES = 1 << 16     # and the largest stage (512 kB) of a block's outputs
     MAX_INPUTS = 8

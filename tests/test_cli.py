@@ -233,6 +233,19 @@ def test_bench_on_a_robot_without_forward_dynamics_says_so(tmp_path):
     assert [line.split()[1] for line in out.stdout.splitlines() if line.strip().startswith("aba ")] == ["-"]
 
 
+
+def test_bench_reports_a_row_out_of_memory_and_goes_on(monkeypatch, capsys):
+    """On a model of tens of thousands of dofs the nv x nv rows cannot be allocated: that row
+    says so, with the error's words, and the rest still run (it stopped at the first)."""
+    def no_memory(*args, **kwargs):
+        raise MemoryError("aba_derivatives on a model of 20000 bodies and 20000 dofs needs 9.6 GB")
+    monkeypatch.setattr(rbd, "aba_derivatives", no_memory)
+    assert cli.main(["bench", "arm7", "--seconds", "0.001", "--batch", "10"]) in (0, None)
+    lines = capsys.readouterr().out.splitlines()
+    row = [line for line in lines if line.strip().startswith("aba_derivatives")]
+    assert row and "out of memory: aba_derivatives on a model of 20000 bodies" in row[0] and " - " in row[0], lines
+    assert any(line.strip().startswith("inverse_mass_matrix") and line.endswith("us") for line in lines), lines
+
 # ------------------------------------------------------------------------------------------
 # Derived velocities and accelerations: analytic trajectories, every row (ends included)
 # ------------------------------------------------------------------------------------------
