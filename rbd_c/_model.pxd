@@ -12,6 +12,7 @@ calls the algorithm's kernel once per sample, over the batch in parallel.
 cdef enum:
     MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS (a test keeps them equal)
     SIZE_TERMS = 11         # the coefficients of a ``size`` (see Algorithm)
+    SIZE_NV2 = 6            # where a size holds its nv^2 coefficient
 
 
 # The fields of one contact in Call.contacts, resolved in Python before the batch runs.

@@ -363,23 +363,30 @@ cdef inline double* _doubles(list owner, values):
     return <double*>cnp.PyArray_DATA(arr)
 
 
-def _minv_factored_is_cheaper(dof_parents):
+def _dof_ancestor_counts(dof_parents):
+    """How many ancestors each dof has along dof_parents (its depth - 1), as an int64 array."""
+    counts = np.zeros(len(dof_parents), dtype=np.int64)
+    for d in range(len(dof_parents)):
+        if dof_parents[d] >= 0:
+            counts[d] = counts[dof_parents[d]] + 1
+    return counts
+
+
+def _minv_factored_is_cheaper(ancestor_counts):
     """Whether M^-1 costs less factored along the tree (the factor from the articulated
     inertias, then its inverse: about sum_k (6 d_k + (d_k - 1) k) multiply-adds, with d_k
-    the depth of dof k) than by the articulated-body sweeps (about sum_k (s_k + nv - k),
-    s_k the size of dof k's subtree).  The first grows with the depth of the tree, the
-    second does not: measured on chains and binary trees of 10 to 120 bodies, the
-    factored form is faster while the ratio stays under about 32 (chains of up to about
-    90 dofs, any tree of moderate depth), and the two are within 10-20% of each other
-    around it."""
-    nv = len(dof_parents)
-    depth = [0] * nv          # d_k
+    the depth of dof k, 1 + its ancestors) than by the articulated-body sweeps (about
+    sum_k (s_k + nv - k), s_k the size of dof k's subtree).  The first grows with the depth
+    of the tree, the second does not: measured on chains and binary trees of 10 to 120
+    bodies, the factored form is faster while the ratio stays under about 32 (chains of up
+    to about 90 dofs, any tree of moderate depth), and the two are within 10-20% of each
+    other around it."""
+    nv = len(ancestor_counts)
     factored = articulated = 0
     for k in range(nv):
-        p = dof_parents[k]
-        depth[k] = 1 + (depth[p] if p >= 0 else 0)
-        factored += 6 * depth[k] + (depth[k] - 1) * k
-        articulated += depth[k] + nv - k  # (sum_k s_k = sum_k d_k)
+        d = int(ancestor_counts[k]) + 1
+        factored += 6 * d + (d - 1) * k
+        articulated += d + nv - k  # (sum_k s_k = sum_k d_k)
     return factored <= 32 * articulated
 
 
@@ -472,12 +479,9 @@ cdef CompiledModel _build(object model):
     cm.m.dof_run_start = _ints(owner, dof_run_start)
     cm.m.dof_ancestors = NULL  # (built on first use: need_ancestors)
     cm.m.dof_ancestors_start = NULL
-    cm.m.minv_factored = _minv_factored_is_cheaper(dof_parents)
-    dof_depth = np.zeros(nv, dtype=np.int64)  # each dof's ancestors, counted
-    for d in range(nv):
-        if dof_parents[d] >= 0:
-            dof_depth[d] = dof_depth[dof_parents[d]] + 1
-    cm.m.nancestors = int(dof_depth.sum())
+    ancestor_counts = _dof_ancestor_counts(dof_parents)
+    cm.m.minv_factored = _minv_factored_is_cheaper(ancestor_counts)
+    cm.m.nancestors = int(ancestor_counts.sum())
     cm.m.axes = _doubles(owner, axes)
     cm.m.placements = _doubles(owner, placements)
     cm.m.inertias = _doubles(owner, inertias)
@@ -571,16 +575,13 @@ cdef int need_ancestors(CompiledModel cm) except -1:
         return 0
     cdef Py_ssize_t nv = cm.m.nv, d, p, n
     cdef list keep = []
-    depth = np.zeros(nv, dtype=np.intp)
-    for d in range(nv):
-        p = cm.m.dof_parents[d]
-        depth[d] = 0 if p < 0 else depth[p] + 1
-    starts = np.zeros(nv + 1, dtype=np.intp)
-    np.cumsum(depth, out=starts[1:])
-    if starts[nv] > INT_MAX:  # (C ints index them; M's factor would need nv^2 doubles anyway)
+    if cm.m.nancestors > INT_MAX:  # (C ints index them; M's factor would need nv^2 doubles anyway)
         raise MemoryError("the lists of each dof's ancestors on a model of %d dofs hold %d entries, more than "
                           "this algorithm indexes (2**31 - 1): the tree is too deep for it (its factor of M "
-                          "alone needs %.3g GB)" % (nv, starts[nv], nv * nv * 8.0 / 1e9))
+                          "alone needs %.3g GB)" % (nv, cm.m.nancestors, nv * nv * 8.0 / 1e9))
+    depth = _dof_ancestor_counts([cm.m.dof_parents[d] for d in range(nv)])
+    starts = np.zeros(nv + 1, dtype=np.int64)
+    np.cumsum(depth, out=starts[1:])
     ancestors = np.empty(max(int(starts[nv]), 1), dtype=np.intc)
     for d in range(nv):  # the parent, then the parent's own list (a slice copy per dof)
         p = cm.m.dof_parents[d]
@@ -789,7 +790,7 @@ cdef object _no_memory(const Call* call, Py_ssize_t doubles, object name):
 
 cdef Py_ssize_t _first_failing(const Call* call, kernel_t kern, int nin, const double** base, const Py_ssize_t* size,
                                Py_ssize_t start, Py_ssize_t stop, int nout, const Py_ssize_t* out_size,
-                               Py_ssize_t work_doubles, int* status) except -1:
+                               Py_ssize_t work_doubles, int* status, object name) except -1:
     """The first of samples start..stop-1 (a failed block's) whose one-sample kernel fails,
     its status in ``status`` (the error path only: the single call's error for that sample);
     ``start`` if none does (the block's status stands).  The outputs go to a scratch: the
@@ -802,7 +803,7 @@ cdef Py_ssize_t _first_failing(const Call* call, kernel_t kern, int nin, const d
         total += out_size[k]
     cdef double* work = <double*>malloc((work_doubles + total + 1) * sizeof(double))
     if work == NULL:
-        raise _no_memory(call, work_doubles + total + 1, None)
+        raise _no_memory(call, work_doubles + total + 1, name)
     try:
         outs[0] = work + work_doubles
         for k in range(1, nout):
@@ -1226,7 +1227,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     if blk != NULL:
         block_doubles = _evaluate_size(alg.block_scratch, call)
         if ((block_doubles > BLOCK_SCRATCH_LIMIT and block_doubles > 2 * work_doubles)
-                or alg.block_scratch[6] * call.m.nv * call.m.nv + LANES * total > BLOCK_MATRICES_LIMIT):
+                or alg.block_scratch[SIZE_NV2] * call.m.nv * call.m.nv + LANES * total > BLOCK_MATRICES_LIMIT):
             blk = NULL
         else:
             work_doubles = block_doubles
@@ -1332,7 +1333,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
         if blk != NULL:  # a block failed: its first failing sample, and that sample's own status
             status_sample = _first_failing(call, kern, nin, base, size, status_sample,
                                            min(status_sample + LANES, N), nout, osize,
-                                           _evaluate_size(alg.scratch, call), &status)
+                                           _evaluate_size(alg.scratch, call), &status, alg.name or alg.label)
         sample = tuple(np.unravel_index(status_sample, [dims[j] for j in range(nbatch)])) if nbatch else None
         if status < 0:
             raise checks_module().redundant_contacts_error(model, contacts, call.regularization, sample)
