@@ -65,7 +65,14 @@ cdef extern from *:
 cdef extern from *:
     """
     #include <stdlib.h>
+    #include <stdint.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
     #define RBD_POOL_SLOTS 8
+    #define RBD_HUGE_MIN ((size_t)1 << 22)  /* NumPy's threshold for madvise(MADV_HUGEPAGE) */
+    #define RBD_PAGE ((size_t)4096)
+    static int rbd_pool_huge_pages = 1;  /* NumPy's setting, read at import */
     #define RBD_POOL_MIN ((size_t)1 << 18)
     #define RBD_POOL_MAX ((size_t)1 << 28)
     static void* rbd_pool_block[RBD_POOL_SLOTS];
@@ -89,7 +96,17 @@ cdef extern from *:
             }
             rbd_pool_unlock();
         }
-        return malloc(size);
+        void* block = malloc(size);
+    #ifdef MADV_HUGEPAGE
+        /* As NumPy's own allocator does (this handler replaces it): a large block in huge
+           pages faults 512x less often (a 763 MB batch of crba: 195,000 faults, 3x the time) */
+        if (block != NULL && size >= RBD_HUGE_MIN && rbd_pool_huge_pages) {
+            uintptr_t start = ((uintptr_t)block + RBD_PAGE - 1) & ~(uintptr_t)(RBD_PAGE - 1);
+            uintptr_t end = (uintptr_t)block + size;
+            if (end > start) madvise((void*)start, end - start, MADV_HUGEPAGE);
+        }
+    #endif
+        return block;
     }
     static void* rbd_pool_calloc(void* ctx, size_t n, size_t size) { return calloc(n, size); }
     static void* rbd_pool_realloc(void* ctx, void* block, size_t size) { return realloc(block, size); }
@@ -130,11 +147,25 @@ cdef extern from *:
     static PyObject* rbd_pool_capsule(void) { return PyCapsule_New(&rbd_pool_handler, "mem_handler", NULL); }
     """
     size_t RBD_POOL_MIN
+    int rbd_pool_huge_pages
     size_t rbd_pool_release()
     object rbd_pool_capsule()
     object PyDataMem_SetHandler(object handler)
 
 cdef object _output_pool = rbd_pool_capsule()
+
+
+def _numpy_uses_huge_pages():
+    """NumPy's own choice (``_set_madvise_hugepage``; off on kernels where huge pages hurt)."""
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            return bool(__import__(name, fromlist=["_get_madvise_hugepage"])._get_madvise_hugepage())
+        except (ImportError, AttributeError):
+            pass
+    return True
+
+
+rbd_pool_huge_pages = _numpy_uses_huge_pages()
 
 
 def release_memory():
