@@ -856,7 +856,10 @@ cdef Algorithm CENTROIDAL_MATRIX_RATE = algorithm(b"qv", ("q", "v"), (b"6v",), k
 set_block(RNEA, kb_rnea, size(nb=37 * LANES, nv=4 * LANES))
 set_block(GRAVITY, kb_gravity, size(nb=37 * LANES, nv=4 * LANES))
 set_block(NONLINEAR_EFFECTS, kb_nle, size(nb=37 * LANES, nv=4 * LANES))
-set_block(ABA, kb_aba, size(nb=64 * LANES, nv=11 * LANES))
+# ABA's three passes over a block's 600 bytes per body and lane leave the cache near
+# 1,500 bodies (8 MB): a batch of a 2,000-link chain in lanes measured as slow as one
+# sample at a time, 1.3-2.3x slower at 3,000 (RNEA's two passes keep their lanes: 0.5x at 6,000)
+set_block(ABA, kb_aba, size(nb=64 * LANES, nv=11 * LANES), False, 1 << 20)  # (stage, lanes_limit)
 set_block(CRBA, kb_crba, size(nb=35 * LANES, nv=7 * LANES, nv2=1), stage=True)
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)

@@ -345,14 +345,19 @@ cdef int simd_cap() noexcept nogil:
     return _simd_cap
 
 
-cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=False):
+cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=False,
+                    Py_ssize_t lanes_limit=0):
     """Give ``alg`` a block kernel (batches then run LANES samples at a time); ``stage``:
     a large batch's block writes its outputs to a stage in the cache, from which they are
     streamed to memory (for kernels writing nv x nv matrices sample by sample; M^-1's,
-    which builds all of its output in lanes and transposes it out, measured slower)."""
+    which builds all of its output in lanes and transposes it out, measured slower);
+    ``lanes_limit``: the doubles of block scratch beyond which a batch runs one sample at
+    a time, where the block's passes leave the cache and are measured slower than the
+    single kernel's (0: only the limits every algorithm has)."""
     cdef int j
     alg.block = block
     alg.stage_outputs = stage
+    alg.lanes_limit = lanes_limit
     for j in range(SIZE_TERMS):
         alg.block_scratch[j] = scratch[j]
 
@@ -1258,6 +1263,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     if blk != NULL:
         block_doubles = _evaluate_size(alg.block_scratch, call)
         if ((block_doubles > BLOCK_SCRATCH_LIMIT and block_doubles > 2 * work_doubles)
+                or (alg.lanes_limit > 0 and block_doubles > alg.lanes_limit)
                 or alg.block_scratch[SIZE_NV2] * call.m.nv * call.m.nv + LANES * total > BLOCK_MATRICES_LIMIT):
             blk = NULL
         else:
