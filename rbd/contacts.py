@@ -9,8 +9,9 @@
   of the forces and of the Jacobian rows.
 * ``contact_jacobian``, ``constrained_dynamics`` (M qdd + h = tau + J^T lambda, J qdd +
   gamma = 0), ``impulse_dynamics`` (M (v+ - v) = J^T Lambda, J v+ = -e J v): here (the
-  NumPy backend, and models with mimic joints on both backends) M^-1 from
-  ``inverse_mass_matrix`` serves J M^-1 J^T and the solves; the compiled backend runs
+  NumPy backend, and models with mimic joints on both backends) M^-1 J^T and M^-1 (tau - h)
+  serve J M^-1 J^T and the solves, from ``inverse_mass_matrix`` or, on the NumPy backend's
+  large models, as ABA solves (linear in the model); the compiled backend runs
   them as kernels (``rbd_c/_contacts.pyx``: M factored along the tree, the rows only on
   the contacts' chains).  ``regularization`` > 0 damps the contact system (redundant contacts); a
   rank-deficient set without it is an error naming the contacts.
@@ -149,23 +150,26 @@ def _deficient(K):
 
 
 def _solve_contacts(rbd, model, q, J, rhs_q, rhs_c, contacts, regularization):
-    """With M^-1 (``inverse_mass_matrix``, O(n^2)): the multipliers of (J M^-1 J^T + r I) lam =
-    rhs_c - J M^-1 rhs_q, by a Cholesky factor that also tells a rank-deficient contact
-    set, and x = M^-1 (rhs_q + J^T lam)."""
-    Minv = rbd.inverse_mass_matrix(model, q)
-    JMinv = J @ Minv
-    K = JMinv @ np.swapaxes(J, -1, -2)
-    m = K.shape[-1]
+    """The multipliers of (J M^-1 J^T + r I) lam = rhs_c - J M^-1 rhs_q, by a Cholesky factor that
+    also tells a rank-deficient contact set, and x = M^-1 (rhs_q + J^T lam), all from
+    X = M^-1 [J^T, rhs_q]: m + 1 columns, by the backend's ``inverse_mass_times`` where it has
+    one (the NumPy backend: ABA solves on large models, linear in the model), else from
+    ``inverse_mass_matrix`` (O(n^2); the compiled backend's models with mimic joints)."""
+    m = J.shape[-2]
+    B = np.concatenate([np.swapaxes(J, -1, -2), rhs_q[..., None]], axis=-1)
+    times = getattr(rbd, "inverse_mass_times", None)
+    X = times(model, q, B) if times is not None else rbd.inverse_mass_matrix(model, q) @ B
+    K = J @ X[..., :m]
     if regularization:
         K = K + regularization * np.eye(m)
-    b = rhs_c - (JMinv @ rhs_q[..., None])[..., 0]
+    b = rhs_c - (J @ X[..., m:])[..., 0]
     deficient = _deficient(K)
     if deficient.any():  # (the error names the batch's first such sample)
         batch = K.shape[:-2]
         raise redundant_contacts_error(model, contacts, regularization,
                                        np.unravel_index(np.flatnonzero(deficient)[0], batch) if batch else None)
     lam = np.linalg.solve(K, b[..., None])[..., 0]
-    x = (Minv @ (rhs_q + (lam[..., None, :] @ J)[..., 0, :])[..., None])[..., 0]
+    x = X[..., m] + (X[..., :m] @ lam[..., None])[..., 0]
     return x, lam
 
 

@@ -24,13 +24,15 @@ from .derivatives import aba_derivatives, inverse_mass_matrix, rnea_derivatives
 from .dynamics import (aba, centroidal_momentum, centroidal_momentum_matrix,
                        centroidal_momentum_matrix_time_variation, coriolis_matrix, crba, gravity, kinetic_energy,
                        nonlinear_effects, potential_energy, rnea)
-from .contacts import (constrained_dynamics, contact_jacobian, impulse_dynamics, joint_torque_regressor,
-                       kinematic_hessian)
+from .contacts import (constrained_dynamics, contact_jacobian, impulse_dynamics, inverse_mass_times,
+                       joint_torque_regressor, kinematic_hessian)
 from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinematics, frame_acceleration,
                          frame_acceleration_derivatives, frame_jacobian, frame_jacobian_time_derivative,
                          frame_placement, frame_placements, frame_velocity, frame_velocity_derivatives)
 
 import inspect as _inspect
+
+import numpy as np
 
 from .._names import ALGORITHMS, COMPOSED
 from .. import _checks, _coupled
@@ -53,10 +55,40 @@ def _public(name, function):
     return algorithm
 
 
+def _out_of_memory(name, model, args, inner, detail):
+    """The MemoryError of the call ``name`` on ``model``: Python's own is empty (a list that
+    cannot grow) and NumPy's names an array, neither the call nor the model.  ``inner``: the
+    call inside this one that ran out, ``detail``: what the first error said."""
+    batch = args[0].shape[:-1] if args and isinstance(args[0], np.ndarray) else ()
+    error = MemoryError("%s on a model of %s bodies and %s dofs%s ran out of memory (NumPy backend%s%s)"
+                        % (name, getattr(model, "nbodies", "?"), getattr(model, "nv", "?"),
+                           ", a batch of %d samples," % np.prod(batch) if batch else "",
+                           ", in %s" % inner if inner and inner != name else "", ": " + detail if detail else ""))
+    error.call, error.detail = name, detail
+    return error
+
+
+def _naming_memory_errors(name, function):
+    """``function`` whose MemoryError says which call on which model (the one place for every
+    function of this backend, as each of the compiled backend's says what it needed)."""
+    def call(model, *args, **kwargs):
+        try:
+            return function(model, *args, **kwargs)
+        except MemoryError as exc:  # (its words kept, not it: its traceback holds the call's memory)
+            inner, detail = getattr(exc, "call", None), getattr(exc, "detail", str(exc))
+        raise _out_of_memory(name, model, args, inner, detail)
+    call.__name__ = call.__qualname__ = name  # (as ``_public``'s)
+    call.__doc__ = function.__doc__
+    call.__wrapped__ = getattr(function, "__wrapped__", function)
+    return call
+
+
 #: the state arguments of each algorithm, by position after the model (for out='s overlap check)
 _STATE_NAMES = {name: tuple(_inspect.signature(globals()[name]).parameters)[1:] for name in ALGORITHMS}
 
 for _name in ALGORITHMS:
-    globals()[_name] = _public(_name, globals()[_name])
+    globals()[_name] = _naming_memory_errors(_name, _public(_name, globals()[_name]))
+for _name in COMPOSED:
+    globals()[_name] = _naming_memory_errors(_name, globals()[_name])
 
 __all__ = list(ALGORITHMS) + list(COMPOSED) + ["REFERENCES"]

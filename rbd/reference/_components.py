@@ -27,6 +27,7 @@ action.  Inertias come in two forms:
 * a general symmetric 6x6 (articulated inertias) as 21 numbers: its blocks
   [[A, B], [B^T, C]] as A (6, upper triangle), B (9, row-major), C (6).
 """
+import array
 import math
 import operator
 
@@ -36,6 +37,7 @@ from .._checks import check_finite_result, overflow_error
 from ..model import JOINT_DIMENSIONS, JOINT_KINDS, JointKind
 from . import joints  # each kind's placement and subspace (joints uses this module's formulas)
 
+LIST_OUTPUT = 1 << 14  # one sample's outputs of fewer components are lists (a list's store is ~35 ns faster)
 BLOCK = 4096  # samples per vectorized block (measured: larger blocks spill out of cache)
 _BUFFER = 1 << 22  # output components per block at most (32 MB), in blocks of no fewer than 1024 samples
 
@@ -462,9 +464,29 @@ def world_placements(bodies, placements, chain=None, centered=False):
     return world
 
 
+def lanes(q):
+    """The shape of one component: () for one sample (floats), (samples,) for a batch."""
+    return np.shape(q[0]) if len(q) else ()
+
+
+def output(size, q):
+    """Zeroed storage for ``size`` output components that the passes fill by index, for
+    the samples of ``q`` (a component list).  One sample: a list of floats while small
+    (the fastest to fill), else a view of an array of doubles (8 bytes an entry, where a
+    list takes 32: 4x an nv x nv output).  A batch: an array of one row per component.
+    ``evaluate`` takes each as it is."""
+    shape = lanes(q)
+    if shape != ():
+        return np.zeros((size,) + shape)
+    if size < LIST_OUTPUT:
+        return [0.0] * size
+    return memoryview(array.array("d", [0.0]) * size)
+
+
 def evaluate(passes, batch, inputs, out_shape):
     """Run ``passes(*inputs, trig)``, an algorithm on components that returns the
-    components of its per-sample output (C order of ``out_shape``), on validated
+    components of its per-sample output (C order of ``out_shape``; a list, an ``output``
+    or an array of them), on validated
     arrays with leading dimensions ``batch`` (inputs may be None).
 
     ``out_shape`` may also be a list of shapes: the passes then return the
@@ -478,14 +500,17 @@ def evaluate(passes, batch, inputs, out_shape):
     size = sum(math.prod(shape) for shape in shapes)
     if batch == ():
         try:
-            out = passes(*[None if x is None else x.tolist() for x in inputs], (math.cos, math.sin, math.sqrt))
+            with np.errstate(over="ignore", invalid="ignore"):  # (rows over columns: the check below)
+                out = passes(*[None if x is None else x.tolist() for x in inputs], (math.cos, math.sin, math.sqrt))
         except OverflowError:
             raise overflow_error() from None
         except ValueError as exc:  # math.cos(inf) & co: an intermediate overflowed
             if str(exc) != "math domain error":
                 raise
             raise overflow_error() from None
-        out = np.array(out, dtype=float).reshape(size)
+        # (an ``output`` or an array is used as it is: a copy would double the peak of M^-1)
+        out = np.frombuffer(out, dtype=float) if isinstance(out, memoryview) else np.asarray(out, dtype=float)
+        out = out.reshape(size)
     elif size == 0:  # nothing to compute per sample (a 0-dof model): no loop over 2**40 empty ones
         out = np.empty(batch + (0,))
     else:
@@ -494,13 +519,19 @@ def evaluate(passes, batch, inputs, out_shape):
         flat = [None if x is None else x.reshape((n, math.prod(t))) for x, t in zip(inputs, tails)]
         out = np.empty((n, size))
         block = max(1024, min(BLOCK, _BUFFER // max(size, 1)))  # large outputs (M, C): smaller blocks
-        buffer = np.empty((size, min(block, n)))
+        buffer = None  # (allocated on first use: passes that return an ``output`` need none)
         for start in range(0, n, block):
             count = min(block, n - start)
             rows = [None if x is None else np.ascontiguousarray(x[start:start + block].T).reshape(t + (count,))
                     for x, t in zip(flat, tails)]
             with np.errstate(over="ignore", invalid="ignore"):  # overflow: the error below
-                for k, component in enumerate(passes(*rows, (np.cos, np.sin, np.sqrt))):
+                result = passes(*rows, (np.cos, np.sin, np.sqrt))
+                if isinstance(result, np.ndarray):  # (an ``output``: already one row per component)
+                    _transpose_into(out[start:start + count], result.reshape(size, count))
+                    continue
+                if buffer is None:
+                    buffer = np.empty((size, min(block, n)))
+                for k, component in enumerate(result):
                     buffer[k, :count] = component
             _transpose_into(out[start:start + count], buffer[:, :count])
     check_finite_result(out)

@@ -27,6 +27,8 @@ ABA derivatives follow: dqdd/dx = -M^-1 dtau/dx at a = aba(...), and dqdd/dtau
 = M^-1, computed directly in O(n^2) by ``inverse_mass_matrix``.
 """
 
+import numpy as np
+
 from .._checks import model_arrays, singular_tolerance
 from . import _components as sc  # spatial algebra on scalar components
 from . import joints
@@ -75,7 +77,8 @@ def _rnea_derivative_passes(bodies, gravity, nv, q, v, a, fext, trig):
         dw[i] = [sc.add(sc.motion_cross(a_p, s), sc.motion_cross(v_p, u)) for s, u in zip(S, du[i])]
         dd[i] = [sc.motion_cross(sc.add(V, v_p), s) for s in S]
 
-    dq, dv, M = [0.0] * (nv * nv), [0.0] * (nv * nv), [0.0] * (nv * nv)
+    nn = nv * nv
+    out = sc.output(3 * nn, q)  # dtau/dq, then dtau/dv from nn, then M from 2 nn
     for k in range(n - 1, -1, -1):
         body = bodies[k]
         Yc, Sym, h, F = composite[k], variation[k], momentum[k], forces[k]  # whole subtree of k
@@ -87,15 +90,17 @@ def _rnea_derivative_passes(bodies, gravity, nv, q, v, a, fext, trig):
             Pv = sc.add(sc.add(t, x), sc.inertia_apply(Yc, d))
             Pq = sc.add(sc.add(sc.inertia_apply(Sym, u), sc.force_cross(u, h)), sc.inertia_apply(Yc, w))
             for r, o in enumerate(columns[k], body.v0):  # the joint's own block
-                dq[r * nv + c], dv[r * nv + c], M[r * nv + c] = sc.dot(o, Pq), sc.dot(o, Pv), sc.dot(o, G1)
+                rc = r * nv + c
+                out[rc], out[nn + rc], out[2 * nn + rc] = sc.dot(o, Pq), sc.dot(o, Pv), sc.dot(o, G1)
             Pq = sc.add(Pq, sc.force_cross(s, F))
             j = body.parent
             while j >= 0:
                 for r, (o, u_j, w_j, d_j) in enumerate(zip(columns[j], du[j], dw[j], dd[j]), bodies[j].v0):
-                    dq[r * nv + c], dv[r * nv + c] = sc.dot(o, Pq), sc.dot(o, Pv)
-                    M[r * nv + c] = M[c * nv + r] = sc.dot(o, G1)
-                    dq[c * nv + r] = sc.dot(G2, u_j) + sc.dot(G1, w_j)
-                    dv[c * nv + r] = sc.dot(G2, o) + sc.dot(G1, d_j)
+                    rc, cr = r * nv + c, c * nv + r
+                    out[rc], out[nn + rc] = sc.dot(o, Pq), sc.dot(o, Pv)
+                    out[2 * nn + rc] = out[2 * nn + cr] = sc.dot(o, G1)
+                    out[cr] = sc.dot(G2, u_j) + sc.dot(G1, w_j)
+                    out[nn + cr] = sc.dot(G2, o) + sc.dot(G1, d_j)
                 j = bodies[j].parent
         if body.parent >= 0:
             parent = body.parent
@@ -103,8 +108,8 @@ def _rnea_derivative_passes(bodies, gravity, nv, q, v, a, fext, trig):
             variation[parent] = sc.add_all(variation[parent], Sym)
             momentum[parent] = sc.add(momentum[parent], h)
             forces[parent] = sc.add(forces[parent], F)
-    add_armature(M, bodies, nv)
-    return dq + dv + M
+    add_armature(out, bodies, nv, 2 * nn)
+    return out
 
 
 def _rnea_derivatives(model, batch, arrays):
@@ -126,29 +131,35 @@ def rnea_derivatives(model, q, v, a, fext=None):
 # Inverse mass matrix
 # ------------------------------------------------------------------------------------------
 def _inverse_mass_matrix_passes(bodies, tol, nv, q, trig):
-    """The nv x nv components of M^-1, row-major.
+    """M^-1 as an array (nv, nv) (and the samples' axis, in a batch).
 
     The articulated-body algorithm run on every unit joint force at once (v = 0,
-    no gravity), in world axes so that the columns need no transforms:
+    no gravity), in world axes so that the columns need no transforms.  A quantity
+    per column is one array over a range of columns (each of its 6 components a row
+    of them): the Python work is per body, the arithmetic vectorized over columns.
     1. Backward: the articulated inertias IA_i (as in ``aba``), U = IA_i S,
-       D = S^T U; for each column c of the subtree of i, with P_i[c] the force the
-       children pass to i,  Minv[i, c] = D^-1 (e_c - S^T P_i[c]),
-       P_parent[c] += P_i[c] + U Minv[i, c].
+       D = S^T U; over the columns c of the subtree of i (a range from i's first),
+       with P_i[c] the force the children pass to i,
+       Minv[i, c] = D^-1 (e_c - S^T P_i[c]),  P_parent[c] += P_i[c] + U Minv[i, c].
     2. Forward, for the columns c >= i only (the upper triangle; the lower is its
        mirror, so the result is exactly symmetric), with A_i[c] the acceleration:
-       Minv[i, c] -= D^-1 U^T A_parent[c],  A_i[c] = A_parent[c] + S Minv[i, c]."""
+       Minv[i, c] -= D^-1 U^T A_parent[c],  A_i[c] = A_parent[c] + S Minv[i, c].
+    Each P_i is dropped once passed on and each A_i once its last child has read it:
+    on a chain only one of each is alive (they were n^2 / 2 tuples)."""
     n = len(bodies)
+    lanes = sc.lanes(q)
     placements, _, _ = sc.kinematics(bodies, q, None, trig)
     world = sc.world_placements(bodies, placements, centered=True)
     articulated = [sc.sym6_from_inertia(body.inertia) for body in bodies]
-    Minv = [0.0] * (nv * nv)
+    Minv = np.zeros((nv, nv) + lanes)
     subtree_end = [body.v0 + body.nv for body in bodies]  # one past the subtree's last column
+    last_child = [-1] * n
     for i in range(n - 1, -1, -1):
-        if bodies[i].parent >= 0:
-            parent = bodies[i].parent
+        parent = bodies[i].parent
+        if parent >= 0:
             subtree_end[parent] = max(subtree_end[parent], subtree_end[i])
-    zero = (0.0,) * 6
-    passed = [{} for _ in range(n)]  # P_i: column -> world force
+            last_child[parent] = max(last_child[parent], i)
+    passed = [None] * n  # P_i: (6, columns of i's subtree) + lanes
     factors = [None] * n
     for i in range(n - 1, -1, -1):
         body = bodies[i]
@@ -157,43 +168,47 @@ def _inverse_mass_matrix_passes(bodies, tol, nv, q, trig):
         Uw = [sc.act_force(Rw, pw, u) for u in U]
         Sw = [sc.act_motion(Rw, pw, s) for s in body.motions]
         factors[i] = L, inv_d, Uw, Sw
-        P = passed[i]
-        to_parent = passed[body.parent] if body.parent >= 0 else None
-        for c in range(body.v0, subtree_end[i]):
-            f = P.get(c, zero)
-            x = solve_joint(L, inv_d, [(1.0 if body.v0 + r == c else 0.0) - sc.dot(s, f) for r, s in enumerate(Sw)])
-            for r, xr in enumerate(x):
-                Minv[(body.v0 + r) * nv + c] = xr
-            if to_parent is not None:
-                for u, xr in zip(Uw, x):
-                    f = sc.add(f, tuple(xr * uk for uk in u))
-                to_parent[c] = sc.add(to_parent.get(c, zero), f)
+        v0, end = body.v0, subtree_end[i]
+        P, passed[i] = passed[i], None
+        if P is None:  # a leaf
+            P = np.zeros((6, end - v0) + lanes)
+        t = [-sc.dot(s, P) for s in Sw]
+        for r in range(body.nv):
+            t[r][r] += 1.0  # e_c: the joint's own columns
+        x = solve_joint(L, inv_d, t)
+        Minv[v0:v0 + body.nv, v0:end] = x
         if body.parent >= 0:
+            for u, xr in zip(Uw, x):
+                for k in range(6):
+                    P[k] += u[k] * xr
+            parent = bodies[body.parent]
+            if passed[body.parent] is None:
+                passed[body.parent] = np.zeros((6, subtree_end[body.parent] - parent.v0) + lanes)
+            passed[body.parent][:, v0 - parent.v0:end - parent.v0] += P
             R, p = placements[i]
             Ia = sc.sym6_subtract_outer(articulated[i], W, inv_d)
             articulated[body.parent] = sc.add_all(articulated[body.parent], sc.sym6_act(R, p, Ia))
 
-    accelerations = [None] * n  # A_i: list over the columns c >= v0
+    accelerations = [None] * n  # A_i: (6, columns >= i's first) + lanes, for i's children
     for i, body in enumerate(bodies):
-        L, inv_d, Uw, Sw = factors[i]
-        A_parent = accelerations[body.parent] if body.parent >= 0 else None
-        A = []
-        for c in range(body.v0, nv):
-            rows = [Minv[(body.v0 + r) * nv + c] for r in range(body.nv)]
-            if A_parent is not None:
-                acc = A_parent[c - bodies[body.parent].v0]
-                t = solve_joint(L, inv_d, [sc.dot(u, acc) for u in Uw])
-                rows = [x - y for x, y in zip(rows, t)]
-            else:
-                acc = zero
-            for r, x in enumerate(rows):
-                Minv[(body.v0 + r) * nv + c] = x
-                acc = sc.add(acc, tuple(x * sk for sk in Sw[r]))
-            A.append(acc)
+        (L, inv_d, Uw, Sw), factors[i] = factors[i], None
+        v0 = body.v0
+        rows = Minv[v0:v0 + body.nv, v0:]
+        if body.parent >= 0:
+            acc = accelerations[body.parent][:, v0 - bodies[body.parent].v0:]
+            if last_child[body.parent] == i:
+                accelerations[body.parent] = None
+            for row, y in zip(rows, solve_joint(L, inv_d, [sc.dot(u, acc) for u in Uw])):
+                row -= y
+        if last_child[i] < 0:  # a leaf: no child reads its accelerations
+            continue
+        A = np.zeros((6, nv - v0) + lanes) if body.parent < 0 else acc.copy()
+        for s, row in zip(Sw, rows):
+            for k in range(6):
+                A[k] += s[k] * row
         accelerations[i] = A
     for r in range(nv):  # the lower triangle mirrors the upper
-        for c in range(r):
-            Minv[r * nv + c] = Minv[c * nv + r]
+        Minv[r, :r] = Minv[:r, r]
     return Minv
 
 
@@ -220,4 +235,5 @@ def aba_derivatives(model, q, v, tau, fext=None):
     Minv = inverse_mass_matrix(model, q)
     if model.nv == 0:  # (matmul would loop over every empty sample, maybe 2**40 of them)
         return Minv.copy(), Minv.copy(), Minv
-    return -(Minv @ dtau_dq), -(Minv @ dtau_dv), Minv
+    dqdd_dq, dqdd_dv = Minv @ dtau_dq, Minv @ dtau_dv
+    return np.negative(dqdd_dq, out=dqdd_dq), np.negative(dqdd_dv, out=dqdd_dv), Minv  # (no temporaries)

@@ -84,7 +84,7 @@ def _crba_passes(bodies, nv, q, trig):
       Yc_parent += X_i* Yc_i X_i^-1."""
     placements, _, _ = sc.kinematics(bodies, q, None, trig)
     composite = [body.inertia for body in bodies]
-    M = [0.0] * (nv * nv)
+    M = sc.output(nv * nv, q)
     for i in range(len(bodies) - 1, -1, -1):
         body = bodies[i]
         F = sc.sym6_columns(sc.sym6_from_inertia(composite[i]), body)
@@ -107,12 +107,12 @@ def _crba_passes(bodies, nv, q, trig):
     return M
 
 
-def add_armature(M, bodies, nv):
-    """M += diag(armature), on the nv x nv components of a mass matrix."""
+def add_armature(M, bodies, nv, start=0):
+    """M += diag(armature), on the nv x nv components of a mass matrix (from ``start`` in M)."""
     for body in bodies:
         for k, r in enumerate(body.armature, body.v0):
             if r:
-                M[k * nv + k] = M[k * nv + k] + r
+                M[start + k * nv + k] = M[start + k * nv + k] + r
 
 
 def mass_matrix(model, q):
@@ -175,7 +175,7 @@ def solve_joint(L, inv_d, t):
 
 
 def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
-    """The nv components of q_ddot; fext may be None.
+    """The nv components of q_ddot; v and fext may be None (zero).
 
     Articulated-body algorithm in body frames (Featherstone; Pinocchio's aba).
     1. Forward: placements, twists v_i, the velocity-product acceleration
@@ -196,10 +196,11 @@ def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
     articulated, bias, coriolis = [None] * n, [None] * n, [None] * n
     for i, body in enumerate(bodies):
         articulated[i] = sc.sym6_from_inertia(body.inertia)
-        bias[i] = sc.bias_force(body.inertia, twists[i])
+        bias[i] = (0.0,) * 6 if v is None else sc.bias_force(body.inertia, twists[i])
         if fext is not None:
             bias[i] = sc.sub(bias[i], fext[i])
-        coriolis[i] = sc.motion_cross(twists[i], joint_twists[i])  # S is constant in the body frame
+        if v is not None:
+            coriolis[i] = sc.motion_cross(twists[i], joint_twists[i])  # S is constant in the body frame
 
     factors = [None] * n
     for i in range(n - 1, -1, -1):
@@ -210,7 +211,7 @@ def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
         factors[i] = L, W, z, inv_d
         if body.parent >= 0:
             Ia = sc.sym6_subtract_outer(articulated[i], W, inv_d)
-            pa = sc.add(bias[i], sc.sym6_apply(Ia, coriolis[i]))
+            pa = bias[i] if v is None else sc.add(bias[i], sc.sym6_apply(Ia, coriolis[i]))
             for w, zk, s in zip(W, z, inv_d):
                 t = zk * s
                 pa = (pa[0] + w[0] * t, pa[1] + w[1] * t, pa[2] + w[2] * t,
@@ -224,7 +225,9 @@ def _aba_passes(bodies, gravity, tol, q, v, tau, fext, trig):
     world_acc = (-gravity[0], -gravity[1], -gravity[2], 0.0, 0.0, 0.0)
     for i, body in enumerate(bodies):
         R, p = placements[i]
-        acc = sc.add(sc.inv_act_motion(R, p, world_acc if body.parent < 0 else accs[body.parent]), coriolis[i])
+        acc = sc.inv_act_motion(R, p, world_acc if body.parent < 0 else accs[body.parent])
+        if v is not None:
+            acc = sc.add(acc, coriolis[i])
         L, W, z, inv_d = factors[i]
         y = [(zk - sc.dot(w, acc)) * s for w, zk, s in zip(W, z, inv_d)]
         qdd[body.v0:body.v0 + body.nv] = sc.back_substitute(L, y)
@@ -240,6 +243,24 @@ def forward_dynamics(model, q, v, tau, fext):
     tol = singular_tolerance(model).tolist()
     return evaluate_dynamics(model, lambda *args: _aba_passes(bodies, gravity, tol, *args), batch, arrays,
                              (model.nv,))
+
+
+def mass_solve(model, q, B):
+    """M(q)^-1 B (..., nv, k) for a validated q (..., nq) and B (..., nv, k): the ABA with
+    v = 0 and no gravity on B's k columns as joint forces, the columns run as k samples
+    of one batch (their components rows of k; the articulated inertias, which depend on
+    q only, are computed once): O(n k) work and memory, where M^-1 is O(n^2)."""
+    batch = np.broadcast_shapes(q.shape[:-1], B.shape[:-2])
+    nv, k = model.nv, B.shape[-1]
+    q, B = np.broadcast_to(q, batch + q.shape[-1:]), np.broadcast_to(B, batch + B.shape[-2:])
+    bodies = sc.constants(model)
+    tol = singular_tolerance(model).tolist()
+
+    def passes(q, B, trig):
+        tau = [np.asarray(row, dtype=float) for row in B]  # per dof, a row over the columns (and samples)
+        qdd = _aba_passes(bodies, (0.0, 0.0, 0.0), tol, q, None, tau, None, trig)
+        return np.stack(qdd) if qdd else np.zeros((0, k) + sc.lanes(q))
+    return evaluate_dynamics(model, passes, batch, (q, B), (nv, k))
 
 
 # ------------------------------------------------------------------------------------------
@@ -265,7 +286,7 @@ def _coriolis_passes(bodies, nv, q, v, trig):
     symmetric = [sc.velocity_variation(body.inertia, twists[i]) for i, body in enumerate(bodies)]
     momentum = [sc.inertia_apply(body.inertia, twists[i]) for i, body in enumerate(bodies)]
     dJ = [[sc.motion_cross(twists[i], s) for s in body.motions] for i, body in enumerate(bodies)]
-    C = [0.0] * (nv * nv)
+    C = sc.output(nv * nv, q)
     for k in range(n - 1, -1, -1):
         body = bodies[k]
         G1 = [sc.inertia_apply(composite[k], s) for s in body.motions]
