@@ -248,17 +248,19 @@ cdef extern from *:
     
     /* Backward, for a joint of k dofs over the columns of its subtree [v0, end): the
        joint's rows of M^-1 are D^-1 (E - S^T P), P_parent += P + U (those rows) when
-       there is a parent, and P is cleared for the next body at this depth.  x: k rows
-       of scratch. */
+       there is a parent, and P is cleared for the next body at this depth.  P's rows
+       are w apart, P_parent's pw (each depth keeps only the columns its bodies reach);
+       rows and x (k rows of scratch), nv. */
     RBD_FAST
-    static void rbd_minv_backward(double* restrict P, double* restrict Pp, int nv, int v0, int end, int k,
-                                  const double* S, const double* U, const double* Dinv, double* restrict x,
-                                  double* restrict rows) {
+    static void rbd_minv_backward(double* restrict P, Py_ssize_t w, double* restrict Pp, Py_ssize_t pw, int nv,
+                                  int v0, int end, int k, const double* S, const double* U, const double* Dinv,
+                                  double* restrict x, double* restrict rows) {
         if (k == 1 && Pp) {  /* the common case in one sweep */
             const double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5], d = Dinv[0];
             const double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5];
-            double *P0 = P, *P1 = P + nv, *P2 = P + 2 * nv, *P3 = P + 3 * nv, *P4 = P + 4 * nv, *P5 = P + 5 * nv;
-            double *Q0 = Pp, *Q1 = Pp + nv, *Q2 = Pp + 2 * nv, *Q3 = Pp + 3 * nv, *Q4 = Pp + 4 * nv, *Q5 = Pp + 5 * nv;
+            double *P0 = P, *P1 = P + w, *P2 = P + 2 * w, *P3 = P + 3 * w, *P4 = P + 4 * w, *P5 = P + 5 * w;
+            double *Q0 = Pp, *Q1 = Pp + pw, *Q2 = Pp + 2 * pw, *Q3 = Pp + 3 * pw, *Q4 = Pp + 4 * pw,
+                   *Q5 = Pp + 5 * pw;
             for (int col = v0; col < end; col++) {
                 double x = -d * (s0 * P0[col] + s1 * P1[col] + s2 * P2[col] + s3 * P3[col] + s4 * P4[col]
                                  + s5 * P5[col]);
@@ -269,7 +271,7 @@ cdef extern from *:
             }
             /* the joint's own column: e_v0 (P is zero there: no child sees the joint's own force) */
             rows[v0] += d;
-            for (int i = 0; i < 6; i++) Pp[i * nv + v0] += U[i] * d;
+            for (int i = 0; i < 6; i++) Pp[i * pw + v0] += U[i] * d;
             for (int col = end; col < nv; col++) rows[col] = 0.0;  /* right of the subtree: the forward pass adds */
             return;
         }
@@ -277,8 +279,8 @@ cdef extern from *:
             const double* o = S + 6 * r;
             double* xr = x + r * nv;
             for (int col = v0; col < end; col++)
-                xr[col] = -(o[0] * P[col] + o[1] * P[nv + col] + o[2] * P[2 * nv + col] + o[3] * P[3 * nv + col]
-                            + o[4] * P[4 * nv + col] + o[5] * P[5 * nv + col]);
+                xr[col] = -(o[0] * P[col] + o[1] * P[w + col] + o[2] * P[2 * w + col] + o[3] * P[3 * w + col]
+                            + o[4] * P[4 * w + col] + o[5] * P[5 * w + col]);
             xr[v0 + r] += 1.0;
         }
         for (int r = 0; r < k; r++) {
@@ -292,9 +294,9 @@ cdef extern from *:
             for (int col = end; col < nv; col++) o[col] = 0.0;  /* right of the subtree: the forward pass adds */
         }
         for (int i = 0; i < 6; i++) {
-            double* Pi = P + i * nv;
+            double* Pi = P + i * w;
             if (Pp) {
-                double* Qi = Pp + i * nv;
+                double* Qi = Pp + i * pw;
                 for (int col = v0; col < end; col++) Qi[col] += Pi[col];
                 for (int r = 0; r < k; r++) {
                     const double u = U[6 * r + i];
@@ -308,17 +310,18 @@ cdef extern from *:
 
     /* Forward, for a joint of k dofs over the columns [v0, nv): its rows of M^-1 -=
        D^-1 U^T A_parent (when there is a parent) and, for a joint with children,
-       A = A_parent + S (those rows).  x: k rows of scratch. */
+       A = A_parent + S (those rows).  A's rows are w apart, A_parent's pw; x: k rows
+       of scratch. */
     RBD_FAST
-    static void rbd_minv_forward(double* restrict A, const double* restrict Ap, int nv, int v0, int k,
-                                 const double* S, const double* U, const double* Dinv, double* restrict x,
-                                 double* restrict rows, int has_children) {
+    static void rbd_minv_forward(double* restrict A, Py_ssize_t w, const double* restrict Ap, Py_ssize_t pw,
+                                 int nv, int v0, int k, const double* S, const double* U, const double* Dinv,
+                                 double* restrict x, double* restrict rows, int has_children) {
         if (k == 1 && Ap) {  /* the common case in one sweep */
             const double s0 = S[0], s1 = S[1], s2 = S[2], s3 = S[3], s4 = S[4], s5 = S[5], d = Dinv[0];
             const double u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5];
-            const double *B0 = Ap, *B1 = Ap + nv, *B2 = Ap + 2 * nv, *B3 = Ap + 3 * nv, *B4 = Ap + 4 * nv,
-                         *B5 = Ap + 5 * nv;
-            double *A0 = A, *A1 = A + nv, *A2 = A + 2 * nv, *A3 = A + 3 * nv, *A4 = A + 4 * nv, *A5 = A + 5 * nv;
+            const double *B0 = Ap, *B1 = Ap + pw, *B2 = Ap + 2 * pw, *B3 = Ap + 3 * pw, *B4 = Ap + 4 * pw,
+                         *B5 = Ap + 5 * pw;
+            double *A0 = A, *A1 = A + w, *A2 = A + 2 * w, *A3 = A + 3 * w, *A4 = A + 4 * w, *A5 = A + 5 * w;
             if (!has_children) {
                 for (int col = v0; col < nv; col++)
                     rows[col] -= d * (u0 * B0[col] + u1 * B1[col] + u2 * B2[col] + u3 * B3[col] + u4 * B4[col]
@@ -339,8 +342,8 @@ cdef extern from *:
                 const double* o = U + 6 * r;
                 double* xr = x + r * nv;
                 for (int col = v0; col < nv; col++)
-                    xr[col] = o[0] * Ap[col] + o[1] * Ap[nv + col] + o[2] * Ap[2 * nv + col] + o[3] * Ap[3 * nv + col]
-                              + o[4] * Ap[4 * nv + col] + o[5] * Ap[5 * nv + col];
+                    xr[col] = o[0] * Ap[col] + o[1] * Ap[pw + col] + o[2] * Ap[2 * pw + col] + o[3] * Ap[3 * pw + col]
+                              + o[4] * Ap[4 * pw + col] + o[5] * Ap[5 * pw + col];
             }
             for (int r = 0; r < k; r++) {
                 double* o = rows + r * nv;
@@ -353,9 +356,9 @@ cdef extern from *:
         }
         if (!has_children) return;
         for (int i = 0; i < 6; i++) {
-            double* Ai = A + i * nv;
+            double* Ai = A + i * w;
             if (Ap) {
-                const double* Bi = Ap + i * nv;
+                const double* Bi = Ap + i * pw;
                 for (int col = v0; col < nv; col++) Ai[col] = Bi[col];
             } else {
                 for (int col = v0; col < nv; col++) Ai[col] = 0.0;
@@ -381,11 +384,27 @@ cdef extern from *:
             }
     }
     """
-    void rbd_minv_backward(double* P, double* Pp, int nv, int v0, int end, int k, const double* S,
-                           const double* U, const double* Dinv, double* x, double* rows) noexcept nogil
-    void rbd_minv_forward(double* A, const double* Ap, int nv, int v0, int k, const double* S, const double* U,
-                          const double* Dinv, double* x, double* rows, int has_children) noexcept nogil
+    void rbd_minv_backward(double* P, Py_ssize_t w, double* Pp, Py_ssize_t pw, int nv, int v0, int end, int k,
+                           const double* S, const double* U, const double* Dinv, double* x, double* rows) noexcept nogil
+    void rbd_minv_forward(double* A, Py_ssize_t w, const double* Ap, Py_ssize_t pw, int nv, int v0, int k,
+                          const double* S, const double* U, const double* Dinv, double* x, double* rows,
+                          int has_children) noexcept nogil
     void rbd_mirror_upper(double* M, int n) noexcept nogil
+
+
+cdef inline void _minv_level(const CModel* m, double* levels, int i, double** P, Py_ssize_t* w, double** Pp,
+                             Py_ssize_t* pw) noexcept nogil:
+    """Body i's 6 rows in k_minv_articulated's levels (indexed by column from its depth's
+    first one on) and their width; its parent's (NULL at the root)."""
+    cdef int d = m.depth[i] - 1
+    w[0] = m.nv - m.level_start[d]
+    P[0] = levels + m.level_at[d] - m.level_start[d]
+    if m.parents[i] < 0:
+        Pp[0] = NULL
+        pw[0] = 0
+    else:
+        pw[0] = m.nv - m.level_start[d - 1]
+        Pp[0] = levels + m.level_at[d - 1] - m.level_start[d - 1]
 
 
 @cython.cdivision(True)
@@ -396,7 +415,9 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
     axes (see the reference's _inverse_mass_matrix_passes).  The forces passed up (P)
     and the accelerations passed down (A) of a body are only needed while its
     subtree is being processed: one block per depth of the tree holds them, as 6
-    rows of nv columns, so that every step is a loop over contiguous columns."""
+    rows of the columns from that depth's first dof on (CModel.level_start: a body
+    reaches only its own and later columns, so a chain needs half of 6 nv^2), so that
+    every step is a loop over contiguous columns."""
     cdef const CModel* m = c.m
     cdef const double* q = ins[0]
     cdef double* Minv = outs[0]
@@ -405,10 +426,12 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
     cdef double* U = S + 6 * nv                       # U = IA S in world axes, 6 per dof
     cdef double* Dinv = U + 6 * nv                    # nv_i x nv_i per body
     cdef double* rows = Dinv + m.nd2                  # k rows of nv: the sweeps' scratch
-    cdef double* levels = rows + 6 * nv               # 6 x nv per depth
+    cdef double* levels = rows + 6 * nv               # 6 rows per depth (CModel.level_at)
     cdef double* B
     cdef double* Di
     cdef double* Pi
+    cdef double* Pp
+    cdef Py_ssize_t w, pw
     cdef double* o
     cdef double Xl[16]
     cdef double Yw[10]
@@ -416,7 +439,7 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
     cdef double W[36]
     cdef double D[36]
     cdef double L[36]
-    memset(levels, 0, 6 * nv * m.max_depth * sizeof(double))
+    memset(levels, 0, 6 * m.minv_levels * sizeof(double))
     cdef double sn[SINCOS_BLOCK]
     cdef double cs[SINCOS_BLOCK]
     for i in range(nb):  # world placements, columns and inertias: the recursion needs no transforms
@@ -448,9 +471,8 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
             Di[0] = 1.0 / D[0]
         elif spd_inverse(D, k, Di, L, m.singular_tol[i]):
             return 1 + i
-        Pi = levels + 6 * nv * (m.depth[i] - 1)
-        rbd_minv_backward(Pi, Pi - 6 * nv if p >= 0 else NULL, nv, v0, end, k, S + 6 * v0, U + 6 * v0, Di, rows,
-                          Minv + v0 * nv)
+        _minv_level(m, levels, i, &Pi, &w, &Pp, &pw)
+        rbd_minv_backward(Pi, w, Pp, pw, nv, v0, end, k, S + 6 * v0, U + 6 * v0, Di, rows, Minv + v0 * nv)
         if p >= 0:  # the parent's articulated inertia (world axes: a plain sum)
             o = work + MI_PER_BODY * p + MI_IA
             if k == 1:
@@ -463,10 +485,9 @@ cdef int k_minv_articulated(const Call* c, const double** ins, double** outs, do
     # ---- forward: the accelerations, for the upper triangle -----------------------------
     for i in range(nb):
         p = m.parents[i]
-        Pi = levels + 6 * nv * (m.depth[i] - 1)   # A_i, 6 rows (A_parent the 6 before)
-        rbd_minv_forward(Pi, Pi - 6 * nv if p >= 0 else NULL, nv, m.v_idx[i], m.nvj[i], S + 6 * m.v_idx[i],
-                         U + 6 * m.v_idx[i], Dinv + m.d2_idx[i], rows, Minv + m.v_idx[i] * nv,
-                         m.subtree_end[i] > i + 1)
+        _minv_level(m, levels, i, &Pi, &w, &Pp, &pw)  # A_i's rows, A_parent's
+        rbd_minv_forward(Pi, w, Pp, pw, nv, m.v_idx[i], m.nvj[i], S + 6 * m.v_idx[i], U + 6 * m.v_idx[i],
+                         Dinv + m.d2_idx[i], rows, Minv + m.v_idx[i] * nv, m.subtree_end[i] > i + 1)
     rbd_mirror_upper(Minv, nv)
     return 0
 
@@ -827,11 +848,11 @@ set_block(RNEA_DERIVATIVES, kb_rnea_derivatives, size(nb=75 * LANES, nv=27 * LAN
 # L (nv), then the factor's articulated inertias)
 cdef Algorithm INVERSE_MASS_MATRIX = algorithm(
     b"q", ("q",), (b"vv",), k_inverse_mass_matrix,
-    size(nb=max(MI_PER_BODY, CRBA_PER_BODY + LTDL_PER_BODY), nv=18, nd2=1, nv_depth=6), size(nb=100, nv2=15))
+    size(nb=max(MI_PER_BODY, CRBA_PER_BODY + LTDL_PER_BODY), nv=18, nd2=1, levels=6), size(nb=100, nv2=15))
 # a block: placements, q and M^-1 in lanes, the lanes kernel's rows (or one sample's scratch)
 set_block(INVERSE_MASS_MATRIX, kb_inverse_mass_matrix,
           size(nb=56 * LANES + max(MI_PER_BODY, CRBA_PER_BODY + LTDL_PER_BODY), nv=8 * LANES + 18, nd2=1,
-               nv_depth=6, nv2=LANES))
+               levels=6, nv2=LANES))
 # scratch: the RNEA derivatives' fields, the subtree forces, qdd, two nv x nv matrices,
 # then the larger of the articulated M^-1's scratch and the factor's (LTDL_PER_BODY <=
 # MI_PER_BODY; then the inverse's nv), and after them _minus_products' (the sum: simpler
@@ -839,13 +860,13 @@ set_block(INVERSE_MASS_MATRIX, kb_inverse_mass_matrix,
 cdef Algorithm ABA_DERIVATIVES = algorithm(
     b"qvvf", ("q", "v", "tau", "fext"), (b"vv", b"vv", b"vv"), k_aba_derivatives,
     size(constant=MINUS_PRODUCTS_CONSTANT, nb=RD_PER_BODY + 6 + MI_PER_BODY,
-         nv=RD_PER_DOF + 1 + 18 + MINUS_PRODUCTS_PER_DOF, nd2=1, nv_depth=6, nv2=2),
+         nv=RD_PER_DOF + 1 + 18 + MINUS_PRODUCTS_PER_DOF, nd2=1, levels=6, nv2=2),
     size(nb=400, nv_depth=40, nv2=15))
 # a block: placements, q, v, tau, fext, h, qdd and M^-1 in lanes, each lane's three
 # matrices, then the lanes kernels' rows (or one sample's scratch, from the start)
 set_block(ABA_DERIVATIVES, kb_aba_derivatives,
           size(constant=MINUS_PRODUCTS_CONSTANT, nb=75 * LANES + RD_PER_BODY + 6 + MI_PER_BODY,
-               nv=29 * LANES + RD_PER_DOF + 1 + 18 + 2 + MINUS_PRODUCTS_PER_DOF, nd2=1, nv_depth=6,
+               nv=29 * LANES + RD_PER_DOF + 1 + 18 + 2 + MINUS_PRODUCTS_PER_DOF, nd2=1, levels=6,
                nv2=4 * LANES + 6), stage=True)
 
 

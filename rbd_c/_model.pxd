@@ -11,7 +11,7 @@ calls the algorithm's kernel once per sample, over the batch in parallel.
 """
 cdef enum:
     MAX_BATCH_DIMS = 16     # as rbd._checks.MAX_BATCH_DIMS (a test keeps them equal)
-    SIZE_TERMS = 11         # the coefficients of a ``size`` (see Algorithm)
+    SIZE_TERMS = 12         # the coefficients of a ``size`` (see Algorithm)
     SIZE_NV2 = 6            # where a size holds its nv^2 coefficient
 
 
@@ -41,6 +41,9 @@ ctypedef struct CModel:
     int nd2                 # sum of nv_i**2 (storage of per-joint nv x nv blocks)
     int max_depth
     Py_ssize_t nancestors   # the dofs' ancestors, counted (the length of dof_ancestors: n x depth)
+    Py_ssize_t minv_levels  # sum over the depths of nv - level_start (articulated M^-1's rows)
+    int* level_start        # (max_depth,)  the first dof of any body at each depth (depth - 1)
+    Py_ssize_t* level_at    # (max_depth,)  where each depth's 6 rows of nv - level_start start
     int* parents            # (nb,)  -1: the world
     int* kinds              # (nb,)
     int* q_idx              # (nb,)
@@ -129,7 +132,7 @@ cdef class Algorithm:
     the decision to use threads), each a ``size``: coefficients of 1, nbodies, nv,
     the depth of the tree, nv x depth, the sum of nv_i^2, nv^2, and of the call's
     contact rows r: r, r x nv and r^2; then the dofs' ancestors counted (a factor of M
-    along the tree, packed).  Output codes c -> r, p -> 10 nbodies (inertial
+    along the tree, packed) and CModel.minv_levels (the articulated M^-1's rows).  Output codes c -> r, p -> 10 nbodies (inertial
     parameters)."""
     cdef bytes inputs
     cdef tuple names

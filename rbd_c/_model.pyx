@@ -391,6 +391,14 @@ cdef inline int* _ints(list owner, values):
     return <int*>cnp.PyArray_DATA(arr)
 
 
+cdef inline Py_ssize_t* _ssizes(list owner, values):
+    arr = np.ascontiguousarray(np.asarray(values).reshape(-1), dtype=np.intp)
+    if arr.size == 0:
+        arr = np.zeros(1, dtype=np.intp)
+    owner.append(arr)
+    return <Py_ssize_t*>cnp.PyArray_DATA(arr)
+
+
 cdef inline double* _doubles(list owner, values):
     arr = np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape(-1))
     if arr.size == 0:
@@ -497,6 +505,13 @@ cdef CompiledModel _build(object model):
     cm.m.subtree_end = _ints(owner, subtree_end)
     cm.m.depth_first = all(subtree_end[i] - i == subtree_size[i] for i in range(nb))
     cm.m.depth = _ints(owner, depth)
+    level_start = [nv] * cm.m.max_depth  # (v_idx never decreases along the bodies)
+    for i in reversed(range(nb)):
+        level_start[depth[i] - 1] = int(v_idx[i])
+    widths = np.array([nv - start for start in level_start], dtype=np.intp)
+    cm.m.level_start = _ints(owner, level_start)
+    cm.m.level_at = _ssizes(owner, 6 * (np.cumsum(widths) - widths))
+    cm.m.minv_levels = int(widths.sum())
     dof_bodies = np.repeat(np.arange(nb), nv_j)
     dof_parents = np.arange(nv) - 1
     last_dof = [-1] * nb  # each body's last dof, or its nearest moving ancestor's
@@ -878,10 +893,11 @@ def _set_stream_min(Py_ssize_t doubles):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0, rows=0, rows_nv=0, rows2=0, ancestors=0):
+def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0, rows=0, rows_nv=0, rows2=0, ancestors=0,
+         levels=0):
     """The coefficients of a size that grows with the model and the call's contact rows
     (see ``Algorithm``)."""
-    return (constant, nb, nv, depth, nv_depth, nd2, nv2, rows, rows_nv, rows2, ancestors)
+    return (constant, nb, nv, depth, nv_depth, nd2, nv2, rows, rows_nv, rows2, ancestors, levels)
 
 
 cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const Call* call) noexcept:
@@ -889,7 +905,7 @@ cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const Call* call) noe
     cdef Py_ssize_t r = call.nrows
     return (c[0] + c[1] * m.nb + c[2] * m.nv + c[3] * m.max_depth + c[4] * m.nv * m.max_depth
             + c[5] * m.nd2 + c[6] * m.nv * m.nv + c[7] * r + c[8] * r * m.nv + c[9] * r * r
-            + c[10] * m.nancestors)
+            + c[10] * m.nancestors + c[11] * m.minv_levels)
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost):
