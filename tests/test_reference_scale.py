@@ -147,8 +147,9 @@ def test_inverse_mass_matrix_batches_are_their_samples():
 # ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("shape, n, regularization", [("chain", 130, 0.0), ("tree", 250, 1e-3)])
 def test_contact_dynamics_of_a_large_model_solve_the_dense_kkt_system(shape, n, regularization):
-    """One sample and a batch (both by ABA solves at this size) against the KKT system written
-    out with crba, rnea, contact_jacobian and LAPACK, and the equations of motion through rnea."""
+    """One sample (through M^-1 at this size) and a batch (ABA solves) against the KKT system
+    written out with crba, rnea, contact_jacobian and LAPACK, and the equations of motion through
+    rnea; the impact likewise."""
     model = generated(n, shape)
     rng = np.random.default_rng(n)
     q = rbd.random_configuration(model, rng, batch=2)
@@ -178,7 +179,7 @@ def test_contact_dynamics_of_a_large_model_solve_the_dense_kkt_system(shape, n, 
 
 def test_the_solves_and_m_inverse_give_the_same_contact_dynamics(monkeypatch):
     """A 60-body tree's single sample runs through M^-1, its batch through ABA solves: the same
-    answers; and each path forced alone gives them too."""
+    answers; and each path forced on the single samples gives them too."""
     model = generated(60, "tree")
     rng = np.random.default_rng(5)
     q = rbd.random_configuration(model, rng, batch=3)
@@ -207,9 +208,8 @@ def test_redundant_contacts_are_the_same_error_on_the_solves(monkeypatch):
     messages = []
     for forced_dense in (False, True):
         with monkeypatch.context() as patch:
-            if forced_dense:
-                patch.setattr(ref_contacts, "SOLVES_MIN_DOFS", 10 ** 9)
-                patch.setattr(ref_contacts, "SOLVES_MAX_COLUMNS", 0.0)
+            patch.setattr(ref_contacts, "SOLVES_MIN_DOFS", 10 ** 9 if forced_dense else 0)
+            patch.setattr(ref_contacts, "SOLVES_MAX_COLUMNS", 0.0 if forced_dense else 1.0)
             for args in ((q, v, tau), (q[1], v[1], tau[1])):
                 with pytest.raises(ValueError, match="rank-deficient") as info:
                     ref.constrained_dynamics(model, *args, twice)

@@ -469,6 +469,14 @@ def lanes(q):
     return np.shape(q[0]) if len(q) else ()
 
 
+def stacked(m, shape):
+    """The components of m (floats or rows of ``shape``) as one array (len(m),) + shape."""
+    out = np.empty((len(m),) + shape)
+    for k, x in enumerate(m):
+        out[k] = x
+    return out
+
+
 def output(size, q):
     """Zeroed storage for ``size`` output components that the passes fill by index, for
     the samples of ``q`` (a component list).  One sample: a list of floats while small

@@ -9,9 +9,9 @@ from .dynamics import mass_solve
 # When the contact solves take M^-1 B as ABA solves of B's k columns (``mass_solve``: O(nv k)
 # per sample) rather than through M^-1 (O(nv^2), but its passes vectorized over nv columns):
 # measured (NumPy backend, one core) on the Panda, the quadruped, Talos and generated chains
-# and trees of 40-200 dofs, k = 4-37, one sample and batches of 16 and 256:
-SOLVES_MIN_DOFS = 128  # one sample: M^-1 is as fast or faster below (1.2-1.6x at 64-100 dofs)
-SOLVES_MAX_COLUMNS = 1.0 / 3.0  # k per dof: with more columns, M^-1 is faster (1.2-2.4x at k ~ nv / 2)
+# and trees of 40-400 dofs, k = 4-37, one sample and batches of 16 and 256:
+SOLVES_MIN_DOFS = 300  # one sample: M^-1 is faster below (1.4-2.4x at 100-200 dofs; solves 0.7-0.85x at 400)
+SOLVES_MAX_COLUMNS = 1.0 / 3.0  # k per dof: with more columns, M^-1 is faster (1.1-2.4x at k ~ nv / 2)
 
 
 def _here():

@@ -165,22 +165,22 @@ def _inverse_mass_matrix_passes(bodies, tol, nv, q, trig):
         body = bodies[i]
         U, L, W, inv_d = joint_factors(articulated[i], body, tol[i], i)
         Rw, pw = world[i]
-        Uw = [sc.act_force(Rw, pw, u) for u in U]
-        Sw = [sc.act_motion(Rw, pw, s) for s in body.motions]
+        # (as (6, 1) + lanes arrays: one product with a (6, columns) + lanes array)
+        Uw = [sc.stacked(sc.act_force(Rw, pw, u), lanes)[:, None] for u in U]
+        Sw = [sc.stacked(sc.act_motion(Rw, pw, s), lanes)[:, None] for s in body.motions]
         factors[i] = L, inv_d, Uw, Sw
         v0, end = body.v0, subtree_end[i]
         P, passed[i] = passed[i], None
         if P is None:  # a leaf
             P = np.zeros((6, end - v0) + lanes)
-        t = [-sc.dot(s, P) for s in Sw]
+        t = [-(s * P).sum(axis=0) for s in Sw]
         for r in range(body.nv):
             t[r][r] += 1.0  # e_c: the joint's own columns
         x = solve_joint(L, inv_d, t)
         Minv[v0:v0 + body.nv, v0:end] = x
         if body.parent >= 0:
             for u, xr in zip(Uw, x):
-                for k in range(6):
-                    P[k] += u[k] * xr
+                P += u * xr
             parent = bodies[body.parent]
             if passed[body.parent] is None:
                 passed[body.parent] = np.zeros((6, subtree_end[body.parent] - parent.v0) + lanes)
@@ -198,14 +198,13 @@ def _inverse_mass_matrix_passes(bodies, tol, nv, q, trig):
             acc = accelerations[body.parent][:, v0 - bodies[body.parent].v0:]
             if last_child[body.parent] == i:
                 accelerations[body.parent] = None
-            for row, y in zip(rows, solve_joint(L, inv_d, [sc.dot(u, acc) for u in Uw])):
+            for row, y in zip(rows, solve_joint(L, inv_d, [(u * acc).sum(axis=0) for u in Uw])):
                 row -= y
         if last_child[i] < 0:  # a leaf: no child reads its accelerations
             continue
         A = np.zeros((6, nv - v0) + lanes) if body.parent < 0 else acc.copy()
         for s, row in zip(Sw, rows):
-            for k in range(6):
-                A[k] += s[k] * row
+            A += s * row
         accelerations[i] = A
     for r in range(nv):  # the lower triangle mirrors the upper
         Minv[r, :r] = Minv[:r, r]
