@@ -7,6 +7,9 @@ than NumPy calls on 3-vectors; for a batch each component is a 1-D array over
 the samples, so every formula below is one vectorized operation over the
 batch.  ``evaluate`` runs an algorithm written on components either way.  What
 each joint kind does (its placement, its motion subspace) is in ``joints``.
+The same formulas also run on components that are rows over several right-hand
+sides at once (numbers broadcast against rows): M^-1's columns, and the ABA's
+solves of the contact columns (``dynamics.mass_solve``), as one sample or a batch.
 
 Why these formulas exist beside ``rbd.spatial`` and ``rbd.rotations``: those take
 and validate arrays of any batch shape (``(..., 4, 4)`` transforms, ``(..., 6)``
