@@ -48,6 +48,8 @@ Kernels
     adjoint_matrix(M, out), ad_matrix(m, out), ad_star_matrix(m, out), inertia_matrix(Y, out)
 Input check
     any_nonfinite(x, n)               whether any of the n doubles is NaN or infinite
+Dense rows
+    dot_rows(a, b, n)                 sum of a[k] b[k], k < n, in four independent sums
 Batch outputs
     stream_copy(dst, src, n)          dst = src, non-temporal stores (SSE2); stream_fence() after
 """
@@ -614,6 +616,27 @@ cdef extern from *:
     }
     """
     bint any_nonfinite "rbd_any_nonfinite" (const double* x, Py_ssize_t n) noexcept nogil
+
+
+cdef extern from *:
+    """
+    /* The dot product of two rows in four independent sums: one running sum waits for
+       each product's addition (a contact Cholesky of 3,000 rows ran at 1 GFLOP/s). */
+    RBD_FAST __attribute__((unused))
+    static double rbd_dot_rows(const double* a, const double* b, int n) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int k = 0;
+        for (; k + 4 <= n; k += 4) {
+            s0 += a[k] * b[k];
+            s1 += a[k + 1] * b[k + 1];
+            s2 += a[k + 2] * b[k + 2];
+            s3 += a[k + 3] * b[k + 3];
+        }
+        for (; k < n; k++) s0 += a[k] * b[k];
+        return (s0 + s1) + (s2 + s3);
+    }
+    """
+    double dot_rows "rbd_dot_rows" (const double* a, const double* b, int n) noexcept nogil
 
 
 cdef extern from *:

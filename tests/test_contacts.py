@@ -49,6 +49,39 @@ def test_constrained_dynamics_identities(seed, backend):
     assert errors[0] > 10 * errors[1] > 100 * errors[2] and errors[2] < 1e-3 * scale, errors  # O(regularization)
 
 
+def test_many_contacts_on_free_bodies(backend):
+    """Forty point contacts: 120 rows, so the compiled Cholesky of the contact system runs in
+    several panels (64 columns each). Each contact is on its own free body (3 independent
+    rows). Oracles: the equations of motion (crba, rnea, contact_jacobian) and the
+    contact points' accelerations; LAPACK's solve of the dense KKT system."""
+    b = rbd.ModelBuilder("forty")
+    b.add_link("ground")
+    rng = np.random.default_rng(11)
+    for i in range(40):
+        b.add_link("body%d" % i, mass=0.5 + rng.random(), com=0.05 * rng.normal(size=3),
+                   inertia=np.diag(0.01 + 0.01 * rng.random(3)))
+        b.add_joint("free%d" % i, "floating", "ground", "body%d" % i)
+        origin = np.eye(4)
+        origin[:3, 3] = 0.1 * rng.normal(size=3)
+        b.add_frame("tip%d" % i, "body%d" % i, origin)
+    model = b.build()
+    q = rbd.random_configuration(model, rng)
+    v, tau = rng.normal(size=(2, model.nv))
+    contacts = [rbd.Contact("tip%d" % i) for i in range(40)]
+    qdd, forces = rbd.constrained_dynamics(model, q, v, tau, contacts)
+    J = rbd.contact_jacobian(model, q, contacts)
+    M, h = rbd.crba(model, q), rbd.rnea(model, q, v, np.zeros(model.nv))
+    np.testing.assert_allclose(M @ qdd + h, tau + J.T @ forces, atol=1e-9)
+    held = [rbd.frame_acceleration(model, q, v, qdd, c.frame, "local_world_aligned")[:3] for c in contacts]
+    np.testing.assert_allclose(held, 0, atol=1e-9)
+    drift = np.concatenate([rbd.frame_acceleration(model, q, v, np.zeros(model.nv), c.frame,
+                                                   "local_world_aligned")[:3] for c in contacts])
+    kkt = np.block([[M, -J.T], [J, np.zeros((120, 120))]])
+    x = np.linalg.solve(kkt, np.concatenate([tau - h, -drift]))
+    np.testing.assert_allclose(x[:model.nv], qdd, atol=1e-9)
+    np.testing.assert_allclose(x[model.nv:], forces, atol=1e-8 * max(1.0, np.abs(forces).max()))
+
+
 @pytest.mark.parametrize("restitution", [0.0, 0.5])
 def test_impulse_dynamics_identities(restitution, backend):
     model, q, v, _, _ = tree_and_state(3)
