@@ -363,6 +363,20 @@ def test_not_a_model_is_the_same_type_error(not_a_model):
                 getattr(impl, name)(not_a_model, *args)
 
 
+def test_a_call_without_its_arguments_names_the_function(backend):
+    """A missing argument is a TypeError that names the public function, not a wrapper
+    (the NumPy backend's said '_public.<locals>.algorithm()')."""
+    import inspect
+    names = [n for n in dir(rbd) if not n.startswith("_") and callable(getattr(rbd, n))
+             and not inspect.isclass(getattr(rbd, n))]
+    assert {"rnea", "crba", "center_of_mass", "constrained_dynamics", "frame_jacobian"} <= set(names)
+    for name in names:
+        try:
+            getattr(rbd, name)()
+        except TypeError as exc:
+            assert str(exc).startswith(name + "()"), (name, str(exc))
+
+
 def test_massless_model_centroidal_quantities_fail_alike():
     b = rbd.ModelBuilder("massless")
     b.add_link("a")

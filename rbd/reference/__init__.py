@@ -51,7 +51,8 @@ def _public(name, function):
         if out is None:
             return result
         return _checks.write_out(result, out, list(zip(_STATE_NAMES.get(name, ()), args)))
-    algorithm.__name__, algorithm.__doc__, algorithm.__wrapped__ = name, function.__doc__, function
+    algorithm.__name__ = algorithm.__qualname__ = name  # (what a TypeError about its arguments names)
+    algorithm.__doc__, algorithm.__wrapped__ = function.__doc__, function
     return algorithm
 
 
