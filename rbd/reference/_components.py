@@ -42,6 +42,9 @@ from . import joints  # each kind's placement and subspace (joints uses this mod
 
 LIST_OUTPUT = 1 << 14  # one sample's outputs of fewer components are lists (a list's store is ~35 ns faster)
 BLOCK = 4096  # samples per vectorized block (measured: larger blocks spill out of cache)
+SMALL_BATCH = 16  # fewer samples run one at a time: on rows this short NumPy's cost per call is
+                  # more than the arithmetic (a batch of 4 of rnea on a 1000-link chain: 3x the time
+                  # of four single calls, crba on 300 links 3.9x; even at about 16)
 _BUFFER = 1 << 22  # output components per block at most (32 MB), in blocks of no fewer than 1024 samples
 
 
@@ -509,23 +512,20 @@ def evaluate(passes, batch, inputs, out_shape):
     enough that the rows stay in cache across the passes."""
     shapes = out_shape if isinstance(out_shape, list) else [out_shape]
     size = sum(math.prod(shape) for shape in shapes)
+    n = math.prod(batch)
     if batch == ():
-        try:
-            with np.errstate(over="ignore", invalid="ignore"):  # (rows over columns: the check below)
-                out = passes(*[None if x is None else x.tolist() for x in inputs], (math.cos, math.sin, math.sqrt))
-        except OverflowError:
-            raise overflow_error() from None
-        except ValueError as exc:  # math.cos(inf) & co: an intermediate overflowed
-            if str(exc) != "math domain error":
-                raise
-            raise overflow_error() from None
-        # (an ``output`` or an array is used as it is: a copy would double the peak of M^-1)
-        out = np.frombuffer(out, dtype=float) if isinstance(out, memoryview) else np.asarray(out, dtype=float)
-        out = out.reshape(size)
+        out = _one_sample(passes, inputs, size)
+        if out is None:
+            raise overflow_error()
     elif size == 0:  # nothing to compute per sample (a 0-dof model): no loop over 2**40 empty ones
         out = np.empty(batch + (0,))
+    elif n < SMALL_BATCH:  # one sample at a time, on floats (a singular joint raises at once, as in rows)
+        samples = [None if x is None else x.reshape((n,) + x.shape[len(batch):]) for x in inputs]
+        out = np.empty((n, size))
+        for s in range(n):
+            one = _one_sample(passes, [None if x is None else x[s] for x in samples], size)
+            out[s] = np.nan if one is None else one  # (an overflow: the error below)
     else:
-        n = math.prod(batch)
         tails = [None if x is None else x.shape[len(batch):] for x in inputs]
         flat = [None if x is None else x.reshape((n, math.prod(t))) for x, t in zip(inputs, tails)]
         out = np.empty((n, size))
@@ -554,6 +554,23 @@ def evaluate(passes, batch, inputs, out_shape):
         results.append(np.ascontiguousarray(out[..., start:stop]).reshape(batch + tuple(shape)))
         start = stop
     return tuple(results)
+
+
+def _one_sample(passes, inputs, size):
+    """The passes on one sample's inputs, on Python floats: the ``size`` components of its
+    output, or None where an intermediate overflowed."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):  # (rows over columns: the check after)
+            out = passes(*[None if x is None else x.tolist() for x in inputs], (math.cos, math.sin, math.sqrt))
+    except OverflowError:
+        return None
+    except ValueError as exc:  # math.cos(inf) & co: an intermediate overflowed
+        if str(exc) != "math domain error":
+            raise
+        return None
+    # (an ``output`` or an array is used as it is: a copy would double the peak of M^-1)
+    out = np.frombuffer(out, dtype=float) if isinstance(out, memoryview) else np.asarray(out, dtype=float)
+    return out.reshape(size)
 
 
 def _transpose_into(out, buffer):
