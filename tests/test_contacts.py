@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import rbd
+from conftest import HAVE_COMPILED
 from models import random_model, contacts_on
 
 from oracles.pinocchio_adapter import constraint_models, load_pair, pin
@@ -165,6 +166,31 @@ def test_kinematic_hessian(reference, backend):
                     - rbd.frame_jacobian(model, rbd.integrate(model, q, -h * e), frame, reference)) / (2 * h)
                    for e in np.eye(model.nv)], axis=-1)
     np.testing.assert_allclose(H, fd, atol=1e-6)
+
+
+@pytest.mark.parametrize("impl", ["numpy", "cython"])
+def test_a_large_kinematic_hessian_is_composed_in_chunks_of_columns(impl, monkeypatch):
+    """The composition takes the unit velocities a chunk of columns at a time beyond a size
+    (its intermediates stay bounded): forced here on 40 dofs in chunks of 16, a batch of 2.
+    Oracle: central differences of frame_jacobian along q (+) dq."""
+    if impl == "cython" and not HAVE_COMPILED:
+        pytest.skip("rbd_c is not built")
+    backend = rbd.reference if impl == "numpy" else __import__("rbd_c")
+    model = random_model(8, nlinks=40)
+    rng = np.random.default_rng(4)
+    q = rbd.random_configuration(model, rng, batch=2)
+    frame = model.link_frame_names[-1]
+    monkeypatch.setattr(rbd.contacts, "HESSIAN_WHOLE", 0)
+    monkeypatch.setattr(rbd.contacts, "HESSIAN_CHUNK", 1)
+    H = rbd.contacts.kinematic_hessian_on(backend, model, q, frame, "local_world_aligned")
+    assert H.shape == (2, 6, model.nv, model.nv)
+    h = 1e-6
+    for s in range(2):
+        fd = np.stack([(rbd.frame_jacobian(model, rbd.integrate(model, q[s], h * e), frame, "local_world_aligned")
+                        - rbd.frame_jacobian(model, rbd.integrate(model, q[s], -h * e), frame,
+                                             "local_world_aligned")) / (2 * h)
+                       for e in np.eye(model.nv)], axis=-1)
+        np.testing.assert_allclose(H[s], fd, atol=1e-6)
 
 
 def test_regressor_and_parameters(backend):
