@@ -39,7 +39,7 @@ from . import rotations, spatial
 from ._checks import URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
 from .model import JOINT_KINDS, JointKind, assemble_model, _fast_kind
-from .urdf import is_xml_text, root_element, stripped_for_mujoco, warn_inverted_limits
+from .urdf import is_xml_text, root_element, stripped_for_mujoco, warn_inverted_limits, xml_text
 
 __all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
 
@@ -413,7 +413,8 @@ def _is_urdf(source, is_xml):
 
 
 def load_mjcf(source, strict=False):
-    """A ``Model`` of an MJCF file path or XML string (or a URDF: anything MuJoCo compiles;
+    """A ``Model`` of an MJCF file path, XML string or the file's bytes (in the encoding its XML
+    declaration names; UTF-8 without one) (or a URDF: anything MuJoCo compiles;
     a URDF's mesh geometry is left out, so MuJoCo does not look for it, and its fixed links
     stay bodies: see ``rbd.urdf.stripped_for_mujoco``), parsed and compiled by MuJoCo
     (inertias from geometry included), then ``from_mujoco``.
@@ -421,8 +422,11 @@ def load_mjcf(source, strict=False):
     with MuJoCo's message."""
     mujoco = _import("mujoco", "mujoco")
     source = os.fspath(source) if isinstance(source, os.PathLike) else source
+    if isinstance(source, (bytes, bytearray)):  # a file's content, as load_urdf takes it
+        source = xml_text(source, "MJCF")
     if not isinstance(source, str):
-        raise TypeError("source must be an MJCF file path or an XML string, got %s" % type(source).__name__)
+        raise TypeError("source must be an MJCF file path, an XML string or its bytes, got %s"
+                        % type(source).__name__)
     is_xml = is_xml_text(source)
     if not is_xml and not os.path.isfile(source):
         raise FileNotFoundError("no MJCF file %s" % short_repr(source))

@@ -18,8 +18,10 @@ unbounded revolute joints, and ``<mimic>`` joints are loaded as independent
 joints (with a warning).  What real files write and ROS's parser reads loads:
 XML without namespace processing, an exact copy of an element (read once).
 """
+import codecs
 import errno
 import os
+import re
 import warnings
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
@@ -124,6 +126,25 @@ def _read(source):
             raise URDFError("URDF: source is neither a file path nor XML (an XML string starts with '<'): %s"
                             % short_repr(shown)) from None
         raise type(exc)(exc.errno, exc.strerror, shown) from None
+
+
+def xml_text(data, kind):
+    """The text of an XML document given as bytes, decoded as its byte-order mark or its XML
+    declaration says (UTF-8 without either), for a parser that takes text (MuJoCo's);
+    ``kind`` ("MJCF") names the document in the error of bytes that do not decode."""
+    data = bytes(data)
+    for mark, codec in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"),
+                        (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF16_LE, "utf-16"),
+                        (codecs.BOM_UTF16_BE, "utf-16")):  # (UTF-32's little-endian mark starts like UTF-16's)
+        if data.startswith(mark):
+            break
+    else:
+        declared = re.match(rb"""\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z][A-Za-z0-9._-]*)["']""", data)
+        codec = declared.group(1).decode("ascii") if declared else "utf-8"
+    try:
+        return data.decode(codec)
+    except (LookupError, UnicodeDecodeError) as exc:
+        raise URDFError("%s: the bytes given are not XML text in %s (%s)" % (kind, codec, exc)) from None
 
 
 def is_xml_text(text):

@@ -450,6 +450,24 @@ def test_load_mjcf_matches_mujoco(mujoco, backend, name):
     assert_matches_mujoco(mujoco, model, mj_model, np.random.default_rng([7, len(name)]))
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1", "utf-16", "no declaration"])
+def test_load_mjcf_reads_a_files_bytes_in_their_encoding(mujoco, encoding):
+    """Bytes are a file's content, as load_urdf takes them: decoded as the XML declaration (or
+    a byte-order mark) says. Oracle: MuJoCo compiling the same text; a body name outside
+    ASCII survives."""
+    text = MJCF_MODELS["floating"].strip().replace('name="hand"', 'name="händ"')
+    assert "händ" in text
+    if encoding == "no declaration":
+        data = text.encode("utf-8")
+    else:
+        data = ('<?xml version="1.0" encoding="%s"?>\n' % encoding + text).encode(encoding)
+    model = rbd.load_mjcf(data)
+    assert model == from_mujoco(mujoco.MjModel.from_xml_string(text)) and "händ" in model.body_names
+    assert rbd.load_mjcf(bytearray(data)) == model
+    with pytest.raises(rbd.URDFError, match="MJCF: the bytes given are not XML text in utf-8"):
+        rbd.load_mjcf(b"<mujoco>\xff\xfe\xfa</mujoco>")
+
+
 def test_from_mujoco_structure(mujoco):
     model = rbd.load_mjcf(MJCF_MODELS["floating"])
     # Unnamed joints are called <body>_joint<k>; a body with two joints is a chain of two rbd bodies.
@@ -717,7 +735,7 @@ def test_mujoco_errors(mujoco, tmp_path, monkeypatch):
         rbd.load_mjcf("<mujoco><worldbody><body><joint type='hinge'/></worldbody></mujoco>")
     with pytest.raises(FileNotFoundError):
         rbd.load_mjcf(str(tmp_path / "missing.xml"))
-    with pytest.raises(TypeError, match="MJCF file path or an XML string"):
+    with pytest.raises(TypeError, match="MJCF file path, an XML string or its bytes"):
         rbd.load_mjcf(42)
     with pytest.raises(rbd.URDFError, match="no <link>"):  # (as load_urdf: MuJoCo would make a 0-dof robot)
         rbd.load_mjcf('<robot name="r"/>')
