@@ -651,6 +651,39 @@ class PinocchioLayout(_Layout):
             joints[body] = (joint.idx_q, joint.idx_v, kind in (JointKind.FREE, JointKind.SPHERICAL),
                             continuous or kind == JointKind.PLANAR, False)
         super().__init__(model, pin_model.nq, pin_model.nv, joints)
+        self._pin_njoints = int(pin_model.njoints)
+        self._pin_joint = np.array([pin_model.getJointId(name) for name in model.joint_names], dtype=np.intp)
+        # fext is per joint frame on both sides: the same frames when each joint sits where
+        # rbd's body frame does (models of one URDF, from_pinocchio); else no fext converter
+        self._same_frames = all(np.allclose(model.joint_placements[body], pin_model.jointPlacements[int(jid)].homogeneous,
+                                            rtol=0, atol=1e-9) for body, jid in enumerate(self._pin_joint))
+
+    def _fext_frames(self):
+        if not self._same_frames:
+            raise ValueError("the rbd model's body frames are not Pinocchio's joint frames (the joints are "
+                             "placed differently): the wrenches would have to be moved, which this layout "
+                             "does not do")
+
+    def fext_to_peer(self, fext):
+        """Pinocchio's ``fext`` of rbd's ``fext`` (..., nbodies, 6): an (..., njoints, 6) array in
+        Pinocchio's joint order, the universe's row zero. Both are ``[f; τ]`` on each joint's body
+        in that joint's frame (the same frame on both sides: models of one URDF), so the rows are
+        only reordered; pass one sample as ``[pinocchio.Force(f) for f in rows]``."""
+        self._fext_frames()
+        fext = as_array(fext, "fext", (self.model.nbodies, 6))
+        peer = np.zeros(fext.shape[:-2] + (self._pin_njoints, 6))
+        peer[..., self._pin_joint, :] = fext
+        return peer
+
+    def fext_from_peer(self, fext_peer):
+        """rbd's ``fext`` (..., nbodies, 6) of Pinocchio's (a sequence of ``pinocchio.Force``, one
+        per joint with the universe's first, or an (..., njoints, 6) array): its rows reordered
+        (see ``fext_to_peer``); the universe's wrench acts on nothing and is dropped."""
+        self._fext_frames()
+        if isinstance(fext_peer, (list, tuple)) and fext_peer and hasattr(fext_peer[0], "vector"):
+            fext_peer = [np.asarray(f.vector, dtype=float) for f in fext_peer]
+        fext_peer = as_array(fext_peer, "fext_peer", (self._pin_njoints, 6))
+        return np.ascontiguousarray(fext_peer[..., self._pin_joint, :])
 
 
 class MujocoLayout(_Layout):

@@ -152,10 +152,40 @@ def test_pinocchio_layout_against_pinocchio(pin, backend, robot, floating):
         pin.updateFramePlacements(pm, pd)
         J_pin = pin.getFrameJacobian(pm, pd, pm.getFrameId(frame, pin.BODY), pin.LOCAL_WORLD_ALIGNED)
         assert_close(rbd.frame_jacobian(model, q, frame, "local_world_aligned"), layout.jacobian_from_peer(q_pin, J_pin), frame)
+        # External wrenches: the same joint frames on both sides, reordered
+        fext = rng.normal(size=(model.nbodies, 6))
+        forces = [pin.Force(f) for f in layout.fext_to_peer(fext)]
+        assert len(forces) == pm.njoints and not forces[0].vector.any()
+        assert_close(rbd.rnea(model, q, v, a, fext),
+                     layout.tau_from_peer(q_pin, pin.rnea(pm, pd, q_pin, v_pin, a_pin, forces)), "rnea with fext")
+        assert_close(rbd.aba(model, q, v, layout.tau_from_peer(q_pin, tau_pin), fext),
+                     layout.from_peer(q_pin, v_pin, pin.aba(pm, pd, q_pin, v_pin, tau_pin, forces))[2], "aba with fext")
+        np.testing.assert_array_equal(layout.fext_from_peer(forces), fext)
+        assert layout.fext_to_peer(np.stack([fext, 2 * fext])).shape == (2, pm.njoints, 6)
         # Round trips: Pinocchio's layout back and forth is exact.
         back = layout.to_peer(q, v, a)
         for ours, theirs in zip(back, (q_pin, v_pin, a_pin)):
             np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-15)
+
+
+def test_pinocchio_layout_refuses_fext_between_different_joint_frames(pin):
+    """A joint placed differently on the two sides (same names and kinds): the wrenches in its
+    frame are not the same numbers, so the fext converters refuse rather than reorder."""
+    pm = pin.Model()
+    placement = pin.SE3(np.eye(3), np.array([0.0, 0.0, 0.3]))
+    jid = pm.addJoint(0, pin.JointModelRZ(), placement, "hinge")
+    pm.appendBodyToJoint(jid, pin.Inertia.Random(), pin.SE3.Identity())
+    b = rbd.ModelBuilder("moved")
+    b.add_link("base")
+    b.add_link("arm", mass=1.0, com=[0.1, 0, 0], inertia=np.diag([0.01, 0.01, 0.01]))
+    origin = np.eye(4)
+    origin[:3, 3] = [0.0, 0.0, 0.5]
+    b.add_joint("hinge", "revolute", "base", "arm", origin=origin, axis=(0, 0, 1))
+    layout = PinocchioLayout(b.build(), pm)
+    with pytest.raises(ValueError, match="not Pinocchio's joint frames"):
+        layout.fext_to_peer(np.zeros((1, 6)))
+    with pytest.raises(ValueError, match="not Pinocchio's joint frames"):
+        layout.fext_from_peer(np.zeros((2, 6)))
 
 
 def test_pinocchio_layout_pairs_mimic_models(pin, backend):
