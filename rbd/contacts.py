@@ -226,7 +226,7 @@ def kinematic_hessian_on(rbd, model, q, frame, reference="local"):
     # copies: 11x a chunk's share of H on the NumPy backend) then stay bounded (measured at
     # 1,500 dofs: 3x H instead of 8.4x, in twice the time: shorter rows)
     whole = 6 * n * n * flat[0]
-    step = n if whole <= HESSIAN_WHOLE else max(16, HESSIAN_CHUNK // max(1, 6 * n * flat[0]))
+    step = max(n, 1) if whole <= HESSIAN_WHOLE else max(16, HESSIAN_CHUNK // max(1, 6 * n * flat[0]))
     for i0 in range(0, n, step):
         i1 = min(n, i0 + step)
         qs = np.broadcast_to(q.reshape(flat + (1, model.nq)), flat + (i1 - i0, model.nq))

@@ -383,28 +383,26 @@ cdef class CompiledModel:
         return "<rbd_c CompiledModel nbodies=%d nq=%d nv=%d>" % (self.m.nb, self.m.nq, self.m.nv)
 
 
-cdef inline int* _ints(list owner, values):
-    arr = np.ascontiguousarray(np.asarray(values).reshape(-1), dtype=np.intc)
+cdef inline void* _kept(list owner, values, dtype):
+    """The data of ``values`` as a contiguous array of ``dtype`` (at least one element), kept
+    alive by ``owner`` (the compiled model's)."""
+    arr = np.ascontiguousarray(np.asarray(values).reshape(-1), dtype=dtype)
     if arr.size == 0:
-        arr = np.zeros(1, dtype=np.intc)
+        arr = np.zeros(1, dtype=dtype)
     owner.append(arr)
-    return <int*>cnp.PyArray_DATA(arr)
+    return cnp.PyArray_DATA(arr)
+
+
+cdef inline int* _ints(list owner, values):
+    return <int*>_kept(owner, values, np.intc)
 
 
 cdef inline Py_ssize_t* _ssizes(list owner, values):
-    arr = np.ascontiguousarray(np.asarray(values).reshape(-1), dtype=np.intp)
-    if arr.size == 0:
-        arr = np.zeros(1, dtype=np.intp)
-    owner.append(arr)
-    return <Py_ssize_t*>cnp.PyArray_DATA(arr)
+    return <Py_ssize_t*>_kept(owner, values, np.intp)
 
 
 cdef inline double* _doubles(list owner, values):
-    arr = np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape(-1))
-    if arr.size == 0:
-        arr = np.zeros(1)
-    owner.append(arr)
-    return <double*>cnp.PyArray_DATA(arr)
+    return <double*>_kept(owner, values, np.float64)
 
 
 def _dof_ancestor_counts(dof_parents):
