@@ -133,12 +133,17 @@ def from_pinocchio(pin_model, strict=False):
     rbd's joint frames; FIXED_JOINT frames are left out, as ``load_urdf`` leaves out the
     frames of fixed joints); frames on the universe are fixed to the world. Inertias go through rbd's inertia policy (``strict``: an
     inconsistent inertia raises instead of warning); limits, ``armature``, ``damping``,
-    ``friction`` and gravity are kept. Joint types rbd lacks (mimic, composite, helical,
-    universal, ...) raise ValueError naming the joint.
+    ``friction`` and gravity are kept (a gravity with an angular part, which rbd cannot hold,
+    raises ValueError). Joint types rbd lacks (mimic, composite, helical, universal, ...)
+    raise ValueError naming the joint.
     """
     pin = _import("pinocchio", "pin")
     if not isinstance(pin_model, pin.Model):
         raise TypeError("pin_model must be a pinocchio.Model, got %s" % type(pin_model).__name__)
+    angular = np.array(pin_model.gravity.angular, dtype=float)
+    if np.any(angular != 0.0):  # (a base's spatial acceleration, e.g. a ship's): no rbd equivalent
+        raise ValueError("pin_model.gravity has an angular part %s: rbd's gravity is a linear acceleration "
+                         "only (set pin_model.gravity.angular to zero to convert the rest)" % angular.tolist())
     bodies, pin_data, unlimited = [], pin_model.createData(), []
     for jid in range(1, pin_model.njoints):
         kind, continuous = _pin_joint(pin_model, jid)
@@ -190,7 +195,12 @@ def from_pinocchio(pin_model, strict=False):
 # ------------------------------------------------------------------------------------------
 def _mj_names(mj_model, obj, count, default):
     mujoco = _import("mujoco", "mujoco")
-    return [mujoco.mj_id2name(mj_model, obj, i) or default(i) for i in range(count)]
+    try:
+        return [mujoco.mj_id2name(mj_model, obj, i) or default(i) for i in range(count)]
+    except UnicodeDecodeError as exc:  # MuJoCo keeps a file's bytes as they are: read as UTF-8
+        raise URDFError("MJCF: a name in the MuJoCo model is not UTF-8 (%s): MuJoCo reads files as UTF-8; save "
+                        "the file in UTF-8, or give load_mjcf its bytes (decoded as its XML declaration says)"
+                        % exc) from None
 
 
 def _mj_kind(mujoco, jnt_type):

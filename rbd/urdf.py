@@ -219,8 +219,10 @@ def stripped_for_mujoco(source):
     """The text of a URDF for MuJoCo's importer: without the ``<visual>`` and ``<collision>``
     elements that name a mesh (URDFs name them by ``package://`` paths MuJoCo cannot
     resolve; other shapes stay, for links whose mass MuJoCo takes from their geometry), and
-    with fixed links kept as bodies (``<compiler fusestatic="false">`` unless the file says
-    otherwise), so that every link is a frame and a fixed base's root link keeps its mass.
+    with fixed links kept as bodies (``<compiler fusestatic="false">``, whatever the file's own
+    ``<mujoco>`` extension says: fusing changes no dynamics, since rbd merges welded bodies
+    itself, but would lose their frames), so that every link is a frame and a fixed base's
+    root link keeps its mass.
     A link without ``<inertial>`` that loses a mesh is named in a warning: MuJoCo would have
     taken its mass from that mesh."""
     root = _parse(source)
@@ -242,7 +244,7 @@ def stripped_for_mujoco(source):
     compiler = extension.find("compiler")
     if compiler is None:
         compiler = ET.SubElement(extension, "compiler")
-    compiler.attrib.setdefault("fusestatic", "false")
+    compiler.set("fusestatic", "false")
     return ET.tostring(root, encoding="unicode")
 
 

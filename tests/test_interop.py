@@ -296,6 +296,20 @@ def test_from_pinocchio_refuses_joints_rbd_lacks(pin):
         from_pinocchio("robot.urdf")
 
 
+def test_from_pinocchio_refuses_an_angular_gravity_and_keeps_a_linear_one(pin, backend):
+    """Pinocchio's gravity is a spatial motion (an angular part models a rotating base); rbd's
+    is linear only: refused, not dropped. A tilted linear gravity is kept: oracle pin.rnea."""
+    pm = pin.buildModelFromUrdf(str(rbd.sample_model_path("arm7")))
+    pm.gravity = pin.Motion(np.array([0.5, 0.0, -9.81]), np.array([0.0, 0.3, 0.0]))
+    with pytest.raises(ValueError, match="angular part"):
+        from_pinocchio(pm)
+    pm.gravity = pin.Motion(np.array([0.5, 0.0, -9.81]), np.zeros(3))
+    model = from_pinocchio(pm)
+    q = pin.randomConfiguration(pm)
+    np.testing.assert_allclose(rbd.gravity(model, q), pin.computeGeneralizedGravity(pm, pm.createData(), q),
+                               rtol=0, atol=1e-12)
+
+
 def test_from_pinocchio_reads_inverted_limits_as_load_urdf(pin):
     """Bullet's "no limit" (lower above upper), which Pinocchio's parser keeps: unbounded,
     with load_urdf's warning naming the joint, and otherwise the model load_urdf gives."""
@@ -498,6 +512,17 @@ def test_load_mjcf_reads_a_files_bytes_in_their_encoding(mujoco, encoding):
         rbd.load_mjcf(b"<mujoco>\xff\xfe\xfa</mujoco>")
 
 
+def test_a_non_utf8_mjcf_file_by_path_is_a_clear_error(mujoco, tmp_path):
+    """MuJoCo reads a file's bytes as they are and its names as UTF-8: a Latin-1 name read by
+    path is a URDFError saying so (its bytes load: see above), not a UnicodeDecodeError."""
+    path = tmp_path / "latin.xml"
+    path.write_bytes(b'<?xml version="1.0" encoding="latin-1"?>\n<mujoco><worldbody><body name="b\xe9">'
+                     b'<joint name="h\xe9"/><geom size="0.1"/></body></worldbody></mujoco>')
+    with pytest.raises(rbd.URDFError, match="not UTF-8.*give load_mjcf its bytes"):
+        rbd.load_mjcf(path)
+    assert rbd.load_mjcf(path.read_bytes()).joint_names == ("h\xe9",)
+
+
 def test_from_mujoco_structure(mujoco):
     model = rbd.load_mjcf(MJCF_MODELS["floating"])
     # Unnamed joints are called <body>_joint<k>; a body with two joints is a chain of two rbd bodies.
@@ -668,6 +693,27 @@ def test_load_mjcf_reads_urdfs_without_their_meshes(mujoco, backend, tmp_path):
     q_model = to_model.q_from_peer(peer[0])
     assert_close(to_model.tau_to_peer(q_model, rbd.rnea(model, *to_model.from_peer(*peer))),
                  to_ours.tau_to_peer(q, rbd.rnea(ours, q, v, a)), "load_mjcf vs load_urdf")
+
+
+def test_load_mjcf_keeps_a_urdfs_fixed_links_even_when_it_asks_mujoco_to_fuse_them(mujoco, backend):
+    """A URDF prepared for MuJoCo may say <compiler fusestatic="true"/>: its fixed links still
+    stay frames through load_mjcf, with a fixed base's root link's mass; the dynamics are
+    load_urdf's (oracle: the URDF loaded by rbd's own parser)."""
+    inertial = ('<inertial><origin xyz="0.05 0 0"/><mass value="%s"/><inertia ixx="0.01" iyy="0.02" izz="0.02" '
+                'ixy="0" ixz="0" iyz="0"/></inertial>')
+    xml = """<robot name="r"><mujoco><compiler fusestatic="true"/></mujoco>
+    <link name="base">%s</link><link name="arm">%s</link><link name="tool">%s</link>
+    <joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/>
+      <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+    <joint name="fx" type="fixed"><parent link="arm"/><child link="tool"/><origin xyz="0 0 0.3" rpy="0 0.4 0"/>
+    </joint></robot>""" % (inertial % 2.0, inertial % 1.0, inertial % 0.5)
+    model, ours = rbd.load_mjcf(xml), rbd.load_urdf(xml)
+    assert {"base", "arm", "tool"} <= set(model.frame_names)
+    np.testing.assert_allclose(model.world_inertia, ours.world_inertia, rtol=1e-12, atol=1e-15)
+    q, v, a = [0.3], [0.7], [-1.1]
+    np.testing.assert_allclose(rbd.rnea(model, q, v, a), rbd.rnea(ours, q, v, a), rtol=1e-12)
+    np.testing.assert_allclose(rbd.frame_placement(model, q, "tool"), rbd.frame_placement(ours, q, "tool"),
+                               rtol=0, atol=1e-12)
 
 
 def test_load_mjcf_keeps_a_urdfs_mass_from_geometry(mujoco, backend):
