@@ -463,8 +463,9 @@ _COUPLABLE = (JointKind.REVOLUTE_X, JointKind.REVOLUTE_Y, JointKind.REVOLUTE_Z, 
 def _couple(model, mimic):
     """Turn ``model`` (just built with every joint independent) into a model with mimic
     joints: each ``(joint, primary, multiplier, offset)`` makes q_joint = multiplier *
-    q_primary + offset.  The public coordinates (nq, nv, q_idx, v_idx, limits,
-    armature...) become those of the independent joints; ``_full`` keeps the model of
+    q_primary + offset.  The public coordinates (nq, nv, q_idx, v_idx, limits) become those
+    of the independent joints, armature, damping and friction their effective values there
+    (a mimic joint's added to its primary's); ``_full`` keeps the model of
     every joint, on which the algorithms run (``rbd._coupled``); ``coupling`` is G with
     v_full = G v."""
     set_ = object.__setattr__.__get__(model)
@@ -531,8 +532,15 @@ def _couple(model, mimic):
     set_("joint_nv", _frozen([0 if i in resolved else full.joint_nv[i] for i in range(nb)], np.intp))
     for key in ("lower_limits", "upper_limits"):
         set_(key, _frozen(getattr(full, key)[independent_q], np.float64))
-    for key in ("velocity_limits", "effort_limits", "armature", "damping", "friction"):
+    for key in ("velocity_limits", "effort_limits"):
         set_(key, _frozen(getattr(full, key)[independent_v], np.float64))
+    # The passive terms on the independent coordinates, G^T diag(x) G (diagonal: each row of G
+    # has one entry): a mimic joint's armature and damping add scale^2 of theirs to its
+    # primary's, its friction |scale| of its own (a coupled gripper's two fingers: twice one's)
+    for key, weight in (("armature", v_scale ** 2), ("damping", v_scale ** 2), ("friction", np.abs(v_scale))):
+        reduced = np.zeros(nv)
+        np.add.at(reduced, v_source, weight * getattr(full, key))
+        set_(key, _frozen(reduced, np.float64))
     set_("quaternion_q_idx", _frozen([q_idx[i] + JOINT_KINDS[JointKind(k)].quaternion
                                       for i, k in enumerate(full.joint_kinds)
                                       if JOINT_KINDS[JointKind(k)].quaternion >= 0], np.intp))

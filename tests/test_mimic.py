@@ -122,6 +122,28 @@ def test_identities_on_the_coupled_model(backend):
     np.testing.assert_allclose(rbd.crba(coupled, batch)[1], rbd.crba(coupled, batch[1]), atol=1e-14)
 
 
+def test_passive_terms_of_a_coupled_model_are_its_effective_ones(backend):
+    """armature, damping and friction of a coupled model are on the independent coordinates:
+    G^T diag(x) G for armature and damping (what crba and the damping force see), |G|^T x for
+    Coulomb friction. Oracles: crba's armature share, and the full model's forces mapped by G."""
+    b = rbd.ModelBuilder("fingers")
+    b.add_link("palm")
+    for name, armature, damping, friction in (("a", 0.5, 0.3, 0.2), ("b", 0.25, 0.1, 0.4), ("c", 0.125, 0.7, 0.1)):
+        b.add_link(name, mass=0.1, com=[0.0, 0.0, 0.02], inertia=np.diag([1e-4, 1e-4, 5e-5]))
+        b.add_joint("j" + name, "prismatic", "palm", name, axis=(1, 0, 0), armature=armature, damping=damping,
+                    friction=friction)
+    full = b.build()
+    coupled = rbd.couple_joints(full, [("jb", "ja", -2.0, 0.01)])
+    G = coupled.coupling
+    np.testing.assert_allclose(np.diag(coupled.armature), G.T @ np.diag(full.armature) @ G, rtol=1e-15)
+    np.testing.assert_allclose(np.diag(coupled.damping), G.T @ np.diag(full.damping) @ G, rtol=1e-15)
+    v = np.array([0.3, -0.2])  # friction: G^T (friction * sign(G v)) over the full joints
+    np.testing.assert_allclose(coupled.friction * np.sign(v), G.T @ (full.friction * np.sign(G @ v)), rtol=1e-15)
+    q = np.array([0.02, -0.01])
+    bare = rbd.couple_joints(full.replace(armature=np.zeros(3)), [("jb", "ja", -2.0, 0.01)])
+    np.testing.assert_allclose(rbd.crba(coupled, q) - rbd.crba(bare, q), np.diag(coupled.armature), atol=1e-14)
+
+
 def test_couplings_are_checked(backend):
     model = rbd.sample_model("arm7")
     with pytest.raises(ValueError, match="unknown joint"):
