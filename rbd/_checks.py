@@ -293,8 +293,22 @@ def redundant_contacts_error(model, contacts, regularization=0.0, sample=None):
     (a contact may give an index), the batch's first such ``sample`` (its index, None for
     a single call), and what to do, given the ``regularization`` used."""
     names = [model.frame_names[model.frame_id(c.frame)] for c in contacts]
-    message = ("the contact set %s is rank-deficient%s (its constraints are redundant there: a contact "
-               "given twice, or a pose that aligns them)" % (short_names(names), _in_sample(sample)))
+    fixed, few = [], []  # contacts that cannot be independent at any pose, said first
+    for c, name in zip(contacts, names):
+        body, dofs = int(model.frame_parents[model.frame_id(c.frame)]), 0
+        if body < 0:
+            fixed.append(name)
+        while body >= 0:
+            dofs, body = dofs + int(model.joint_nv[body]), int(model.parents[body])
+        if 0 < dofs < c.dim and not model.mimic:  # (a mimic joint moves a frame with its primary's dof)
+            few.append("%s (%d rows, %d dofs)" % (short_repr(name), c.dim, dofs))
+    why = "a contact given twice, or a pose that aligns them"
+    if fixed:
+        why = "contacts on frames fixed to the world, which no joint moves: %s" % short_names(fixed)
+    elif few:
+        why = "contacts with more rows than the dofs that move their frames: %s" % ", ".join(few)
+    message = ("the contact set %s is rank-deficient%s (its constraints are redundant there: %s)"
+               % (short_names(names), _in_sample(sample), why))
     if regularization > 0.0:
         return ValueError("%s, and regularization=%s is too small to make it solvable (the system's pivots "
                           "must exceed %g of its largest entry, or of 1 if that is smaller): give a larger one"

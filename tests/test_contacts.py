@@ -109,6 +109,19 @@ def test_redundant_contacts_need_regularization(backend):
         rbd.constrained_dynamics(model, q, v, tau, twice, regularization=1e-16)
 
 
+def test_a_rank_deficient_contact_set_says_why_it_cannot_be_independent(backend):
+    """A contact on a frame no joint moves, or with more rows than the dofs moving its frame,
+    is rank-deficient at every pose: the error says which (the pose is not to blame)."""
+    model = rbd.sample_model("arm7")
+    q, z = rbd.neutral(model), np.zeros(model.nv)
+    with pytest.raises(ValueError, match="fixed to the world, which no joint moves: 'base_link'"):
+        rbd.constrained_dynamics(model, q, z, z, [rbd.Contact("base_link", 3)])
+    second = model.link_frame_names[2]  # moved by the first two joints only
+    with pytest.raises(ValueError, match="more rows than the dofs that move their frames: '%s' \\(6 rows, 2 dofs\\)"
+                       % second):
+        rbd.impulse_dynamics(model, q, z, [rbd.Contact(second, 6)])
+
+
 def test_contact_errors(backend):
     model, q, v, _, tau = tree_and_state(0)
     with pytest.raises(ValueError, match="dim"):
