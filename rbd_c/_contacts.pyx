@@ -582,8 +582,12 @@ cdef Algorithm IMPULSE_DYNAMICS = algorithm(
 _contacts_block_scratch = size(nb=(12 + 1 + 6 + 61) * LANES + CRBA_PER_BODY + 18 + LTDL_PER_BODY,
                                nv=(1 + 2 + 1 + 7) * LANES + 7,
                                nv2=LANES, ancestors=1, rows=3 * LANES + 2, rows_nv=2 * LANES + 2, rows2=LANES + 1)
-set_block(CONSTRAINED_DYNAMICS, kb_constrained_dynamics, _contacts_block_scratch)
-set_block(IMPULSE_DYNAMICS, kb_impulse_dynamics, _contacts_block_scratch)
+# Lanes pay off on branching trees (one sample's time per sample: 0.5-0.73x on trees of 60-300
+# bodies, one contact) but not on deep chains (a factor of M per lane, dense along the chain:
+# 0.82x at 50 links, 1.0x at 75, 1.1-1.35x at 100-200): past a mean dof depth of 32, one sample
+# at a time. (stage, lanes_limit, lanes_depth)
+set_block(CONSTRAINED_DYNAMICS, kb_constrained_dynamics, _contacts_block_scratch, False, 0, 32)
+set_block(IMPULSE_DYNAMICS, kb_impulse_dynamics, _contacts_block_scratch, False, 0, 32)
 
 
 cdef Algorithm JOINT_TORQUE_REGRESSOR = algorithm(b"qvv", ("q", "v", "a"), (b"vp",), k_regressor,

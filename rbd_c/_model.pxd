@@ -149,6 +149,7 @@ cdef class Algorithm:
     cdef Py_ssize_t block_scratch[SIZE_TERMS]    # its scratch, as scratch
     cdef bint stage_outputs             # a large batch's blocks stream their outputs (set_block)
     cdef Py_ssize_t lanes_limit         # doubles of block scratch beyond which blocks are slower (0: none)
+    cdef Py_ssize_t lanes_depth         # mean depth of the dofs beyond which blocks are slower (0: none)
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost)
@@ -160,7 +161,8 @@ cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame)
 cdef int resolve_reference(Call* call, object reference) except -1
 cdef int current_threads() noexcept nogil
 cdef int simd_cap() noexcept nogil
-cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=*, Py_ssize_t lanes_limit=*)
+cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=*, Py_ssize_t lanes_limit=*,
+                    Py_ssize_t lanes_depth=*)
 
 
 cdef inline void add_armature(const CModel* m, double* M) noexcept nogil:

@@ -346,18 +346,21 @@ cdef int simd_cap() noexcept nogil:
 
 
 cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=False,
-                    Py_ssize_t lanes_limit=0):
+                    Py_ssize_t lanes_limit=0, Py_ssize_t lanes_depth=0):
     """Give ``alg`` a block kernel (batches then run LANES samples at a time); ``stage``:
     a large batch's block writes its outputs to a stage in the cache, from which they are
     streamed to memory (for kernels writing nv x nv matrices sample by sample; M^-1's,
     which builds all of its output in lanes and transposes it out, measured slower);
     ``lanes_limit``: the doubles of block scratch beyond which a batch runs one sample at
     a time, where the block's passes leave the cache and are measured slower than the
-    single kernel's (0: only the limits every algorithm has)."""
+    single kernel's; ``lanes_depth``: the same for the dofs' mean depth (CModel.nancestors
+    / nv), beyond which a deep chain makes the block slower (0: only the limits every
+    algorithm has)."""
     cdef int j
     alg.block = block
     alg.stage_outputs = stage
     alg.lanes_limit = lanes_limit
+    alg.lanes_depth = lanes_depth
     for j in range(SIZE_TERMS):
         alg.block_scratch[j] = scratch[j]
 
@@ -1098,7 +1101,7 @@ cdef object run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple
         one = _run_one(cm, call, alg, nin, inputs, out)
     if one is not _NOT_ONE:
         return one
-    return _run_general(model, cm, call, alg, values, out, contacts)
+    return _named_run(model, cm, call, alg, values, out, contacts)
 
 
 cdef object run_args(object model, CompiledModel cm, Call* call, Algorithm alg, object out, object x0,
@@ -1119,8 +1122,26 @@ cdef object run_args(object model, CompiledModel cm, Call* call, Algorithm alg, 
         one = _run_one(cm, call, alg, nin, inputs, out)
         if one is not _NOT_ONE:
             return one
-        return _run_general(model, cm, call, alg, (x0, x1, x2, x3)[:nin], out, None)
+        return _named_run(model, cm, call, alg, (x0, x1, x2, x3)[:nin], out, None)
     return _run_coupled(model, call, alg, (x0, x1, x2, x3)[:nin], out)
+
+
+cdef object _named_run(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out,
+                       object contacts):
+    """_run_general, whose MemoryError names the call, the model and the batch, as the NumPy
+    backend's do (NumPy's own names only an array's shape: a batch's outputs or a converted
+    input that cannot be allocated)."""
+    cdef object name = alg.name or alg.label
+    try:
+        return _run_general(model, cm, call, alg, values, out, contacts)
+    except MemoryError as exc:  # (its words kept, not it: its traceback holds the call's memory)
+        detail = str(exc)
+        if detail.startswith("%s on a model" % name):  # the driver's own: named already
+            raise
+    batch = getattr(values[0], "shape", (0,))[:-1] if values else ()
+    raise MemoryError("%s on a model of %d bodies and %d dofs%s ran out of memory (compiled backend%s)"
+                      % (name, call.m.nb, call.m.nv, ", a batch of %d samples," % np.prod(batch) if batch else "",
+                         ": " + detail if detail else ""))
 
 
 cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out,
@@ -1278,6 +1299,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
         block_doubles = _evaluate_size(alg.block_scratch, call)
         if ((block_doubles > BLOCK_SCRATCH_LIMIT and block_doubles > 2 * work_doubles)
                 or (alg.lanes_limit > 0 and block_doubles > alg.lanes_limit)
+                or (alg.lanes_depth > 0 and call.m.nancestors > alg.lanes_depth * call.m.nv)
                 or alg.block_scratch[SIZE_NV2] * call.m.nv * call.m.nv + LANES * total > BLOCK_MATRICES_LIMIT):
             blk = NULL
         else:

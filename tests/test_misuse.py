@@ -363,6 +363,46 @@ def test_not_a_model_is_the_same_type_error(not_a_model):
                 getattr(impl, name)(not_a_model, *args)
 
 
+def test_a_batch_too_large_for_memory_names_the_call_on_both_backends():
+    """A batch whose outputs (or input copies) cannot be allocated: the MemoryError names the
+    call, the model and the batch on both backends, not only an array's shape."""
+    import os
+    import subprocess
+    import sys
+    code = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
+import numpy as np, rbd
+rbd.set_backend(sys.argv[1])
+m = rbd.sample_model("arm7")
+Q = np.broadcast_to(rbd.neutral(m), (2 ** 26, m.nq))
+V = np.broadcast_to(np.zeros(m.nv), (2 ** 26, m.nv))
+for call in (lambda: rbd.rnea(m, Q, V, V), lambda: rbd.frame_jacobian(m, Q, "tool0"),
+             lambda: rbd.crba(m, Q)):
+    try:
+        call()
+        print("no error")
+    except MemoryError as exc:
+        print(str(exc).split(" ran out of memory")[0])
+"""
+    for backend in ["numpy"] + (["cython"] if HAVE_COMPILED else []):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1")  # (its threads' buffers count against the limit)
+        run = subprocess.run([sys.executable, "-c", code, backend], capture_output=True, text=True, timeout=120,
+                             env=env)
+        assert run.returncode == 0, run.stderr[-2000:]
+        lines = run.stdout.splitlines()
+        assert lines == ["%s on a model of 7 bodies and 7 dofs, a batch of 67108864 samples," % name
+                         for name in ("rnea", "frame_jacobian", "crba")], (backend, lines)
+
+
+def test_a_random_configuration_batch_too_large_for_memory_names_batch():
+    model = rbd.sample_model("arm7")
+    for batch in (2 ** 62, (2 ** 31, 2 ** 31)):
+        with pytest.raises(ValueError, match="batch .* is too large for memory"):
+            rbd.random_configuration(model, batch=batch)
+    assert rbd.random_configuration(model, batch=(0, 3)).shape == (0, 3, 7)
+
+
 def test_a_call_without_its_arguments_names_the_function(backend):
     """A missing argument is a TypeError that names the public function, not a wrapper
     (the NumPy backend's said '_public.<locals>.algorithm()')."""

@@ -460,6 +460,31 @@ def test_aba_batches_beyond_the_cache_run_one_sample_at_a_time():
 
 
 @needs_compiled
+def test_contact_batches_on_deep_chains_run_one_sample_at_a_time():
+    """The contact kernels' lanes keep a factor of M per lane, dense along a chain: past a
+    mean dof depth of 32 they were measured slower than single calls, so such a batch runs
+    the single kernel on each sample (bit for bit its answer; the lanes' differ in the last
+    bits). Oracle for the values: the equations of motion and the held contact."""
+    import rbd_c
+    model = rbd.load_urdf(rbd.generated_urdf(80, "chain"))
+    rng = np.random.default_rng(6)
+    q = rbd.random_configuration(model, rng, batch=9)
+    v, tau = 0.1 * rng.standard_normal((2, 9, model.nv))
+    contacts = [rbd.Contact(model.frame_names[-1], 3)]
+    qdd, forces = rbd_c.constrained_dynamics(model, q, v, tau, contacts)
+    after, impulses = rbd_c.impulse_dynamics(model, q, v, contacts)
+    for s in (0, 5, 8):
+        one = rbd_c.constrained_dynamics(model, q[s], v[s], tau[s], contacts)
+        assert np.array_equal(qdd[s], one[0]) and np.array_equal(forces[s], one[1])
+        one = rbd_c.impulse_dynamics(model, q[s], v[s], contacts)
+        assert np.array_equal(after[s], one[0]) and np.array_equal(impulses[s], one[1])
+    J = rbd_c.contact_jacobian(model, q, contacts)
+    residual = rbd_c.rnea(model, q, v, qdd) - tau - (np.swapaxes(J, -1, -2) @ forces[..., None])[..., 0]
+    assert np.abs(residual).max() < 1e-8 * max(1.0, np.abs(tau).max(), np.abs(forces).max())
+    assert np.abs((J @ after[..., None])[..., 0]).max() < 1e-9 * max(1.0, np.abs(after).max())
+
+
+@needs_compiled
 def test_inverse_mass_matrix_of_a_deep_chain_takes_about_three_times_its_output():
     """The articulated form of M^-1 (chains deeper than ~90 dofs) keeps 6 rows per depth of
     the tree, each from that depth's first column on: 3 nv^2 numbers on a chain (6 nv^2

@@ -8,6 +8,8 @@ across all samples at each joint.
 """
 import contextlib
 
+import math
+
 import numpy as np
 
 from .._checks import (MAX_BATCH_DIMS, check_finite_result, check_model, model_arrays, overflow_error,
@@ -69,6 +71,9 @@ def random_configuration(model, rng=None, batch=None):
         if len(shape) > MAX_BATCH_DIMS:
             raise ValueError("batch has %d dimensions; at most %d are supported" % (len(shape), MAX_BATCH_DIMS))
         shape = tuple(int(n) for n in shape)
+        if math.prod(shape) * max(model.nq, 1) > np.iinfo(np.intp).max // 8:  # (NumPy: "array is too big")
+            raise ValueError("batch %s of configurations of %d coordinates is too large for memory"
+                             % (short_repr(batch), model.nq))
     table = joints.joint_table(model)
     half_width = np.ones(table.nq)
     quaternion_starts = []
