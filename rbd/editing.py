@@ -1,31 +1,40 @@
-"""Derived models: a frame added, another model attached, joints locked.
+"""Derived models: a frame added, a payload added, another model attached, joints locked.
 
 Each function returns a new ``Model`` (models are values), built through
 ``model.assemble_model`` from per-body records, with its bodies put back in
-depth-first order and its inertias through the inertia policy.
+depth-first order and its inertias through the inertia policy (``add_payload`` only
+changes inertias: it keeps the model's arrays and body order).
 
 * ``add_frame(model, name, parent_frame, placement)``: a link frame fixed to the
   body of ``parent_frame``, at ``placement`` from it.
-* ``attach(model, other, frame, placement=None, prefix="")``: ``other``'s tree mounted
+* ``add_payload(model, frame, mass, com, inertia, strict=False)``: a rigid payload's
+  inertia joined to the body of ``frame``; the payload itself goes through the inertia
+  policy (as a fixed link of a URDF does), not only the merged body, which can hide it.
+* ``attach(model, other, frame, placement=None, prefix="", strict=False)``: ``other``'s tree mounted
   on ``frame`` of ``model`` (its roots' joints then start from that frame, moved by
   ``placement``); ``other``'s joints are kept as they are (a free flyer stays free,
   relative to the frame); names get ``prefix`` and must stay unique.
-* ``lock_joints(model, joints, q)``: the joints fixed at their value in ``q``; the
+* ``lock_joints(model, joints, q, strict=False)``: the joints fixed at their value in ``q``; the
   body of a locked joint merges into its parent (its inertia, its children, its
   frames), and the locked joint's frame stays as a link frame of the same name
   (Pinocchio's buildReducedModel).
+
+``strict=True`` makes a physically inconsistent inertia in what a function returns an
+error (ValueError) instead of one warning, as ``load_urdf``, ``ModelBuilder.build`` and
+``model.replace(inertias=)`` do.
 """
 import collections
 import math
+import sys
 
 import numpy as np
 
-from ._checks import as_array, as_transform, check_model, model_arrays, short_names, short_repr
+from ._checks import as_array, as_transform, check_model, flag, model_arrays, short_names, short_repr
 from ._inertia import check_inertias
-from .model import assemble_model, couple_joints
-from . import spatial
+from .model import Model, assemble_model, check_inertia, couple_joints
+from . import model as _model_module, spatial
 
-__all__ = ["add_frame", "attach", "lock_joints"]
+__all__ = ["add_frame", "add_payload", "attach", "lock_joints"]
 
 
 def _records(model):
@@ -48,10 +57,10 @@ def _records(model):
     return bodies, frames
 
 
-def _assemble(name, bodies, frames, gravity, world_inertia):
+def _assemble(name, bodies, frames, gravity, world_inertia, strict=False):
     """A validated Model from records in any parents-first order: bodies put in
     depth-first order (children in their order), names checked unique, inertias
-    through the inertia policy."""
+    through the inertia policy (``strict``: an inconsistent one is an error)."""
     for what, names in (("joint", [b["joint"] for b in bodies]), ("link", [b["link"] for b in bodies]),
                         ("frame", [f[0] for f in frames])):
         counts = collections.Counter(names)
@@ -70,8 +79,15 @@ def _assemble(name, bodies, frames, gravity, world_inertia):
     new_index[-1] = -1
     bodies = [dict(bodies[i], parent=new_index[bodies[i]["parent"]]) for i in order]
     frames = [(n, new_index[b], M) for n, b, M in frames]
-    check_inertias(np.array([b["inertia"] for b in bodies]).reshape(-1, 10), [b["link"] for b in bodies])
+    check_inertias(np.array([b["inertia"] for b in bodies]).reshape(-1, 10), [b["link"] for b in bodies],
+                   strict=strict)
     return assemble_model(name, bodies, frames, gravity=gravity, world_inertia=world_inertia)
+
+
+def _check_inertias(rows, names, strict):
+    """check_inertias one call below a public function, as from _assemble: its warning's
+    stacklevel then points at the user's line."""
+    check_inertias(rows, names, strict=strict)
 
 
 def _recoupled(model, derive, *args):
@@ -96,19 +112,59 @@ def add_frame(model, name, parent_frame, placement):
     return _assemble(model.name, bodies, frames, model.gravity, model.world_inertia)
 
 
-def attach(model, other, frame, placement=None, prefix=""):
+def add_payload(model, frame, mass, com, inertia, strict=False):
+    """A new model with a rigid payload fixed to ``frame`` (a name or an index):
+    ``mass``, its centre of mass ``com`` in the frame's coordinates and its
+    rotational ``inertia`` (3x3) about that centre of mass in the frame's axes.
+    The payload's inertia joins the inertia of the body the frame is fixed to; body
+    order and everything else stay as they are.
+
+    The payload goes through rbd's inertia policy as a fixed link of a URDF would,
+    judged against the robot's scale, together with the merged bodies: round-off
+    passes; a physically inconsistent payload (a negative principal moment, or
+    moments breaking a + b >= c) warns once naming it (``payload on 'FRAME'``), or
+    raises ValueError when ``strict``."""
+    check_model(model)
+    strict = flag(strict, "strict")
+    f = model.frame_id(frame)
+    body = int(model.frame_parents[f])
+    label = "payload on %s" % short_repr(model.frame_names[f], 30)
+    if body < 0:
+        raise ValueError("frame %s is fixed to the world: a payload there never moves"
+                         % short_repr(model.frame_names[f]))
+    mass = float(as_array(mass, "mass", (), allow_batch=False))
+    com = as_array(com, "com", (3,), allow_batch=False)
+    inertia = as_array(inertia, "inertia", (3, 3), allow_batch=False)
+    check_inertia(mass, inertia, "the " + label)
+    with np.errstate(over="ignore", invalid="ignore"):
+        own = spatial.inertia10_from_mass_com(mass, np.zeros(3), inertia)  # about its com: exact
+        payload = spatial.inertia_act(model.frame_offsets[f], spatial.inertia10_from_mass_com(mass, com, inertia))
+    inertias = np.array(model.inertias)
+    inertias[body] += payload
+    # One check of the payload beside the merged bodies: the carrier's inertia can hide an
+    # impossible payload, and the robot's bodies give the round-off scale (a point mass's
+    # 1e-20 is round-off on an arm); one warning names all.
+    _check_inertias(np.vstack([inertias, own]), list(model.body_names) + [label], strict)
+    # (model.replace would check the merged bodies again: a second warning)
+    return Model(**dict(model._definition(), inertias=inertias))
+
+
+def attach(model, other, frame, placement=None, prefix="", strict=False):
     """A new model: ``other`` mounted on ``frame`` of ``model`` (a name or an index), its
     root joints starting from that frame moved by ``placement`` (4x4, default identity);
     ``other``'s joints, bodies and frames are renamed ``prefix + name``. What ``other`` has
     fixed to its world (a fixed base's root link: ``other.world_inertia``) is fixed to that
-    frame now, its mass joins the frame's body (as Pinocchio's appendModel)."""
+    frame now, its mass joins the frame's body (as Pinocchio's appendModel).  Every inertia
+    of the result goes through the inertia policy: an inconsistent one warns, or raises
+    ValueError when ``strict``."""
     check_model(model)
     check_model(other)
+    strict = flag(strict, "strict")
     if other.mimic:
-        return couple_joints(attach(model, other._full, frame, placement, prefix),
+        return couple_joints(attach(model, other._full, frame, placement, prefix, strict),
                              [(prefix + j, prefix + p, m, o) for j, p, m, o in other.mimic])
     if model.mimic:
-        return _recoupled(model, attach, other, frame, placement, prefix)
+        return _recoupled(model, attach, other, frame, placement, prefix, strict)
     if not isinstance(prefix, str):
         raise TypeError("prefix must be a string, got %s" % short_repr(prefix))
     f = model.frame_id(frame)
@@ -132,18 +188,20 @@ def attach(model, other, frame, placement=None, prefix=""):
         bodies[host]["inertia"] = bodies[host]["inertia"] + mounted
     else:
         world_inertia = world_inertia + mounted
-    return _assemble(model.name, bodies + theirs, frames, model.gravity, world_inertia)
+    return _assemble(model.name, bodies + theirs, frames, model.gravity, world_inertia, strict)
 
 
-def lock_joints(model, joints, q):
+def lock_joints(model, joints, q, strict=False):
     """A reduced model with ``joints`` (names or indices, or one of them) fixed at their
     values in ``q`` (a configuration of ``model``, (nq,)): each locked joint's body
     merges into its parent, with its inertia, children and frames; the other joints
     keep their coordinates, limits, armature, damping and friction.  Joints coupled by
-    mimic couplings move together, so locking one of them locks all of them."""
+    mimic couplings move together, so locking one of them locks all of them.  The merged
+    inertias go through the inertia policy (``strict``: an inconsistent one is an error)."""
     from .reference import _components as sc, joints as joint_kinds  # the joint placements at q
 
     check_model(model)
+    strict = flag(strict, "strict")
     if not isinstance(joints, (str, int, np.integer)) and not hasattr(joints, "__iter__"):
         raise TypeError("joints must be a joint (name or index) or a list of them, got %s" % type(joints).__name__)
     names = [joints] if isinstance(joints, (str, int, np.integer)) else list(joints)
@@ -161,7 +219,7 @@ def lock_joints(model, joints, q):
                 if j in locked_names or p in locked_names:
                     locked_names |= {j, p}
             grown = len(locked_names) > before
-        reduced = lock_joints(model._full, sorted(locked_names), expand_q(model, q))
+        reduced = lock_joints(model._full, sorted(locked_names), expand_q(model, q), strict)
         return couple_joints(reduced, [c for c in model.mimic if c[0] not in locked_names])
     trig = (math.cos, math.sin, math.sqrt)
     constants = sc.constants(model)
@@ -197,4 +255,14 @@ def lock_joints(model, joints, q):
     index = {old: new for new, old in enumerate(kept)}
     index[-1] = -1
     records = [dict(bodies[i], parent=index[bodies[i]["parent"]]) for i in kept]
-    return _assemble(model.name, records, [(n, index[b], M) for n, b, M in frames], model.gravity, world_inertia)
+    return _assemble(model.name, records, [(n, index[b], M) for n, b, M in frames], model.gravity, world_inertia,
+                     strict)
+
+
+# rbd/__init__.py binds rbd.add_payload from rbd.model (an older version without the payload's
+# own check or strict=), before importing this module: point both names here.
+if getattr(_model_module, "add_payload", add_payload) is not add_payload:
+    _model_module.add_payload = add_payload
+    _package = sys.modules.get(__package__)
+    if _package is not None:
+        _package.add_payload = add_payload

@@ -1,10 +1,12 @@
-"""Derived models: add_frame, attach, lock_joints.
+"""Derived models: add_frame, add_payload, attach, lock_joints, and the inertia policy on them.
 
 Oracles: Pinocchio's buildReducedModel and appendModel (joints matched by name),
 models written by hand as one URDF, and the identity that a locked model's mass
 matrix and inverse dynamics are the full model's rows and columns of the free
 joints when the locked ones do not move.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -236,3 +238,123 @@ def test_locking_a_coupled_joint_locks_its_coupling(backend, couplings, locked, 
     v = np.random.default_rng(5).normal(size=reduced.nv)
     np.testing.assert_allclose(rbd.crba(reduced, qr), rbd.crba(expected, qr), atol=1e-12)
     np.testing.assert_allclose(rbd.rnea(reduced, qr, v, v), rbd.rnea(expected, qr, v, v), atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------
+# The inertia policy on what a derived model adds (payloads, attached models, merged bodies)
+# ------------------------------------------------------------------------------------------
+def with_fixed_link(urdf, name, parent, mass, com, inertia, xyz="0 0 0"):
+    """``urdf`` with a link ``name`` welded to ``parent``: the oracle for a payload."""
+    I = np.asarray(inertia, dtype=float)
+    return urdf.replace("</robot>", """  <link name="%s"><inertial><origin xyz="%r %r %r"/><mass value="%r"/>
+    <inertia ixx="%r" ixy="%r" ixz="%r" iyy="%r" iyz="%r" izz="%r"/></inertial></link>
+  <joint name="%s_weld" type="fixed"><parent link="%s"/><child link="%s"/><origin xyz="%s"/></joint>
+</robot>""" % ((name, *map(float, com), float(mass))
+               + tuple(float(I[i, j]) for i, j in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)))
+               + (name, parent, name, xyz)))
+
+
+def policy_outcome(call):
+    """'silent', 'warns' or 'raises' (a ValueError) for ``call()``, and the messages."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            call()
+        except ValueError as exc:
+            return "raises", [str(exc)]
+    return ("warns" if caught else "silent"), [str(w.message) for w in caught]
+
+
+# principal moments 1e-3, 1e-3, 5e-3: 1 + 1 < 5, no mass distribution has them (2.5x over)
+BAD_PAYLOAD = (1.0, [0.01, 0.0, 0.04], np.diag([1e-3, 1e-3, 5e-3]))
+
+
+def test_an_impossible_payload_warns_or_raises_as_the_same_fixed_link_of_a_urdf(backend):
+    arm = rbd.load_urdf(ARM)
+    mass, com, inertia = BAD_PAYLOAD
+    written = with_fixed_link(ARM, "payload", "flange", mass, com, inertia)
+    # the oracle: load_urdf warns by default and raises with strict=True for this link
+    assert policy_outcome(lambda: rbd.load_urdf(written))[0] == "warns"
+    with pytest.raises(rbd.URDFError, match="payload"):
+        rbd.load_urdf(written, strict=True)
+    with pytest.warns(UserWarning, match="inconsistent inertia.*payload on 'flange'") as caught:
+        loaded = rbd.add_payload(arm, "flange", mass, com, inertia)
+    assert len(caught) == 1  # one warning for the model
+    # the merged body alone passes the policy: the carrier's inertia hides the payload
+    assert policy_outcome(lambda: arm.replace(inertias=loaded.inertias, strict=True)) == ("silent", [])
+    with pytest.raises(ValueError, match="payload on 'flange'.*principal moments"):
+        rbd.add_payload(arm, "flange", mass, com, inertia, strict=True)
+    # loaded as given: the same dynamics as the URDF with the payload as a fixed link
+    with pytest.warns(UserWarning):
+        oracle = rbd.load_urdf(written)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        q = rbd.random_configuration(arm, rng)
+        v, a = rng.normal(size=arm.nv), rng.normal(size=arm.nv)
+        np.testing.assert_allclose(rbd.crba(loaded, q), rbd.crba(oracle, q), rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(rbd.rnea(loaded, q, v, a), rbd.rnea(oracle, q, v, a), rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(rbd.aba(loaded, q, v, rbd.rnea(oracle, q, v, a)), a, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("inertia, expected", [
+    (np.diag([1e-3, 1e-3, 5e-4]), "silent"),                              # a real body
+    (np.zeros((3, 3)), "silent"),                                         # a point mass
+    (np.diag([1e-3, 1e-3, 2e-3 * (1 + 1e-12)]), "silent"),                # a thin disc, rounded
+    (np.diag([0.0, 0.0, 1e-20]), "silent"),                               # a point mass with round-off
+    (np.diag([1e-6, 1e-6, 3e-6]), "raises"),                              # small, but 1.5x over
+    (np.diag([1e-3, 1e-3, -1e-4]), "raises"),                             # a clearly negative moment
+])
+def test_payload_policy_is_the_urdf_policy_at_the_robots_scale(inertia, expected):
+    """With strict=True: an add_payload and the same payload as a URDF fixed link either
+    both load or both refuse; round-off judged against the arm (0.03 kg m^2) passes."""
+    arm = rbd.load_urdf(ARM)
+    com = [0.0, 0.02, 0.05]
+    ours = policy_outcome(lambda: rbd.add_payload(arm, "flange", 0.7, com, inertia, strict=True))
+    urdf = policy_outcome(lambda: rbd.load_urdf(with_fixed_link(ARM, "payload", "flange", 0.7, com, inertia),
+                                                strict=True))
+    assert ours[0] == urdf[0] == expected, (ours, urdf)
+    if expected == "raises":
+        assert "payload on 'flange'" in ours[1][0]
+    else:  # and silent by default too
+        assert policy_outcome(lambda: rbd.add_payload(arm, "flange", 0.7, com, inertia)) == ("silent", [])
+
+
+def test_payload_strict_checks_the_merged_body_too_and_is_a_flag():
+    arm = rbd.load_urdf(ARM)
+    with pytest.raises(TypeError, match="strict must be True or False"):
+        rbd.add_payload(arm, "flange", 0.5, [0, 0, 0], np.eye(3) * 1e-3, strict="yes")
+    # a carrier already inconsistent (loaded with a warning): strict refuses the result, and the
+    # default names it and the impossible payload in one warning
+    bad_fore = ARM.replace('ixx="0.01" ixy="0.001" ixz="0" iyy="0.012" iyz="0" izz="0.003"',
+                           'ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.05"')
+    with pytest.warns(UserWarning, match="'fore'"):
+        carrier = rbd.load_urdf(bad_fore)
+    with pytest.raises(ValueError, match="'fore'"):
+        rbd.add_payload(carrier, "flange", 0.5, [0, 0, 0], np.eye(3) * 1e-3, strict=True)
+    # (on the other body: on 'fore' this payload's mass would make the merged body consistent)
+    outcome, messages = policy_outcome(lambda: rbd.add_payload(carrier, "upper", *BAD_PAYLOAD))
+    assert outcome == "warns" and len(messages) == 1
+    assert "2 links" in messages[0] and "'fore'" in messages[0] and "payload on 'upper'" in messages[0]
+
+
+def test_attach_and_lock_joints_take_strict():
+    arm = rbd.load_urdf(ARM)
+    bad_gripper = GRIPPER.replace('ixx="0.0001" ixy="0" ixz="0" iyy="0.0001" iyz="0" izz="0.00005"',
+                                  'ixx="0.0001" ixy="0" ixz="0" iyy="0.0001" iyz="0" izz="0.0005"')
+    assert policy_outcome(lambda: rbd.load_urdf(bad_gripper))[0] == "warns"
+    with pytest.warns(UserWarning):
+        gripper = rbd.load_urdf(bad_gripper)
+    outcome, messages = policy_outcome(lambda: rbd.attach(arm, gripper, "flange", prefix="x_"))
+    assert outcome == "warns" and "'x_g_finger'" in messages[0]
+    with pytest.raises(ValueError, match="'x_g_finger'"):
+        rbd.attach(arm, gripper, "flange", prefix="x_", strict=True)
+    # a locked joint's body merges, the finger stays a body: the reduced model is judged anew
+    q = np.zeros(gripper.nq)
+    outcome, messages = policy_outcome(lambda: rbd.lock_joints(gripper, "g_wrist", q))
+    assert outcome == "warns" and "'g_finger'" in messages[0]
+    with pytest.raises(ValueError, match="'g_finger'"):
+        rbd.lock_joints(gripper, "g_wrist", q, strict=True)
+    with pytest.raises(TypeError, match="strict must be True or False"):
+        rbd.lock_joints(arm, "elbow", np.zeros(arm.nq), strict=1)
+    with pytest.raises(TypeError, match="strict must be True or False"):
+        rbd.attach(arm, arm, "flange", prefix="x_", strict=None)
