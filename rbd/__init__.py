@@ -10,8 +10,8 @@ import os as _os
 
 from . import reference, rotations, spatial
 from ._checks import URDFError, SingularModelError
-from .model import Model, ModelBuilder, JointKind, add_payload, couple_joints
-from .editing import add_frame, attach, lock_joints
+from .model import Model, ModelBuilder, JointKind, couple_joints
+from .editing import add_frame, add_payload, attach, lock_joints
 from .contacts import Contact, inertial_parameters, model_from_parameters
 from .urdf import load_urdf
 from . import interop

@@ -25,14 +25,13 @@ error (ValueError) instead of one warning, as ``load_urdf``, ``ModelBuilder.buil
 """
 import collections
 import math
-import sys
 
 import numpy as np
 
 from ._checks import as_array, as_transform, check_model, flag, model_arrays, short_names, short_repr
 from ._inertia import check_inertias
 from .model import Model, assemble_model, check_inertia, couple_joints
-from . import model as _model_module, spatial
+from . import spatial
 
 __all__ = ["add_frame", "add_payload", "attach", "lock_joints"]
 
@@ -101,7 +100,9 @@ def add_frame(model, name, parent_frame, placement):
     check_model(model)
     if model.mimic:
         return _recoupled(model, add_frame, name, parent_frame, placement)
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str):
+        raise TypeError("frame name must be a string, got %s" % type(name).__name__)
+    if not name:
         raise ValueError("frame name must be a non-empty string, got %s" % short_repr(name))
     if name in model.frame_names:
         raise ValueError("the model already has a frame named %s" % short_repr(name))
@@ -257,12 +258,3 @@ def lock_joints(model, joints, q, strict=False):
     records = [dict(bodies[i], parent=index[bodies[i]["parent"]]) for i in kept]
     return _assemble(model.name, records, [(n, index[b], M) for n, b, M in frames], model.gravity, world_inertia,
                      strict)
-
-
-# rbd/__init__.py binds rbd.add_payload from rbd.model (an older version without the payload's
-# own check or strict=), before importing this module: point both names here.
-if getattr(_model_module, "add_payload", add_payload) is not add_payload:
-    _model_module.add_payload = add_payload
-    _package = sys.modules.get(__package__)
-    if _package is not None:
-        _package.add_payload = add_payload

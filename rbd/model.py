@@ -577,28 +577,6 @@ def _lookup(key, index, count, what):
     raise TypeError("%s must be a name (str) or an index (int), got %r" % (what, type(key).__name__))
 
 
-def add_payload(model, frame, mass, com, inertia):
-    """A new model with a rigid payload fixed to ``frame`` (a name or an index):
-    ``mass``, its centre of mass ``com`` in the frame's coordinates and its
-    rotational ``inertia`` (3x3) about that centre of mass in the frame's axes.
-    The payload's inertia joins the inertia of the body the frame is fixed to."""
-    check_model(model)
-    f = model.frame_id(frame)
-    body = int(model.frame_parents[f])
-    if body < 0:
-        raise ValueError("frame %s is fixed to the world: a payload there never moves"
-                         % short_repr(model.frame_names[f]))
-    mass = float(as_array(mass, "mass", (), allow_batch=False))
-    com = as_array(com, "com", (3,), allow_batch=False)
-    inertia = as_array(inertia, "inertia", (3, 3), allow_batch=False)
-    check_inertia(mass, inertia, "the payload")
-    with np.errstate(over="ignore", invalid="ignore"):
-        payload = spatial.inertia_act(model.frame_offsets[f], spatial.inertia10_from_mass_com(mass, com, inertia))
-    inertias = np.array(model.inertias)
-    inertias[body] += payload
-    return model.replace(inertias=inertias)
-
-
 # ------------------------------------------------------------------------------------------
 # Builder
 # ------------------------------------------------------------------------------------------

@@ -358,3 +358,12 @@ def test_attach_and_lock_joints_take_strict():
         rbd.lock_joints(arm, "elbow", np.zeros(arm.nq), strict=1)
     with pytest.raises(TypeError, match="strict must be True or False"):
         rbd.attach(arm, arm, "flange", prefix="x_", strict=None)
+
+
+def test_add_frame_refuses_a_name_that_is_not_a_string():
+    model = rbd.sample_model("arm7")
+    with pytest.raises(TypeError, match="frame name must be a string, got int"):
+        rbd.add_frame(model, 5, "tool0", np.eye(4))
+    with pytest.raises(ValueError, match="non-empty"):
+        rbd.add_frame(model, "", "tool0", np.eye(4))
+    assert rbd.add_frame(model, "tip", "tool0", np.eye(4)).frame_names[-1] == "tip"
