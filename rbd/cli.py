@@ -17,7 +17,6 @@ first row at t <= 0.  Rows in messages count from 1, the first row below the hea
 """
 import argparse
 import collections
-import csv
 import json
 import math
 import os
@@ -132,10 +131,7 @@ def _read_npz(path):
 def _read_csv(path):
     try:
         with open(path, encoding="utf-8-sig") as f:  # -sig: a byte-order mark (spreadsheets write one)
-            header = next((line for line in f if line.strip()), None)  # blank lines before it are fine
-            if header is None:
-                raise CommandError("%s: empty file (a header line is needed: time, then the joint columns)" % path)
-            columns = _header_columns(path, header)
+            columns = _header_columns(path, f)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # "no data": said later, as an error
                 try:
@@ -153,10 +149,60 @@ def _read_csv(path):
     return {name: rows[:, k] for k, name in enumerate(columns)}
 
 
-def _header_columns(path, line):
-    """The column names of a header line: quoted or not, a leading '#' (numpy.savetxt's) dropped."""
-    columns = [c.strip() for c in next(csv.reader([line.strip().lstrip("#")], skipinitialspace=True))]
-    if len(columns) == 1 and any(sep in line for sep in ";\t"):
+def _header_fields(path, f):
+    """The names of the header record, read from ``f`` up to its end (blank lines before
+    it skipped, a leading '#' -- numpy.savetxt's -- dropped).  CSV quoting: a quoted name
+    keeps everything between its quotes (commas, line breaks, spaces; "" is one quote),
+    an unquoted one is stripped of spaces: a joint's name comes back as ``_csv_name``
+    wrote it."""
+    line = next((line for line in f if line.strip()), None)  # blank lines before it are fine
+    if line is None:
+        raise CommandError("%s: empty file (a header line is needed: time, then the joint columns)" % path)
+    line = line.lstrip().lstrip("#")
+    names, field, quoted, inside, k = [], "", False, False, 0
+    while True:
+        if k == len(line):
+            if not inside:
+                break
+            line, k = next(f, None), 0  # a line break in a quoted name: the record goes on
+            if line is None:
+                raise CommandError("%s: the header ends inside a quoted column name" % path)
+            continue
+        c = line[k]
+        k += 1
+        if inside:
+            if c == '"' and line[k:k + 1] == '"':
+                field, k = field + c, k + 1
+            elif c == '"':
+                inside = False
+            else:
+                field += c
+        elif c == '"' and not quoted and not field.strip():
+            field, quoted, inside = "", True, True
+        elif c == ",":
+            names.append(field if quoted else field.strip())
+            field, quoted = "", False
+        elif quoted:  # after the closing quote: spaces only
+            if not c.isspace():
+                raise CommandError("%s: header column %d: %r after the closing quote" % (path, len(names) + 1, c))
+        else:
+            field += c
+    names.append(field if quoted else field.strip())
+    return names
+
+
+def _csv_name(name):
+    """A column name as a CSV header field: quoted (the csv module's way) when the reader
+    would otherwise split it (a comma, a line break), read a quote or strip its spaces."""
+    if any(c in name for c in ',"\r\n') or name != name.strip() or name.startswith("#"):
+        return '"%s"' % name.replace('"', '""')
+    return name
+
+
+def _header_columns(path, f):
+    """The column names of the header (see _header_fields), checked."""
+    columns = _header_fields(path, f)
+    if len(columns) == 1 and any(sep in columns[0] for sep in ";\t"):
         raise CommandError("%s: the header has no commas: columns must be separated by ',' (not ';' or tabs)" % path)
     unnamed = [k + 1 for k, c in enumerate(columns) if not c]
     if unnamed:
@@ -174,7 +220,7 @@ def _bad_row(path, columns):
     """Why loadtxt refused the rows: the first data row that is not len(columns) numbers.
     Rows count from 1, the first below the header; blank and '#' lines are not rows."""
     with open(path, encoding="utf-8-sig") as f:
-        next(line for line in f if line.strip())  # the header
+        _header_fields(path, f)  # (it may span lines)
         row = 0
         for line in f:
             cells = line.split("#")[0].strip()
@@ -212,6 +258,7 @@ def read_samples(path, blocks):
     the array ``key`` of shape (rows, len(names)).  The same checks for every file: no
     unknown column or array, at least one row, finite numbers, increasing time; errors
     name the column or the row (rows count from 1, the first below the header)."""
+    check_csv_names(path, [name for _, names, _, _ in blocks for name in names])
     table = read_table(path)
     npz = _is_npz(path)
     if "time" not in table:
@@ -308,13 +355,23 @@ def write_table(path, t, blocks):
             with open(path, "wb") as f:  # a file object: np.savez would append ".npz" to "X.NPZ"
                 np.savez(f, time=t, **{key: values for key, _, values in blocks})
             return
-        names = ["time"] + [n for _, names, _ in blocks for n in names]
+        names = [n for _, names, _ in blocks for n in names]
+        check_csv_names(path, names)
         data = np.column_stack([t] + [values for _, _, values in blocks])
-        np.savetxt(path, data, delimiter=",", header=",".join(names), comments="", fmt="%.17g")
+        np.savetxt(path, data, delimiter=",", header=",".join(_csv_name(n) for n in ["time"] + names), comments="",
+                   fmt="%.17g")
     except BrokenPipeError:  # -o /dev/stdout | head: the reader went away, main() says it is fine
         raise
     except OSError as exc:
         raise CommandError("cannot write %s: %s" % (path, exc.strerror or exc)) from None
+
+
+def check_csv_names(path, names):
+    """Refuse a CSV file whose columns would include a second ``time`` (a one-coordinate
+    joint named time): the file could not be read back."""
+    if not _is_npz(path) and "time" in names:
+        raise CommandError("%s: the robot has a joint named 'time', whose column would be a second time column; "
+                           "use an .npz file" % path)
 
 
 def check_outputs(output, plot_path=None):
@@ -524,6 +581,7 @@ def simulate(args):
     if steps < 1:
         raise CommandError("--duration %g is shorter than half of --dt %g: no step" % (args.duration, args.dt))
     model = load_robot(args.robot, args.floating_base, args.mimic)
+    check_csv_names(args.output, coordinate_names(model))  # before the work
     torque = _torque_source(model, args)
     t = np.arange(steps + 1) * args.dt
     q = np.empty((steps + 1, model.nq))

@@ -430,3 +430,48 @@ def test_csv_with_a_blank_first_line_and_a_quoted_header_read_like_a_plain_one(t
     assert out.returncode == 0, out.stderr
     with np.load(tmp_path / "tau.npz") as data:
         np.testing.assert_allclose(data["tau"], rbd.rnea(model, q, v, a), atol=1e-9)
+
+
+# ------------------------------------------------------------------------------------------
+# Round trips, error wording, warnings
+# ------------------------------------------------------------------------------------------
+def one_joint_urdf(joint, extra=""):
+    """A pendulum whose joint has the given name (XML-escaped here)."""
+    from xml.sax.saxutils import quoteattr
+    return ('<robot name="r"><link name="base"/><link name="a"><inertial><mass value="1"/><origin xyz="0.1 0 0"/>'
+            '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+            '<joint name=%s type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/>'
+            '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>%s</robot>'
+            % (quoteattr(joint).replace("\n", "&#10;"), extra))
+
+
+@pytest.mark.parametrize("joint", ["elbow,left", " padded ", "line\nbreak", 'say "hi"', "#first"])
+def test_simulate_writes_csv_that_inverse_dynamics_reads_back_whatever_the_joint_name(tmp_path, joint):
+    (tmp_path / "r.urdf").write_text(one_joint_urdf(joint))
+    model = rbd.load_urdf(tmp_path / "r.urdf")
+    assert model.joint_names == (joint,)
+    out = run("simulate", "r.urdf", "--duration", 0.02, "--dt", 0.001, "-o", "s.csv", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    table = cli.read_table(tmp_path / "s.csv")
+    assert list(table) == ["time", joint, "v:" + joint]
+    out = run("inverse-dynamics", "r.urdf", "s.csv", "-o", "tau.csv", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    tau = cli.read_table(tmp_path / "tau.csv")
+    assert list(tau) == ["time", "tau:" + joint]
+    # the simulation ran without torque: the derived torques are ~0 next to gravity's (~1 N m)
+    q, v = table[joint][:, None], table["v:" + joint][:, None]
+    assert np.abs(tau["tau:" + joint]).max() < 0.01 * np.abs(rbd.gravity(model, q)).max() + 1e-9
+
+
+def test_a_joint_named_time_is_refused_in_csv_and_kept_in_npz(tmp_path):
+    (tmp_path / "r.urdf").write_text(one_joint_urdf("time"))
+    out = run("simulate", "r.urdf", "--duration", 0.01, "--dt", 0.001, "-o", "s.csv", cwd=tmp_path)
+    assert out.returncode == 2 and "joint named 'time'" in out.stderr.splitlines()[-1], out.stderr
+    assert not (tmp_path / "s.csv").exists()
+    (tmp_path / "t.csv").write_text("time,time\n0,0\n0.1,0\n")
+    out = run("inverse-dynamics", "r.urdf", "t.csv", "-o", "tau.csv", cwd=tmp_path)
+    assert out.returncode == 2 and "joint named 'time'" in out.stderr, out.stderr
+    out = run("simulate", "r.urdf", "--duration", 0.01, "--dt", 0.001, "-o", "s.npz", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    out = run("inverse-dynamics", "r.urdf", "s.npz", "-o", "tau.npz", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
