@@ -20,6 +20,7 @@ import collections
 import json
 import math
 import os
+import re
 import sys
 import time as _time
 import warnings
@@ -341,6 +342,35 @@ def derive_motion(model, t, q, v=None):
     return v, a
 
 
+# A library error about one sample of a batch names its argument and index ("q[3, 3:7] is
+# the quaternion ...", "... at v[3, 2]"); the command's user knows rows and columns.
+_SAMPLE = re.compile(r"\b(q0|q1|q|v|a)\[(\d+), (\d+)(?::(\d+))?\]")
+
+
+def in_rows(model, exc, path, first=0):
+    """The text of a library ValueError with its sample index as the file's row (from 1;
+    the batch started at row index ``first``) and its coordinates as columns (npz: the
+    array's columns) and joint.  q0 and q1 are difference's q: derive_motion passes the
+    rows in order as q0, checked first."""
+    text = str(exc)
+    found = _SAMPLE.search(text)
+    if not found:
+        return text
+    array, row, lo = found.group(1), int(found.group(2)) + first + 1, int(found.group(3))
+    hi = int(found.group(4) or lo + 1) - 1
+    space, key = ("q", "q") if array.startswith("q") else ("v", array)
+    sizes = model.joint_nq if space == "q" else model.joint_nv
+    joint = model.joint_names[np.repeat(np.arange(len(sizes)), sizes)[lo]]  # the joint of coordinate lo
+    if _is_npz(path):
+        names = ["%s[:, %d]" % (key, k) for k in range(lo, hi + 1)]
+    else:
+        names = coordinate_names(model, space, "" if key == "q" else key + ":")[lo:hi + 1]
+    columns = "column %s" % names[0] if lo == hi else "columns %s..%s" % (names[0], names[-1])
+    detail = text.replace(found.group(0), "joint %s" % joint)
+    detail = detail.replace("joint %s is the quaternion of a joint" % joint, "the quaternion of joint %s" % joint)
+    return "row %d (%s): %s" % (row, columns, detail.replace(" and must not be zero", " must not be zero"))
+
+
 def _finite(x, what):
     bad = np.flatnonzero(~np.all(np.isfinite(x), axis=1))
     if bad.size:
@@ -538,20 +568,24 @@ def inverse_dynamics(args):
     model = load_robot(args.robot, args.floating_base, args.mimic)
     t, q, v, a = read_trajectory(model, args.trajectory)
     tau = np.empty((len(t), model.nv))
+    start = 0  # the row index where the batch that fails starts
+    bar = progress(len(t), "inverse dynamics")
     try:
         if v is None or a is None:
             v, derived = derive_motion(model, t, q, v)
             a = derived if a is None else a
-        bar = progress(len(t), "inverse dynamics")
         with np.errstate(all="ignore"):  # an overflow is found below, naming the row
             for start in range(0, len(t), CHUNK):
                 stop = min(start + CHUNK, len(t))
                 tau[start:stop] = rbd.rnea(model, q[start:stop], v[start:stop], a[start:stop])
                 bar.update(stop - start)
-        bar.close()
         _finite(tau, "the torques")
-    except (CommandError, ValueError) as exc:  # ValueError: the library refusing an overflowed value
+    except CommandError as exc:
         raise CommandError("%s: %s" % (args.trajectory, exc)) from None
+    except ValueError as exc:  # the library refusing a sample (a zero quaternion) or an overflowed value
+        raise CommandError("%s: %s" % (args.trajectory, in_rows(model, exc, args.trajectory, start))) from None
+    finally:
+        bar.close()  # (an error then starts its own line)
     names = coordinate_names(model, "v", "tau:")
     write_table(args.output, t, [("tau", names, tau)])
     print("%d samples: torques written to %s" % (len(t), args.output))

@@ -475,3 +475,29 @@ def test_a_joint_named_time_is_refused_in_csv_and_kept_in_npz(tmp_path):
     assert out.returncode == 0, out.stderr
     out = run("inverse-dynamics", "r.urdf", "s.npz", "-o", "tau.npz", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("given", ["q only", "q, v, a", "npz"])
+def test_a_zero_quaternion_is_named_by_row_and_columns(tmp_path, monkeypatch, capsys, given):
+    """The library's refusal of one sample (q[3, 3:7]: its argument, 0-based) in the file's
+    words, also in a later batch of rows (CHUNK made small here)."""
+    monkeypatch.setattr(cli, "CHUNK", 4)
+    model = rbd.sample_model("quadruped")
+    t = np.arange(10) * 0.01
+    q = np.tile(rbd.neutral(model), (10, 1))
+    q[6, 3:7] = 0.0  # row 7, in the second batch of 4 rows
+    zeros = np.zeros((10, model.nv))
+    names = cli.coordinate_names(model)
+    path = tmp_path / ("traj.npz" if given == "npz" else "traj.csv")
+    if given == "npz":
+        np.savez(path, time=t, q=q, v=zeros, a=zeros)
+    else:
+        blocks = [("q", names, q)]
+        if given == "q, v, a":
+            blocks += [("v", cli.coordinate_names(model, "v", "v:"), zeros), ("a", cli.coordinate_names(model, "v", "a:"), zeros)]
+        write_csv(path, t, blocks)
+    assert cli.main(["inverse-dynamics", "quadruped", str(path), "-o", str(tmp_path / "tau.csv")]) == 2
+    err = capsys.readouterr().err
+    columns = "q[:, 3]..q[:, 6]" if given == "npz" else "root_joint[3]..root_joint[6]"
+    assert err.splitlines()[-1] == "rbd inverse-dynamics: error: %s: row 7 (columns %s): the quaternion of joint " \
+                                   "root_joint must not be zero" % (path, columns), err
