@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 import rbd
-from rbd.cli import CommandError, load_robot
+from rbd.cli import CommandError, load_robot, one_line
 
 
 def demo(argv=None):
@@ -24,7 +24,7 @@ def demo(argv=None):
     try:
         model = load_robot(args.robot, args.floating_base, args.mimic)
     except CommandError as exc:
-        parser.error(str(exc))
+        parser.error(one_line(exc))
 
     print(model.tree_string())
     print("backend: %s, nq = %d, nv = %d, frames = %d" % (rbd.backend, model.nq, model.nv, model.nframes))

@@ -17,6 +17,7 @@ first row at t <= 0.  Rows in messages count from 1, the first row below the hea
 """
 import argparse
 import collections
+import contextlib
 import json
 import math
 import os
@@ -757,12 +758,35 @@ def main(argv=None):
         return 0
 
 
+def one_line(text):
+    """A message on one line: MuJoCo's compile errors add "Element name ..., line N" on a
+    line of their own."""
+    return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+@contextlib.contextmanager
+def _warnings_as_lines(prefix):
+    """Warnings print as ``PREFIX: warning: ...`` lines on stderr (not Python's file:line
+    and source line, which name rbd's code, not the user's input)."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print("%s: warning: %s" % (prefix, one_line(message)), file=sys.stderr)
+    with warnings.catch_warnings():  # (restores showwarning)
+        warnings.showwarning = show
+        yield
+
+
 def _main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if _wants_demo(argv):
         from .__main__ import demo  # ``rbd ROBOT``: the demo
-        return demo(argv)
+        with _warnings_as_lines("rbd"):
+            return demo(argv)
     args = _parser().parse_args(argv)
+    with _warnings_as_lines("rbd %s" % args.command):
+        return _run(args)
+
+
+def _run(args):
     if args.backend:
         rbd.set_backend(args.backend)
     try:
@@ -776,10 +800,10 @@ def _main(argv=None):
         {"inverse-dynamics": inverse_dynamics, "simulate": simulate, "bench": bench}[args.command](args)
         return 0
     except CommandError as exc:
-        print("rbd %s: error: %s" % (args.command, exc), file=sys.stderr)
+        print("rbd %s: error: %s" % (args.command, one_line(exc)), file=sys.stderr)
         return 2
     except MemoryError as exc:
-        print("rbd %s: error: %s" % (args.command, str(exc) or "not enough memory for this job"), file=sys.stderr)
+        print("rbd %s: error: %s" % (args.command, one_line(exc) or "not enough memory for this job"), file=sys.stderr)
         return 2
 
 

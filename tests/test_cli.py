@@ -501,3 +501,43 @@ def test_a_zero_quaternion_is_named_by_row_and_columns(tmp_path, monkeypatch, ca
     columns = "q[:, 3]..q[:, 6]" if given == "npz" else "root_joint[3]..root_joint[6]"
     assert err.splitlines()[-1] == "rbd inverse-dynamics: error: %s: row 7 (columns %s): the quaternion of joint " \
                                    "root_joint must not be zero" % (path, columns), err
+
+
+INERTIAL = ('<inertial><mass value="1"/><origin xyz="0.1 0 0"/>'
+            '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>')
+MIMIC = """<robot name="r"><link name="base"/><link name="a">{I}</link><link name="b">{I}</link>
+<joint name="ja" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/>
+  <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+<joint name="jb" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 1 0"/>{limit}
+  <mimic joint="ja" multiplier="2" offset="0.1"/></joint></robot>"""
+
+
+def test_errors_are_one_line_and_warnings_are_rbd_lines(tmp_path):
+    (tmp_path / "m.urdf").write_text(MIMIC.format(I=INERTIAL, limit='<limit lower="-0.5" upper="2" effort="1" '
+                                                                     'velocity="1"/>'))
+    for args in (SIM[:1] + ("m.urdf",) + SIM[2:] + ("-o", "s.csv"), ("bench", "m.urdf", "--seconds", "0.001",
+                                                                     "--batch", "2")):
+        out = run(*args, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert out.stderr.splitlines() == ["rbd %s: warning: mimic joints 'jb' are loaded as independent joints "
+                                           "(load_urdf(..., mimic=True) enforces them)" % args[0]], out.stderr
+    demo = run("m.urdf", cwd=tmp_path)
+    assert demo.returncode == 0 and demo.stderr.splitlines() == ["rbd: warning: mimic joints 'jb' are loaded as "
+                                                                 "independent joints (load_urdf(..., mimic=True) "
+                                                                 "enforces them)"], demo.stderr
+    pytest.importorskip("mujoco")
+    (tmp_path / "massless.xml").write_text('<mujoco model="m"><worldbody><body name="b"><joint type="hinge"/>'
+                                           '</body></worldbody></mujoco>')
+    out = run(*SIM[:1], "massless.xml", *SIM[2:], "-o", "s2.csv", cwd=tmp_path)
+    assert out.returncode == 2 and len(out.stderr.splitlines()) == 1, out.stderr
+    assert out.stderr.startswith("rbd simulate: error: massless.xml: ") and "; Element name 'b'" in out.stderr
+    demo = run("massless.xml", cwd=tmp_path)
+    assert demo.returncode == 2 and demo.stderr.splitlines()[-1].endswith("; Element name 'b', id 1, line 1")
+    (tmp_path / "tendon.xml").write_text(
+        '<mujoco model="t"><worldbody><body name="a" pos="0 0 1"><joint name="h" axis="0 1 0"/><geom size="0.05"/>'
+        '<site name="s1"/><body name="b" pos="0.3 0 0"><joint name="h2" axis="0 1 0"/><geom size="0.05"/>'
+        '<site name="s2"/></body></body></worldbody>'
+        '<tendon><spatial name="ten"><site site="s1"/><site site="s2"/></spatial></tendon></mujoco>')
+    out = run(*SIM[:1], "tendon.xml", *SIM[2:], "-o", "s3.csv", cwd=tmp_path)
+    assert out.returncode == 0 and out.stderr.splitlines() == [
+        "rbd simulate: warning: from_mujoco: rbd does not represent tendons 'ten'"], out.stderr
