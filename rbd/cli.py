@@ -500,11 +500,7 @@ def check(args):
             return 1, {"robot": args.robot, "usable": False, "reason": str(exc)}
     report = {
         "robot": args.robot, "name": model.name, "nq": model.nq, "nv": model.nv, "nbodies": model.nbodies,
-        "total_mass": model.total_mass,
-        "joints": [{"name": n, "type": rbd.JointKind(int(k)).name.lower(), "parent": model.parents[i].item(),
-                    "lower": model.lower_limits[model.q_idx[i]:model.q_idx[i] + model.joint_nq[i]].tolist(),
-                    "upper": model.upper_limits[model.q_idx[i]:model.q_idx[i] + model.joint_nq[i]].tolist()}
-                   for i, (n, k) in enumerate(zip(model.joint_names, model.joint_kinds))],
+        "total_mass": model.total_mass, "joints": _joint_reports(model, args),
         "bodies": [{"name": b, "mass": float(model.inertias[i, 0]),
                     "com": (model.inertias[i, 1:4] / model.inertias[i, 0]).tolist() if model.inertias[i, 0] > 0 else None,
                     "inertia_at_origin": model.inertias[i, 4:].tolist()}
@@ -529,6 +525,26 @@ def check(args):
     return (0 if not problems else 1), report
 
 
+def _joint_reports(model, args):
+    """Each joint's name, type, parent body and limits; a mimic joint (it has no coordinate
+    in the model) is ``mimic``: its primary, multiplier and offset, with the limits the
+    file gives it (read from the file loaded with independent joints)."""
+    limits = lambda m, i: (m.lower_limits[m.q_idx[i]:m.q_idx[i] + m.joint_nq[i]].tolist(),  # noqa: E731
+                           m.upper_limits[m.q_idx[i]:m.q_idx[i] + m.joint_nq[i]].tolist())
+    mimic = {joint: (primary, multiplier, offset) for joint, primary, multiplier, offset in model.mimic}
+    if mimic:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # already reported by the first load
+            free = load_robot(args.robot, args.floating_base, mimic=False)
+    joints = []
+    for i, (name, kind) in enumerate(zip(model.joint_names, model.joint_kinds)):
+        lower, upper = limits(free, free.joint_names.index(name)) if name in mimic else limits(model, i)
+        joints.append({"name": name, "type": rbd.JointKind(int(kind)).name.lower(), "parent": model.parents[i].item(),
+                       "lower": lower, "upper": upper,
+                       "mimic": dict(zip(("joint", "multiplier", "offset"), mimic[name])) if name in mimic else None})
+    return joints
+
+
 def json_safe(value):
     """The report with unbounded limits (infinities; any NaN too) as null: strict JSON."""
     if isinstance(value, dict):
@@ -549,6 +565,10 @@ def _print_check(report):
     print("\njoints (type, parent body, limits):")
     for j in report["joints"]:
         limits = ", ".join("[%g, %g]" % lu for lu in zip(j["lower"], j["upper"]) if np.isfinite(lu).any())
+        if j["mimic"]:
+            limits = "mimic of %s: %s = %g %s + %g%s" % (j["mimic"]["joint"], j["name"], j["mimic"]["multiplier"],
+                                                        j["mimic"]["joint"], j["mimic"]["offset"],
+                                                        ", own limits " + limits if limits else "")
         print("  %-28s %-11s parent %-3d %s" % (j["name"], j["type"], j["parent"], limits or "unlimited"))
     print("\nbodies (mass kg, centre of mass m, inertia at the body origin xx xy xz yy yz zz):")
     for b in report["bodies"]:

@@ -541,3 +541,18 @@ def test_errors_are_one_line_and_warnings_are_rbd_lines(tmp_path):
     out = run(*SIM[:1], "tendon.xml", *SIM[2:], "-o", "s3.csv", cwd=tmp_path)
     assert out.returncode == 0 and out.stderr.splitlines() == [
         "rbd simulate: warning: from_mujoco: rbd does not represent tendons 'ten'"], out.stderr
+
+
+def test_check_mimic_shows_the_coupling_and_the_files_limits(tmp_path):
+    (tmp_path / "m.urdf").write_text(MIMIC.format(I=INERTIAL, limit='<limit lower="-0.5" upper="2" effort="1" '
+                                                                     'velocity="1"/>'))
+    report = json.loads(run("check", "--mimic", "--json", tmp_path / "m.urdf").stdout)
+    ja, jb = report["joints"]
+    assert report["nv"] == 1 and ja["mimic"] is None and (ja["lower"], ja["upper"]) == ([-1.0], [1.0])
+    assert jb["mimic"] == {"joint": "ja", "multiplier": 2.0, "offset": 0.1}
+    assert (jb["lower"], jb["upper"]) == ([-0.5], [2.0])  # its own, from the file (the model keeps none)
+    text = run("check", "--mimic", tmp_path / "m.urdf").stdout
+    line = next(line for line in text.splitlines() if line.strip().startswith("jb "))
+    assert line.endswith("mimic of ja: jb = 2 ja + 0.1, own limits [-0.5, 2]"), text
+    independent = json.loads(run("check", "--json", tmp_path / "m.urdf").stdout)["joints"][1]
+    assert independent["mimic"] is None and independent["lower"] == [-0.5]
