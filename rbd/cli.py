@@ -18,6 +18,7 @@ first row at t <= 0.  Rows in messages count from 1, the first row below the hea
 import argparse
 import collections
 import contextlib
+import difflib
 import json
 import math
 import os
@@ -656,12 +657,19 @@ def simulate(args):
                 bar.update(CHUNK)
     except (rbd.SingularModelError, ValueError) as exc:
         raise CommandError("simulation stopped at t = %g s: %s" % (t[k], exc)) from None
-    bar.close()
+    finally:
+        bar.close()  # (an error then starts its own line)
     drift = energy(steps) - e0 - work
+    # The zero of potential energy is arbitrary (the initial energy may be ~0 J): the drift is
+    # judged against the largest kinetic energy reached, the energy that changed form.
+    largest = max(float(np.max(rbd.kinetic_energy(model, q[k:k + CHUNK], v[k:k + CHUNK])))
+                  for k in range(0, steps + 1, CHUNK))
     write_table(args.output, t, [("q", coordinate_names(model), q), ("v", coordinate_names(model, "v", "v:"), v)])
     print("%d steps of %g s: trajectory written to %s" % (steps, args.dt, args.output))
-    print("energy: %.6g J at the start, %.6g J at the end, work of the torques %.6g J, drift %.3g J (%.2g%%)"
-          % (e0, energy(steps), work, drift, 100.0 * abs(drift) / max(abs(e0), 1e-12)))
+    print("energy: %.6g J at the start, %.6g J at the end, work of the torques %.6g J, drift %.3g J%s"
+          % (e0, energy(steps), work, drift,
+             " (%.2g%% of the largest kinetic energy, %.3g J)" % (100.0 * abs(drift) / largest, largest)
+             if largest > 0.0 else ""))
     if args.plot:
         plot(args.plot, t, q, coordinate_names(model), "joint coordinate (rad or m)", "simulation of %s" % model.name)
         print("plot written to %s" % args.plot)
@@ -798,6 +806,10 @@ def _warnings_as_lines(prefix):
 def _main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if _wants_demo(argv):
+        mistyped = _mistyped_subcommand(argv)
+        if mistyped:
+            print("rbd: error: %s" % mistyped, file=sys.stderr)
+            return 2
         from .__main__ import demo  # ``rbd ROBOT``: the demo
         with _warnings_as_lines("rbd"):
             return demo(argv)
@@ -827,10 +839,26 @@ def _run(args):
         return 2
 
 
+def _positionals(argv):
+    return [a for k, a in enumerate(argv) if not a.startswith("-") and (k == 0 or argv[k - 1] != "--backend")]
+
+
 def _wants_demo(argv):
     """``rbd [ROBOT] [options]`` without a subcommand is the demo, but ``rbd [--backend B]
     --help`` lists the subcommands."""
     if any(a in SUBCOMMANDS for a in argv):
         return False
-    positional = [a for k, a in enumerate(argv) if not a.startswith("-") and (k == 0 or argv[k - 1] != "--backend")]
-    return bool(positional) or not any(a in ("-h", "--help") for a in argv)
+    return bool(_positionals(argv)) or not any(a in ("-h", "--help") for a in argv)
+
+
+def _mistyped_subcommand(argv):
+    """The error for a first word that is no robot but a mistyped subcommand (``rbd chek
+    arm7``: the demo takes one word; ``rbd simulat``: close to a subcommand), else None."""
+    words = _positionals(argv)
+    if not words or words[0] in rbd.sample_model_names() or os.path.exists(words[0]):
+        return None
+    close = difflib.get_close_matches(words[0], SUBCOMMANDS, n=1)
+    if len(words) < 2 and not close:
+        return None  # a robot that does not exist: the demo says so
+    return "unknown subcommand %r%s (the subcommands: %s; rbd ROBOT alone runs the demo)" % (
+        words[0], ", did you mean %s?" % close[0] if close else "", ", ".join(SUBCOMMANDS))

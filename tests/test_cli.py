@@ -556,3 +556,37 @@ def test_check_mimic_shows_the_coupling_and_the_files_limits(tmp_path):
     assert line.endswith("mimic of ja: jb = 2 ja + 0.1, own limits [-0.5, 2]"), text
     independent = json.loads(run("check", "--json", tmp_path / "m.urdf").stdout)["joints"][1]
     assert independent["mimic"] is None and independent["lower"] == [-0.5]
+
+
+def test_mistyped_subcommands_are_named_and_a_robot_first_is_still_the_demo(tmp_path):
+    for args, hint in ((("chek", "arm7"), ", did you mean check?"), (("--backend", "numpy", "simulat"), ", did you "
+                                                                      "mean simulate?"), (("frobnicate", "arm7"), "")):
+        out = run(*args)
+        assert out.returncode == 2 and out.stderr.splitlines() == [
+            "rbd: error: unknown subcommand %r%s (the subcommands: check, inverse-dynamics, simulate, bench; "
+            "rbd ROBOT alone runs the demo)" % (args[-2] if args[-1] == "arm7" else args[-1], hint)], out.stderr
+    (tmp_path / "chek").write_text(Path(rbd.sample_model_path("arm7")).read_text())  # a robot file so named
+    for args in (("chek",), ("arm7", "--floating-base")):
+        demo = run(*args, cwd=tmp_path)
+        assert demo.returncode == 0 and "mass matrix" in demo.stdout, demo.stderr
+    missing = run("arm7.urdf", cwd=tmp_path)
+    assert missing.returncode == 2 and "arm7.urdf: no such robot" in missing.stderr
+
+
+def test_simulate_reports_the_drift_against_the_kinetic_energy_not_an_arbitrary_zero(tmp_path):
+    """A free pendulum at the origin starts with 0 J (the potential's zero): the drift was
+    a percentage of 1e-12 J (2e+11%)."""
+    (tmp_path / "r.urdf").write_text('<robot name="ball"><link name="ball">%s</link></robot>' % INERTIAL)
+    out = run("simulate", "r.urdf", "--floating-base", "--duration", 0.02, "--dt", 0.001, "-o", "s.npz", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    line = out.stdout.splitlines()[-1]
+    assert line.startswith("energy: 0 J at the start"), line
+    drift, percent, largest = (float(line.split(key)[1].split()[0].rstrip("%,"))
+                               for key in ("drift", "J (", "kinetic energy,"))
+    model = rbd.load_urdf(tmp_path / "r.urdf", floating_base=True)
+    with np.load(tmp_path / "s.npz") as data:
+        kinetic = rbd.kinetic_energy(model, data["q"], data["v"])
+        energy = kinetic + rbd.potential_energy(model, data["q"])
+    assert drift == pytest.approx(energy[-1] - energy[0], rel=1e-2)
+    assert largest == pytest.approx(kinetic.max(), rel=1e-2) and largest > 0.0
+    assert percent == pytest.approx(100 * abs(drift) / largest, rel=0.05) and percent < 10  # dt/t of free fall
