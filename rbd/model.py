@@ -537,10 +537,11 @@ def _couple(model, mimic):
     # The passive terms on the independent coordinates, G^T diag(x) G (diagonal: each row of G
     # has one entry): a mimic joint's armature and damping add scale^2 of theirs to its
     # primary's, its friction |scale| of its own (a coupled gripper's two fingers: twice one's)
-    for key, weight in (("armature", v_scale ** 2), ("damping", v_scale ** 2), ("friction", np.abs(v_scale))):
-        reduced = np.zeros(nv)
-        np.add.at(reduced, v_source, weight * getattr(full, key))
-        set_(key, _frozen(reduced, np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):  # (a multiplier of 1e200: inf where x is not 0)
+        for key, weight in (("armature", v_scale ** 2), ("damping", v_scale ** 2), ("friction", np.abs(v_scale))):
+            x, reduced = getattr(full, key), np.zeros(nv)
+            np.add.at(reduced, v_source, np.where(x != 0.0, weight * x, 0.0))
+            set_(key, _frozen(reduced, np.float64))
     set_("quaternion_q_idx", _frozen([q_idx[i] + JOINT_KINDS[JointKind(k)].quaternion
                                       for i, k in enumerate(full.joint_kinds)
                                       if JOINT_KINDS[JointKind(k)].quaternion >= 0], np.intp))
