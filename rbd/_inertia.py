@@ -54,13 +54,15 @@ def inertia_about_com(inertias10):
     return mass, I_com
 
 
-def check_inertias(inertias10, names, strict=False):
+def check_inertias(inertias10, names, strict=False, stacklevel=4):
     """Apply the inertia policy to bodies given as 10-number inertias about their
     origins (the storage of ``Model.inertias``), one name per body.
 
     Raises ValueError naming the bodies for non-finite values, negative masses,
     a first moment without mass, and, when ``strict``, for physically inconsistent
-    inertias; otherwise warns once (UserWarning) naming the inconsistent bodies."""
+    inertias; otherwise warns once (UserWarning) naming the inconsistent bodies, at
+    ``stacklevel`` (the default: the caller of a public function that calls a helper that
+    calls this)."""
     strict = flag(strict, "strict")
     Y = np.asarray(inertias10, dtype=float).reshape(-1, 10)
     names = list(names)
@@ -93,7 +95,7 @@ def check_inertias(inertias10, names, strict=False):
                   "ve" if len(inconsistent) > 1 else "s", detail))
     if strict:
         raise ValueError(message)
-    warnings.warn(message + " (loaded as given; strict=True makes this an error)", UserWarning, stacklevel=4)
+    warnings.warn(message + " (loaded as given; strict=True makes this an error)", UserWarning, stacklevel=stacklevel)
 
 
 def _principal_moments(Y, I_com):

@@ -83,12 +83,6 @@ def _assemble(name, bodies, frames, gravity, world_inertia, strict=False):
     return assemble_model(name, bodies, frames, gravity=gravity, world_inertia=world_inertia)
 
 
-def _check_inertias(rows, names, strict):
-    """check_inertias one call below a public function, as from _assemble: its warning's
-    stacklevel then points at the user's line."""
-    check_inertias(rows, names, strict=strict)
-
-
 def _recoupled(model, derive, *args):
     """``derive`` applied to a model with mimic joints: to its full model, then coupled again."""
     return couple_joints(derive(model._full, *args), model.mimic)
@@ -145,7 +139,8 @@ def add_payload(model, frame, mass, com, inertia, strict=False):
     # One check of the payload beside the merged bodies: the carrier's inertia can hide an
     # impossible payload, and the robot's bodies give the round-off scale (a point mass's
     # 1e-20 is round-off on an arm); one warning names all.
-    _check_inertias(np.vstack([inertias, own]), list(model.body_names) + [label], strict)
+    check_inertias(np.vstack([inertias, own]), list(model.body_names) + [label], strict=strict,
+                   stacklevel=3)  # (the warning names the user's line)
     # (model.replace would check the merged bodies again: a second warning)
     return Model(**dict(model._definition(), inertias=inertias))
 
