@@ -211,7 +211,7 @@ def singular_joint_error(model, body, q=None, sample=None):
         except ValueError:  # (crba's own overflow error: q is valid, the algorithms took it)
             overflows = True
         if overflows:
-            return overflow_error()
+            return overflow_error(sample)
     message = ("forward dynamics is singular at joint %s%s: the bodies it moves have no inertia along "
                "its motion (a massless link or subtree behind a moving joint); give them mass and "
                "inertia, fix the joint, or remove the link" % (short_repr(model.joint_names[body]),
@@ -316,29 +316,53 @@ def redundant_contacts_error(model, contacts, regularization=0.0, sample=None):
     return ValueError(message + ": give a regularization > 0")
 
 
-def overflow_error():
-    """The error for a non-finite result of finite inputs."""
+def overflow_error(sample=None):
+    """The error for a non-finite result of finite inputs (in the batch's ``sample``, its
+    index; None for a single call)."""
     return ValueError("the result is not finite (inf or NaN) although every input is: the inputs are "
-                      "too large for float64 arithmetic (overflow)")
+                      "too large for float64 arithmetic (overflow)%s" % _in_sample(sample))
 
 
-def finite_results(function):
+def first_nonfinite_sample(results, sample_ndims):
+    """The index of the first sample of a batch where any of ``results`` (each with
+    ``sample_ndims`` trailing dimensions per sample, the same batch before them) holds an
+    inf or NaN; None when there is no batch or all are finite."""
+    bad = None
+    for x, k in zip(results, sample_ndims):
+        x = np.asarray(x)
+        batch = x.shape[:x.ndim - k]
+        if not batch or 0 in batch:
+            return None
+        b = ~np.isfinite(x.reshape(batch + (-1,))).all(axis=-1)
+        bad = b if bad is None else bad | b
+    if bad is None or not bad.any():
+        return None
+    return np.unravel_index(int(np.argmax(bad)), bad.shape)
+
+
+def finite_results(function, sample_ndims=None):
     """``function`` (whose inputs it checks finite) raising the overflow error where its
-    result would hold an inf or NaN (inputs near 1e300, a rotation vector of 1e200)."""
+    result would hold an inf or NaN (inputs near 1e300, a rotation vector of 1e200);
+    ``sample_ndims`` (one per result: its dimensions per sample) lets the error name the
+    batch's first overflowing sample."""
     @functools.wraps(function)
     def checked(*args, **kwargs):
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # said by the error
             result = function(*args, **kwargs)
-        for x in result if isinstance(result, tuple) else (result,):
-            check_finite_result(x)
+        results = result if isinstance(result, tuple) else (result,)
+        if not all(np.isfinite(x).all() for x in results):
+            sample = None if sample_ndims is None else first_nonfinite_sample(results, sample_ndims)
+            raise overflow_error(sample)
         return result
     return checked
 
 
-def check_finite_result(out):
-    """``out`` if finite, else the overflow ValueError (its inputs were checked finite)."""
+def check_finite_result(out, sample_ndim=None):
+    """``out`` if finite, else the overflow ValueError (its inputs were checked finite),
+    naming the batch's first overflowing sample when ``sample_ndim`` (the dimensions of
+    one sample's result) is given."""
     if not np.isfinite(out).all():
-        raise overflow_error()
+        raise overflow_error(None if sample_ndim is None else first_nonfinite_sample((out,), (sample_ndim,)))
     return out
 
 

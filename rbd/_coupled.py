@@ -15,7 +15,7 @@ from ._checks import SingularModelError, finite_results, model_arrays, short_rep
 
 # per algorithm: the kinds of its positional arguments after the model (q: a configuration,
 # v: a velocity or acceleration, x: as it is) and how each result comes back (F: forces,
-# C: columns, FC: G^T X G, Q / V: independent coordinates, VV: rows and columns of them,
+# C: columns, FC: G^T X G, FCS: that of a symmetric X, exactly symmetric, Q / V: independent coordinates, VV: rows and columns of them,
 # -: unchanged)
 RULES = {
     "neutral": ("", (), "Q"),
@@ -38,14 +38,14 @@ RULES = {
     "rnea": ("qvv", ("q", "v", "a"), "F"),
     "gravity": ("q", ("q",), "F"),
     "nonlinear_effects": ("qv", ("q", "v"), "F"),
-    "crba": ("q", ("q",), "FC"),
+    "crba": ("q", ("q",), "FCS"),
     "coriolis_matrix": ("qv", ("q", "v"), "FC"),
     "kinetic_energy": ("qv", ("q", "v"), "-"),
     "potential_energy": ("q", ("q",), "-"),
     "centroidal_momentum": ("qv", ("q", "v"), "-"),
     "centroidal_momentum_matrix": ("q", ("q",), "C"),
     "centroidal_momentum_matrix_time_variation": ("qv", ("q", "v"), "C"),
-    "rnea_derivatives": ("qvv", ("q", "v", "a"), ("FC", "FC", "FC")),
+    "rnea_derivatives": ("qvv", ("q", "v", "a"), ("FC", "FC", "FCS")),
 }
 SPECIAL = ("random_configuration", "aba", "inverse_mass_matrix", "aba_derivatives")
 
@@ -76,8 +76,11 @@ def _back(model, how, x):
         return x
     if how in ("F", "C"):  # G^T tau, J G
         return _times_g(model, x)
-    if how == "FC":  # G^T X G
-        return np.swapaxes(_times_g(model, np.swapaxes(_times_g(model, x), -1, -2)), -1, -2)
+    if how in ("FC", "FCS"):  # G^T X G
+        x = np.swapaxes(_times_g(model, np.swapaxes(_times_g(model, x), -1, -2)), -1, -2)
+        if how == "FCS":  # (its two triangles summed in different orders: made to agree)
+            x = 0.5 * (x + np.swapaxes(x, -1, -2))
+        return x
     independent_q, independent_v = model._independent
     if how == "Q":
         return np.ascontiguousarray(x[..., independent_q])
@@ -112,7 +115,7 @@ def call(backend, name, model, args, kwargs):
 
 
 def _mass_matrix(backend, model, full, q):
-    M = _back(model, "FC", backend.crba(full, q))
+    M = _back(model, "FCS", backend.crba(full, q))
     return M
 
 

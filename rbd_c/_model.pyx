@@ -1018,18 +1018,31 @@ cdef inline bint _fits_out(object given, int ndim, const cnp.npy_intp* dims) noe
     return True
 
 
+cdef Py_ssize_t _first_nonfinite(Py_ssize_t N, int nout, double** outp, const Py_ssize_t* osize) noexcept:
+    """The first of N samples whose outputs hold an inf or NaN (N if none does)."""
+    cdef Py_ssize_t s
+    cdef int o
+    for s in range(N):
+        for o in range(nout):
+            if any_nonfinite(outp[o] + s * osize[o], osize[o]):
+                return s
+    return N
+
+
 cdef object _NOT_ONE = object()  # _run_one's answer for a call it leaves to run's general path
 
 
 cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, int nin, PyObject** values, object out):
     """The commonest call, on its own short path: one sample, every input an exact
-    float64 C-contiguous ndarray of its per-sample shape, at most one output given
-    (``out``: exactly its shape, float64, C-contiguous, not overlapping an input), a
-    scratch that fits the stack and too little work to release the GIL.  Anything else,
-    and any call that must raise (a non-finite input or output, a kernel's status), is
-    _NOT_ONE: run's general path takes it from the start (and raises the shared errors).
-    The same checks, in the same order, as the general path, without its batch, thread
-    and conversion machinery: the driver's floor with ``out=`` 0.13 -> 0.105 us (Panda)."""
+    float64 C-contiguous ndarray of its per-sample shape, the outputs fresh or given
+    (``out``: one array, or a tuple or list of one per output, each exactly its shape,
+    float64, C-contiguous, overlapping no input and no other output).  Anything else, and
+    any call that must raise (a non-finite input or output, a kernel's status, no memory
+    for the scratch), is _NOT_ONE: run's general path takes it from the start (and raises
+    the shared errors).  The same checks, in the same order, as the general path, without
+    its batch, thread and conversion machinery: the driver's floor with ``out=`` 0.13 ->
+    0.105 us (Panda); a call whose scratch outgrows the stack takes it from the heap, and
+    one with more work than RELEASE_GIL_WORK runs without the GIL, as there."""
     cdef const CModel* m = &cm.m
     cdef const char* spec = alg.inputs
     cdef int nout = alg.nout, k, j, o, qmask = 0, status = 0, bad
@@ -1042,8 +1055,10 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, int nin, PyObj
     cdef cnp.ndarray arr
     cdef object x
     cdef double stackbuf[STACK_DOUBLES]
-    if (nout > 1 and out is not None) or _evaluate_size(alg.scratch, call) > STACK_DOUBLES \
-            or _evaluate_size(alg.cost, call) >= RELEASE_GIL_WORK:
+    cdef double* work = stackbuf
+    cdef Py_ssize_t work_doubles = _evaluate_size(alg.scratch, call)
+    cdef bint release = _evaluate_size(alg.cost, call) >= RELEASE_GIL_WORK
+    if nout > 1 and out is not None and not ((type(out) is tuple or type(out) is list) and len(out) == nout):
         return _NOT_ONE
     for k in range(nin):
         x = <object>values[k]
@@ -1057,7 +1072,7 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, int nin, PyObj
             return _NOT_ONE
         if spec[k] == b'q':
             qmask |= 1 << k  # configurations: their quaternions are checked too
-    cdef list several = [] if nout > 1 else None
+    cdef list several = [] if nout > 1 and out is None else None
     for o in range(nout):
         ond = _output_shape(call, alg.shapes[o], alg.ndims[o], odims)
         osize[o] = 1
@@ -1068,18 +1083,32 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, int nin, PyObj
             if several is not None:
                 several.append(arr)
         else:
-            if not _fits_out(out, ond, odims):
+            x = out if nout == 1 else out[o]
+            if not _fits_out(x, ond, odims):
                 return _NOT_ONE
-            arr = <cnp.ndarray>out
+            arr = <cnp.ndarray>x
             for k in range(nin):
                 if base[k] != NULL and _overlap(<double*>cnp.PyArray_DATA(arr), osize[o], base[k], size[k]):
                     return _NOT_ONE
+            for j in range(o):
+                if _overlap(<double*>cnp.PyArray_DATA(arr), osize[o], outp[j], osize[j]):
+                    return _NOT_ONE
         outp[o] = <double*>cnp.PyArray_DATA(arr)
-    bad = _one(call, alg.kernel, nin, base, size, True, qmask, 0, nout, outp, osize, stackbuf, &status)
+    if work_doubles > STACK_DOUBLES:
+        work = <double*>malloc(work_doubles * sizeof(double))
+        if work == NULL:
+            return _NOT_ONE
+    if release:
+        with nogil:
+            bad = _one(call, alg.kernel, nin, base, size, True, qmask, 0, nout, outp, osize, work, &status)
+    else:
+        bad = _one(call, alg.kernel, nin, base, size, True, qmask, 0, nout, outp, osize, work, &status)
+    if work != stackbuf:
+        free(work)
     if bad or status:
         return _NOT_ONE
-    if several is not None:
-        return tuple(several)
+    if nout > 1:
+        return out if out is not None else tuple(several)
     if ond == 0 and out is None:
         return outp[0][0]  # a scalar result as a float (into a 0-d out=, the array)
     return arr
@@ -1414,7 +1443,11 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
                                                    _sample_copy(base[0], size[0], status_sample)
                                                    if nin and spec[0] == b'q' else None, sample)
     if bad & OUTPUT_OVERFLOW:
-        raise checks_module().overflow_error()
+        sample = None
+        if nbatch:  # the first sample with a non-finite output
+            s = _first_nonfinite(N, nout, outp, osize)
+            sample = tuple(np.unravel_index(s, [dims[j] for j in range(nbatch)]))
+        raise checks_module().overflow_error(sample)
     if nout == 1 and nbatch == 0 and out_nd == 0 and not user_out:
         return outp[0][0]  # a scalar result as a float (into a 0-d out=, the array)
     return out

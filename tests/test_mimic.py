@@ -233,3 +233,30 @@ def test_a_singular_coupled_model_names_the_joint(backend):
     assert M[0, 0] > 0 and M[1, 1] == 0.0  # (the oracle: j1 moves nothing with mass)
     with pytest.raises(rbd.SingularModelError, match="singular at joint 'j1': the bodies it moves"):
         rbd.aba(model, np.zeros(2), np.zeros(2), np.zeros(2))
+
+
+def test_mass_matrices_of_a_coupled_model_are_exactly_symmetric(backend):
+    """G^T M G sums its two triangles in different orders; crba (single and batched) and
+    rnea_derivatives' dtau/da come back exactly symmetric all the same, as the full model's
+    are.  Couplings with multipliers other than 1, of revolute and prismatic joints."""
+    from models import random_model
+    full = random_model(11, nlinks=9, floating_base=True)
+    kinds = dict(zip(full.joint_names, full.joint_kinds))
+    mimic, free = [], [n for n in full.joint_names
+                       if kinds[n] in (int(rbd.JointKind.REVOLUTE), int(rbd.JointKind.PRISMATIC))]
+    for multiplier, offset in ((-0.73, 0.1), (1.37, 0.0)):  # (joint, primary) pairs of one kind
+        pair = next(((a, b) for a in free for b in free if a != b and kinds[a] == kinds[b]), None)
+        if pair:
+            mimic.append(pair + (multiplier, offset))
+            free = [n for n in free if n not in pair]
+    assert mimic
+    coupled = rbd.couple_joints(full, mimic)
+    rng = np.random.default_rng(3)
+    Q = rbd.random_configuration(coupled, rng, batch=20)
+    M = rbd.crba(coupled, Q)
+    assert np.array_equal(M, np.swapaxes(M, -1, -2))
+    assert np.array_equal(rbd.crba(coupled, Q[4]), rbd.crba(coupled, Q[4]).T)
+    ones = np.ones(coupled.nv)
+    dtau_da = rbd.rnea_derivatives(coupled, Q[4], ones, ones)[2]
+    assert np.array_equal(dtau_da, dtau_da.T)
+    np.testing.assert_allclose(dtau_da, M[4], rtol=0, atol=1e-12 * np.abs(M[4]).max())

@@ -173,10 +173,56 @@ def test_one_overflowing_sample_in_a_batch_is_an_error(backend, name, threads):
     args = (model, q, v) if name == "nonlinear_effects" else (model, q, v, np.zeros((n, model.nv)))
     previous = rbd_c_threads(threads)
     try:
-        with pytest.raises(ValueError, match="too large for float64"):
+        with pytest.raises(ValueError, match=r"too large for float64 arithmetic \(overflow\) in sample %d of the "
+                                             r"batch$" % (n - 1)):
             getattr(rbd, name)(*args)
     finally:
         rbd_c_threads(previous)
+
+
+@pytest.mark.parametrize("name", ["rnea", "center_of_mass", "integrate", "joint_torque_regressor"])
+def test_the_overflowing_sample_of_a_batch_is_named(backend, name):
+    """A batch of 4 x 5 whose samples [2, 3] and [3, 1] overflow (a prismatic coordinate, or
+    a velocity, near 1e308; the base 1.7e308 m away for the center of mass): the error names
+    [2, 3], the first, on both backends (their kernels, and the NumPy compositions)."""
+    model = random_model(3, nlinks=9, floating_base=True)
+    prismatic = [i for i, k in enumerate(model.joint_kinds) if k == int(rbd.JointKind.PRISMATIC)]
+    q = rbd.random_configuration(model, np.random.default_rng(2), batch=(4, 5))
+    v = np.zeros((4, 5, model.nv))
+    for s in ((2, 3), (3, 1)):
+        if name == "center_of_mass":
+            q[s + (0,)] = 1.7e308
+        elif name == "rnea":
+            v[s] = 1e160
+        else:
+            q[s + (model.q_idx[prismatic[0]],)] = 1.7e308  # (q + v overflows)
+            v[s + (model.v_idx[prismatic[0]],)] = 1.7e308
+    args = {"rnea": (q, v, v), "center_of_mass": (q,), "integrate": (q, v), "joint_torque_regressor": (q, v, v)}
+    with pytest.raises(ValueError, match=r"\(overflow\) in sample \[2, 3\] of the batch$"):
+        getattr(rbd, name)(model, *args[name])
+
+
+@pytest.mark.parametrize("name", ["constrained_dynamics", "impulse_dynamics", "joint_torque_regressor"])
+def test_composed_algorithms_that_overflow_are_the_overflow_error(backend, name):
+    """The contact dynamics and the regressor, composed from the other algorithms on the
+    NumPy backend, raise the overflow error as the compiled kernels do (they returned NaN
+    and inf): a torque or a velocity of 1.7e308, a prismatic coordinate of 1e200."""
+    model = rbd.sample_model("quadruped")
+    q, z = rbd.neutral(model), np.zeros(model.nv)
+    huge = np.full(model.nv, 1.7e308)
+    foot = [rbd.Contact(model.frame_names[-1])]
+    if name == "constrained_dynamics":
+        call = lambda: rbd.constrained_dynamics(model, q, z, huge, foot)  # noqa: E731
+    elif name == "impulse_dynamics":
+        call = lambda: rbd.impulse_dynamics(model, q, huge, foot)  # noqa: E731
+    else:
+        model = random_model(3, nlinks=9, floating_base=True)
+        prismatic = [i for i, k in enumerate(model.joint_kinds) if k == int(rbd.JointKind.PRISMATIC)]
+        q, z = rbd.neutral(model), np.ones(model.nv)
+        q[model.q_idx[prismatic[0]]] = 1e200
+        call = lambda: rbd.joint_torque_regressor(model, q, z, z)  # noqa: E731
+    with pytest.raises(ValueError, match=r"too large for float64 arithmetic \(overflow\)$"):
+        call()
 
 
 def test_overflow_error_is_the_same_on_both_backends():

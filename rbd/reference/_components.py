@@ -545,7 +545,7 @@ def evaluate(passes, batch, inputs, out_shape):
                 for k, component in enumerate(result):
                     buffer[k, :count] = component
             _transpose_into(out[start:start + count], buffer[:, :count])
-    check_finite_result(out)
+    check_finite_result(out.reshape(batch + (size,)), 1)  # (naming a batch's first overflowing sample)
     if not isinstance(out_shape, list):
         return out.reshape(batch + out_shape)
     results, start = [], 0

@@ -108,12 +108,12 @@ def integrate(model, q, v):
     batch, (q, v) = model_arrays(model, q=q, v=v)
     table = joints.joint_table(model)
     out = q.copy()
-    out[..., table.vector_q] += v[..., table.vector_v]
     with _overflow_is_an_error():
+        out[..., table.vector_q] += v[..., table.vector_v]
         for i in table.manifold_bodies:
             out[..., table.q_slices[i]] = joints.integrate(table.kinds[i], q[..., table.q_slices[i]],
                                                            v[..., table.v_slices[i]])
-    return check_finite_result(out)
+    return check_finite_result(out, 1)
 
 
 def difference(model, q0, q1):
@@ -121,12 +121,12 @@ def difference(model, q0, q1):
     batch, (q0, q1) = model_arrays(model, q0=q0, q1=q1)
     table = joints.joint_table(model)
     out = np.empty(batch + (table.nv,))
-    out[..., table.vector_v] = q1[..., table.vector_q] - q0[..., table.vector_q]
     with _overflow_is_an_error():
+        out[..., table.vector_v] = q1[..., table.vector_q] - q0[..., table.vector_q]
         for i in table.manifold_bodies:
             s = table.q_slices[i]
             out[..., table.v_slices[i]] = joints.difference(table.kinds[i], q0[..., s], q1[..., s])
-    return check_finite_result(out)
+    return check_finite_result(out, 1)
 
 
 def _block_diagonal(table, batch, vector_diagonals, joint_blocks):
@@ -141,7 +141,7 @@ def _block_diagonal(table, batch, vector_diagonals, joint_blocks):
             s = table.v_slices[i]
             for out, block in zip(outs, joint_blocks(i)):
                 out[..., s, s] = block
-    return tuple(check_finite_result(out) for out in outs)
+    return tuple(check_finite_result(out, 2) for out in outs)
 
 
 def integrate_jacobians(model, q, v):
@@ -173,4 +173,4 @@ def normalize(model, q):
     for i in table.manifold_bodies:
         s = table.q_slices[i]
         out[..., s] = joints.normalize(table.kinds[i], q[..., s])
-    return check_finite_result(out)
+    return check_finite_result(out, 1)
