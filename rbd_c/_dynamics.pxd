@@ -16,8 +16,10 @@ cdef enum:
     MOMENTUM_PER_BODY = 38
 
 
-# Scratch of CRBA: world placements (16) and composite inertias (10) per body, then
-# the world subspace columns (6 per dof).
+# Scratch of CRBA's world terms (crba_world_terms): world placements (16) and inertias
+# in world axes (10) per body, then the world subspace columns (6 per dof).  CRBA itself
+# (k_crba) adds each body's origin from its parent's (3 per body, after the columns) and
+# each dof's column at its body's origin (6 per dof).
 cdef enum:
     CRBA_OM = 0
     CRBA_YC = 16
@@ -26,5 +28,4 @@ cdef enum:
 
 cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil
 cdef void crba_world_terms(const CModel* m, double* work) noexcept nogil
-cdef void crba_composite(const CModel* m, double* work, double* M) noexcept nogil
 cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) noexcept nogil

@@ -15,12 +15,12 @@ from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add,
-                             velocity_variation, rotate3, rotate6, sym3_rotate)
+                             velocity_variation, rotate3, rotate6, sym3_rotate, inertia_add_moved)
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run_args, kernel_t,
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
 from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, K_REV_Z, K_REV, joint_motion_add, joint_force, joint_column,
-                            unit_column)
+                            unit_column, basis_axis)
 from rbd_c._passes cimport (gravity_acceleration, add4, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, moved_moment, total_first_moment, center_root,
                             shift_to_point)
@@ -240,22 +240,66 @@ cdef int k_rnea_nle(const Call* c, const double** ins, double** outs, double* wo
 # ==========================================================================================
 # (the layout of its scratch: _dynamics.pxd)
 
+cdef inline void _put_axis(const double* oM, int a, double* out) noexcept nogil:
+    """out = [0; column a of oM's rotation]: a revolute column about a basis axis at its
+    body's origin, in world axes."""
+    out[0] = 0.0; out[1] = 0.0; out[2] = 0.0
+    out[3] = oM[a]; out[4] = oM[4 + a]; out[5] = oM[8 + a]
+
+
 cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) noexcept nogil:
-    """Joint-space mass matrix by the composite-rigid-body algorithm in world axes: with
-    the subspaces J_i = Ad_oM_i S_i and the inertias taken to the world once, composite
-    inertias add without a transform and each block M[v_j, v_i] (j = i or an ancestor)
-    is J_j^T F for F = Yc_i J_i: a dot product per entry, where body frames would carry
-    F through a force transform per ancestor."""
-    world_placements(c.m, ins[0], work + CRBA_OM * c.m.nb, True)
-    crba_world_terms(c.m, work)
-    crba_composite(c.m, work, outs[0])
+    """Joint-space mass matrix by the composite-rigid-body algorithm in world axes, each
+    body's quantities at its own origin: a child's composite inertia reaches its parent's
+    by a translation (no rotation), and each block M[v_j, v_i] (j = i or an ancestor) is
+    a dot product per entry: S_i^T F at body i's origin for F = Yc_i S_i, J_j^T F_o for
+    the ancestors' world columns J_j and F_o = F moved to the (root-centred) world origin,
+    where body frames would carry F through a force transform per ancestor.  Summing the
+    inertias about one distant point instead (as crba_world_terms does, for M's factor)
+    costs a light body at the end of a lever L a relative 1e-16 (L/r)^2 of its own entries;
+    here only F's move costs them, a relative 1e-16 L/(the joints' distance)."""
+    cdef const CModel* m = c.m
+    cdef int nb = m.nb, nv = m.nv, i, p, col, a
+    cdef double* oM = work + CRBA_OM * nb
+    cdef double* Yc = work + CRBA_YC * nb
+    cdef double* J = work + CRBA_PER_BODY * nb  # world columns, at the world origin
+    cdef double* S = J + 6 * nv                 # the same columns at their body's origin
+    cdef double* D = S + 6 * nv                 # each body's origin from its parent's
+    cdef const double* Y
+    cdef double Xl[16]
+    cdef double t[6]
+    cdef double ref[3]
+    cdef double sn[SINCOS_BLOCK]
+    cdef double cs[SINCOS_BLOCK]
+    for i in range(nb):
+        p = m.parents[i]
+        loop_placement(m, i, ins[0], sn, cs, Xl)
+        if p < 0:
+            center_root(i, Xl, ref)
+        else:  # (the offset from the local translation: o_i - o_p would lose |o| eps)
+            t[0] = Xl[3]; t[1] = Xl[7]; t[2] = Xl[11]
+            rotate3(oM + 16 * p, t, D + 3 * i)
+        child_placement(oM + 16 * p if p >= 0 else NULL, Xl, oM + 16 * i)
+        Y = m.inertias + 10 * i
+        Yc[10 * i] = Y[0]  # m, R h, R I R^T: the inertia at the body's origin in world axes
+        rotate3(oM + 16 * i, Y + 1, Yc + 10 * i + 1)
+        sym3_rotate(oM + 16 * i, Y + 4, Yc + 10 * i + 4)
+        a = basis_axis(m.kinds[i])
+        for col in range(m.nvj[i]):
+            world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
+            if a >= 0:  # about a basis axis: [0; that column of R]
+                _put_axis(oM + 16 * i, a, S + 6 * (m.v_idx[i] + col))
+            else:
+                joint_column(m, i, col, t)
+                rotate6(oM + 16 * i, t, S + 6 * (m.v_idx[i] + col))
+    crba_composite(m, work, outs[0])
     return 0
 
 
 cdef void crba_world_terms(const CModel* m, double* work) noexcept nogil:
-    """CRBA's first step, from the world placements in ``work``'s CRBA_OM field: each
-    body's inertia in world axes (CRBA_YC) and the world column of each dof (after the
-    per-body fields), which the contact dynamics also use."""
+    """From the world placements in ``work``'s CRBA_OM field (origin at the first body's):
+    each body's inertia in world axes about that origin (CRBA_YC) and the world column of
+    each dof (after the per-body fields), for M's factor along the tree (the contact
+    dynamics and M^-1); CRBA itself keeps each body's inertia at its own origin."""
     cdef int nb = m.nb, i, col
     cdef double* oM = work + CRBA_OM * nb
     cdef double* Yc = work + CRBA_YC * nb
@@ -266,30 +310,49 @@ cdef void crba_world_terms(const CModel* m, double* work) noexcept nogil:
             world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
 
 
+cdef inline void _crba_entry(double* M, int nv, int r, int c, const double* x, const double* f) noexcept nogil:
+    """M[r, c] = M[c, r] = x . f"""
+    cdef double val = dot6(x, f)
+    M[r * nv + c] = val
+    M[c * nv + r] = val
+
+
 cdef void crba_composite(const CModel* m, double* work, double* M) noexcept nogil:
-    """CRBA's second step, after ``crba_world_terms``: the composite inertias (summed in
-    place of the bodies') and M, armature included."""
-    cdef int nb = m.nb, nv = m.nv, i, p, col, c, k, r, s
-    cdef double* Yc = work + CRBA_YC * nb   # composite inertias, world axes and origin
-    cdef double* J = work + CRBA_PER_BODY * nb  # 6 x nv, one world column per dof
+    """CRBA's second step, after k_crba's forward pass: the composite inertias (summed in
+    place of the bodies', each at its body's origin) and M, armature included."""
+    cdef int nb = m.nb, nv = m.nv, i, p, col, c, k, r, s, vi
+    cdef const double* oMi
+    cdef double* Yc = work + CRBA_YC * nb
+    cdef double* J = work + CRBA_PER_BODY * nb
+    cdef double* S = J + 6 * nv
+    cdef double* D = S + 6 * nv
     cdef double f[6]
-    cdef double val
+    cdef double fo[6]
     memset(M, 0, nv * nv * sizeof(double))  # blocks of unrelated bodies stay zero
     for i in range(nb - 1, -1, -1):
+        vi = m.v_idx[i]
+        oMi = work + CRBA_OM * nb + 16 * i
         for col in range(m.nvj[i]):
-            c = m.v_idx[i] + col
-            inertia_apply(Yc + 10 * i, J + 6 * c, f)
-            k = c  # the dofs c, then those that move c's body: runs of consecutive dofs
+            c = vi + col
+            inertia_apply(Yc + 10 * i, S + 6 * c, f)  # F at the body's origin
+            for r in range(vi, c + 1):                # the joint's own block
+                _crba_entry(M, nv, r, c, S + 6 * r, f)
+            fo[0] = f[0]; fo[1] = f[1]; fo[2] = f[2]  # F at the world origin: n + o x f
+            fo[3] = f[3] + oMi[7] * f[2] - oMi[11] * f[1]
+            fo[4] = f[4] + oMi[11] * f[0] - oMi[3] * f[2]
+            fo[5] = f[5] + oMi[3] * f[1] - oMi[7] * f[0]
+            s = m.dof_run_start[c]  # the ancestors' dofs: runs of consecutive dofs
+            for r in range(s, vi):
+                _crba_entry(M, nv, r, c, J + 6 * r, fo)
+            k = m.dof_parents[s]
             while k >= 0:
                 s = m.dof_run_start[k]
                 for r in range(s, k + 1):
-                    val = dot6(J + 6 * r, f)
-                    M[r * nv + c] = val
-                    M[c * nv + r] = val
+                    _crba_entry(M, nv, r, c, J + 6 * r, fo)
                 k = m.dof_parents[s]
         p = m.parents[i]
         if p >= 0:
-            inertia_add(Yc + 10 * p, Yc + 10 * i)
+            inertia_add_moved(Yc + 10 * p, Yc + 10 * i, D + 3 * i)
     add_armature(m, M)
 
 
@@ -837,7 +900,7 @@ cdef Algorithm RNEA = algorithm(b"qvaf", ("q", "v", "a", "fext"), (b"v",), k_rne
 cdef Algorithm GRAVITY = algorithm(b"q", ("q",), (b"v",), k_gravity, size(nb=23), size(nb=20))
 cdef Algorithm NONLINEAR_EFFECTS = algorithm(b"qv", ("q", "v"), (b"v",), k_rnea_nle, size(nb=RNEA_PER_BODY),
                                              size(nb=40))
-cdef Algorithm CRBA = algorithm(b"q", ("q",), (b"vv",), k_crba, size(nb=CRBA_PER_BODY, nv=6),
+cdef Algorithm CRBA = algorithm(b"q", ("q",), (b"vv",), k_crba, size(nb=CRBA_PER_BODY + 3, nv=12),
                                 size(nb=30, nv_depth=15))
 cdef Algorithm ABA = algorithm(b"qvvf", ("q", "v", "tau", "fext"), (b"v",), k_aba,
                                size(nb=ABA_PER_BODY, nv=13), size(nb=90))
@@ -860,7 +923,7 @@ set_block(NONLINEAR_EFFECTS, kb_nle, size(nb=37 * LANES, nv=4 * LANES))
 # 1,500 bodies (8 MB): a batch of a 2,000-link chain in lanes measured as slow as one
 # sample at a time, 1.3-2.3x slower at 3,000 (RNEA's two passes keep their lanes: 0.5x at 6,000)
 set_block(ABA, kb_aba, size(nb=64 * LANES, nv=11 * LANES), False, 1 << 20)  # (stage, lanes_limit)
-set_block(CRBA, kb_crba, size(nb=35 * LANES, nv=7 * LANES, nv2=1), stage=True)
+set_block(CRBA, kb_crba, size(nb=38 * LANES, nv=13 * LANES, nv2=1), stage=True)
 
 # the public name of each algorithm (what a model with mimic joints is run through: rbd._coupled)
 RNEA.name = "rnea"

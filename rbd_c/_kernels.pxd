@@ -477,6 +477,17 @@ cdef inline void inertia_add(double* acc, const double* Y) noexcept nogil:
     acc[5] += Y[5]; acc[6] += Y[6]; acc[7] += Y[7]; acc[8] += Y[8]; acc[9] += Y[9]
 
 
+cdef inline void inertia_add_moved(double* acc, const double* Y, const double* d) noexcept nogil:
+    """acc += Y moved by d: Y about a point P, acc about P - d in the same axes (every point
+    r of Y's body, from P, is d + r from acc's point): h + m d, I + translation_term."""
+    cdef double C[6]
+    _translation_term(Y[0], d[0], d[1], d[2], Y[1], Y[2], Y[3], C)
+    acc[0] += Y[0]
+    acc[1] += Y[1] + Y[0] * d[0]; acc[2] += Y[2] + Y[0] * d[1]; acc[3] += Y[3] + Y[0] * d[2]
+    acc[4] += Y[4] + C[0]; acc[5] += Y[5] + C[1]; acc[6] += Y[6] + C[2]
+    acc[7] += Y[7] + C[3]; acc[8] += Y[8] + C[4]; acc[9] += Y[9] + C[5]
+
+
 cdef inline void inertia_from_mass_com(double mass, const double* com, const double* Ic,
                                        double* out) noexcept nogil:
     """out = [m, m c, I_origin] from the mass, the com c and the 3x3 row-major

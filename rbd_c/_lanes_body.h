@@ -491,35 +491,139 @@ static inline void RBD_SFX(ln_pivot_solve)(const double* restrict y, const doubl
     LANE_SIMD x[l] = (x[l] - y[l]) * dinv[l];
 }
 
-/* CRBA's composite step on a block (crba_composite), after ln_crba_world_terms: the
-   composite inertias (summed in place of Yc) and M, armature included, into each lane's
-   matrix M[l] (both triangles; the entries of unrelated dofs left as they were). */
-static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, double* Yc, const double* J, double* const* M) {
+/* CRBA's first step on a block (k_crba's forward pass): each body's world placement oM
+   (12 rows, origin at the first body's), its origin's offset from its parent's D (3 rows,
+   from the local translation), its inertia in world axes at its own origin Yc (10 rows),
+   and each dof's column at the world origin J and at its body's origin S (6 rows each) */
+static void RBD_SFX(ln_crba_local_terms)(const rbd_lanes_model* m, const double* X, double* oM, double* D,
+                                          double* Yc, double* J, double* S) {
+    const int nb = m->nb;
+    for (int i = 0; i < nb; i++) {
+        const int p = m->parents[i];
+        double* o = oM + 12 * L * i;
+        if (p >= 0) {
+            const double* P = oM + 12 * L * p;
+            const double* x = X + 12 * L * i;
+            double* d = D + 3 * L * i;
+            RBD_SFX(ln_compose)(P, x, o);
+            for (int r = 0; r < 3; r++)
+                LANE_SIMD R(d, r) = R(P, 4 * r) * R(x, 3) + R(P, 4 * r + 1) * R(x, 7) + R(P, 4 * r + 2) * R(x, 11);
+        } else {
+            RBD_SFX(ln_center_root)(X + 12 * L * i, X, o);
+        }
+        const double* Y = m->inertias + 10 * i;
+        double* y = Yc + 10 * L * i;
+        const double mass = Y[0], h0 = Y[1], h1 = Y[2], h2 = Y[3];
+        const double sxx = Y[4], sxy = Y[5], sxz = Y[6], syy = Y[7], syz = Y[8], szz = Y[9];
+        LANE_SIMD {  /* m, R h, R I R^T */
+            double a00 = R(o, 0), a01 = R(o, 1), a02 = R(o, 2), a10 = R(o, 4), a11 = R(o, 5), a12 = R(o, 6);
+            double a20 = R(o, 8), a21 = R(o, 9), a22 = R(o, 10);
+            double t00 = a00 * sxx + a01 * sxy + a02 * sxz, t01 = a00 * sxy + a01 * syy + a02 * syz;
+            double t02 = a00 * sxz + a01 * syz + a02 * szz, t10 = a10 * sxx + a11 * sxy + a12 * sxz;
+            double t11 = a10 * sxy + a11 * syy + a12 * syz, t12 = a10 * sxz + a11 * syz + a12 * szz;
+            double t20 = a20 * sxx + a21 * sxy + a22 * sxz, t21 = a20 * sxy + a21 * syy + a22 * syz;
+            double t22 = a20 * sxz + a21 * syz + a22 * szz;
+            R(y, 0) = mass;
+            R(y, 1) = a00 * h0 + a01 * h1 + a02 * h2;
+            R(y, 2) = a10 * h0 + a11 * h1 + a12 * h2;
+            R(y, 3) = a20 * h0 + a21 * h1 + a22 * h2;
+            R(y, 4) = t00 * a00 + t01 * a01 + t02 * a02;
+            R(y, 5) = t00 * a10 + t01 * a11 + t02 * a12;
+            R(y, 6) = t00 * a20 + t01 * a21 + t02 * a22;
+            R(y, 7) = t10 * a10 + t11 * a11 + t12 * a12;
+            R(y, 8) = t10 * a20 + t11 * a21 + t12 * a22;
+            R(y, 9) = t20 * a20 + t21 * a21 + t22 * a22;
+        }
+        for (int col = 0; col < m->nvj[i]; col++) {
+            const int c = m->v_idx[i] + col;
+            double* w = J + 6 * L * c;
+            double* s = S + 6 * L * c;
+            RBD_SFX(ln_world_column)(m, i, col, o, w);
+            /* the column at the body's origin: the world column's angular part, and its
+               linear part without the origin's o x w (rotated from the joint's own) */
+            const int kind = m->kinds[i], a = m->basis[kind], k = m->cols[6 * kind + col];
+            double u[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+            if (a >= 0) {
+                u[3 + a] = 1.0;
+            } else if (k >= 0) {
+                u[k] = 1.0;
+            } else {
+                const double* e = m->axes + 3 * i;
+                int off = k == RBD_AXIS_ANGULAR ? 3 : 0;
+                u[off] = e[0]; u[off + 1] = e[1]; u[off + 2] = e[2];
+            }
+            LANE_SIMD {
+                R(s, 0) = R(o, 0) * u[0] + R(o, 1) * u[1] + R(o, 2) * u[2];
+                R(s, 1) = R(o, 4) * u[0] + R(o, 5) * u[1] + R(o, 6) * u[2];
+                R(s, 2) = R(o, 8) * u[0] + R(o, 9) * u[1] + R(o, 10) * u[2];
+                R(s, 3) = R(w, 3); R(s, 4) = R(w, 4); R(s, 5) = R(w, 5);
+            }
+        }
+    }
+}
+
+/* acc += Y moved by d, per lane (inertia_add_moved): Y at a point P, acc at P - d */
+static inline void RBD_SFX(ln_inertia_add_moved)(double* restrict acc, const double* restrict Y,
+                                                 const double* restrict d) {
+    LANE_SIMD {
+        double mass = R(Y, 0), h0 = R(Y, 1), h1 = R(Y, 2), h2 = R(Y, 3);
+        double p0 = R(d, 0), p1 = R(d, 1), p2 = R(d, 2);
+        double diag = mass * (p0 * p0 + p1 * p1 + p2 * p2) + 2.0 * (p0 * h0 + p1 * h1 + p2 * h2);
+        double k0 = mass * p0 + h0, k1 = mass * p1 + h1, k2 = mass * p2 + h2;
+        R(acc, 0) += mass;
+        R(acc, 1) += h0 + mass * p0;
+        R(acc, 2) += h1 + mass * p1;
+        R(acc, 3) += h2 + mass * p2;
+        R(acc, 4) += R(Y, 4) + (diag - p0 * k0 - h0 * p0);
+        R(acc, 5) += R(Y, 5) + (-p0 * k1 - h0 * p1);
+        R(acc, 6) += R(Y, 6) + (-p0 * k2 - h0 * p2);
+        R(acc, 7) += R(Y, 7) + (diag - p1 * k1 - h1 * p1);
+        R(acc, 8) += R(Y, 8) + (-p1 * k2 - h1 * p2);
+        R(acc, 9) += R(Y, 9) + (diag - p2 * k2 - h2 * p2);
+    }
+}
+
+/* CRBA's composite step on a block (crba_composite), after ln_crba_local_terms: the
+   composite inertias (summed in place of Yc, each at its body's origin) and M, armature
+   included, into each lane's matrix M[l] (both triangles; the entries of unrelated dofs
+   left as they were): a joint's own block from S and F = Yc S, its ancestors' from J and
+   F moved to the world origin. */
+static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, const double* oM, const double* D, double* Yc,
+                                       const double* J, const double* S, double* const* M) {
     const int nb = m->nb, nv = m->nv;
     double f[6 * L], val[L];
     for (int i = nb - 1; i >= 0; i--) {
         const int vi = m->v_idx[i];
+        const double* o = oM + 12 * L * i;
         for (int col = 0; col < m->nvj[i]; col++) {
-            RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, J + 6 * L * (vi + col), f);
-            int j = i, nr = col + 1;   /* own block: its lower triangle (mirrored into M) */
-            while (j >= 0) {
+            RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, S + 6 * L * (vi + col), f);
+            for (int r = 0; r <= col; r++) {  /* own block: its lower triangle (mirrored into M) */
+                RBD_SFX(ln_dot6)(S + 6 * L * (vi + r), f, val);
+                for (int l = 0; l < L; l++) {
+                    M[l][(size_t)(vi + r) * nv + vi + col] = val[l];
+                    M[l][(size_t)(vi + col) * nv + vi + r] = val[l];
+                }
+            }
+            LANE_SIMD {  /* F at the world origin: n + o x f */
+                double f0 = R(f, 0), f1 = R(f, 1), f2 = R(f, 2);
+                R(f, 3) += R(o, 7) * f2 - R(o, 11) * f1;
+                R(f, 4) += R(o, 11) * f0 - R(o, 3) * f2;
+                R(f, 5) += R(o, 3) * f1 - R(o, 7) * f0;
+            }
+            for (int j = m->parents[i]; j >= 0; j = m->parents[j]) {
                 const int vj = m->v_idx[j];
-                for (int r = 0; r < nr; r++) {
+                for (int r = 0; r < m->nvj[j]; r++) {
                     RBD_SFX(ln_dot6)(J + 6 * L * (vj + r), f, val);
                     for (int l = 0; l < L; l++) {
                         M[l][(size_t)(vj + r) * nv + vi + col] = val[l];
                         M[l][(size_t)(vi + col) * nv + vj + r] = val[l];
                     }
                 }
-                j = m->parents[j];
-                if (j >= 0)
-                    nr = m->nvj[j];
             }
         }
         const int p = m->parents[i];
         if (p >= 0)
-            for (int r = 0; r < 10 * L; r++)
-                Yc[10 * L * p + r] += Yc[10 * L * i + r];
+            RBD_SFX(ln_inertia_add_moved)(Yc + 10 * L * p, Yc + 10 * L * i, D + 3 * L * i);
     }
     if (m->has_armature)
         for (int k = 0; k < nv; k++)
@@ -528,16 +632,18 @@ static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, double* Yc, con
 }
 
 /* CRBA on a block (k_crba, lane by lane): the mass matrix of lane l into M[l] (nv x nv,
-   row-major), from the placements X (12 rows per body); work: 22 rows per body + 6 per dof. */
+   row-major), from the placements X (12 rows per body); work: 25 rows per body + 12 per dof. */
 static void RBD_SFX(rbd_crba_lanes)(const rbd_lanes_model* m, const double* X, double* const* M, double* work) {
     const int nb = m->nb, nv = m->nv;
     double* oM = work;
-    double* Yc = work + 12 * L * nb;
-    double* J = work + 22 * L * nb;
+    double* D = work + 12 * L * nb;
+    double* Yc = work + 15 * L * nb;
+    double* J = work + 25 * L * nb;
+    double* S = J + 6 * L * nv;
     for (int l = 0; l < L; l++)
         memset(M[l], 0, (size_t)nv * nv * sizeof(double));
-    RBD_SFX(ln_crba_world_terms)(m, X, oM, Yc, J);
-    RBD_SFX(ln_crba_composite)(m, Yc, J, M);
+    RBD_SFX(ln_crba_local_terms)(m, X, oM, D, Yc, J, S);
+    RBD_SFX(ln_crba_composite)(m, oM, D, Yc, J, S, M);
 }
 
 /* The RNEA derivatives on a block (k_rnea_derivatives, lane by lane): dtau/dq, dtau/dv
