@@ -64,6 +64,9 @@ def set_backend(name):
 def _select_initial_backend():
     forced = _os.environ.get("RBD_BACKEND", "").strip().lower()
     if forced:
+        if forced not in ("numpy", "cython"):
+            raise ValueError("RBD_BACKEND must be 'numpy' or 'cython' (or unset: the compiled backend when "
+                             "it is built), got %r" % (_os.environ["RBD_BACKEND"],))
         set_backend(forced)
         return
     try:

@@ -218,10 +218,12 @@ def _initial_threads():
 
 
 cdef int _num_threads = _initial_threads()
-# Set once a batch has woken an OpenMP team: a process forked after that runs
-# its batches on the calling thread (libgomp's team does not survive fork, and
-# a child that enters a parallel region then waits forever).
-cdef bint _team_started = False
+# A process forked from one that had woken libgomp's thread team (rbd's own batches, or
+# any other OpenMP code: Pinocchio's *InParallel, a prange module) waits forever in its
+# first parallel region: the team does not survive fork.  rbd cannot see another
+# library's team, so a forked child runs its batches on the calling thread until it asks
+# for threads (set_num_threads), which it gets unless rbd's own team ran before the fork.
+cdef bint _team_started = False   # a batch of this process (or of its parent) woke the team
 cdef bint _serial_after_fork = False
 # A batch whose second thread hardly worked (its core busy with another process: the
 # team's end waits for it to be scheduled, up to milliseconds) makes the next batches
@@ -233,8 +235,7 @@ cdef double _serial_backoff = 0.0
 
 def _after_fork_in_child():
     global _serial_after_fork
-    if _team_started:
-        _serial_after_fork = True
+    _serial_after_fork = True
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -271,15 +272,24 @@ def _team_balance(least=None, total=None, nt=2):
 
 def set_num_threads(n):
     """Number of OpenMP threads batched calls use (default: all cores, or OMP_NUM_THREADS),
-    between 1 and ``rbd_c.MAX_THREADS``.  In a process forked after a parallel batch
-    (``multiprocessing`` with the fork start method) batches stay serial whatever
-    this says; use the spawn or forkserver start method for threaded children."""
-    global _num_threads
+    between 1 and ``rbd_c.MAX_THREADS``.  A forked process (``multiprocessing`` with the
+    fork start method) runs its batches on the calling thread until it calls this: then it
+    gets n threads, which is safe only if no OpenMP code ran in the parent before the fork
+    (after rbd's own parallel batches there it warns and stays serial); use the spawn or
+    forkserver start method for threaded children."""
+    global _num_threads, _serial_after_fork
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError("n must be an int, got %r" % (type(n).__name__,))
     if not 1 <= n <= MAX_THREADS:
         raise ValueError("n must be between 1 and %d (rbd_c.MAX_THREADS), got %d" % (MAX_THREADS, n))
     _num_threads = int(n)
+    if _serial_after_fork and n > 1:
+        if _team_started:
+            warnings.warn("rbd_c: batches stay on the calling thread in a process forked after a parallel "
+                          "batch (OpenMP's thread team does not survive fork); use the spawn or forkserver "
+                          "start method for threaded children", RuntimeWarning, stacklevel=2)
+        else:
+            _serial_after_fork = False
 
 
 def joint_kind_table():
@@ -295,7 +305,7 @@ def joint_kind_table():
 
 
 def get_num_threads():
-    """Number of OpenMP threads batched calls use (1 in a child forked after a parallel batch)."""
+    """Number of OpenMP threads batched calls use (1 in a forked child, until it calls set_num_threads)."""
     return 1 if _serial_after_fork else _num_threads
 
 
@@ -324,8 +334,12 @@ def set_simd(mode):
     time).  The environment variable RBD_SIMD sets it at import; rbd_c.simd() says which
     kernels run."""
     global _simd_mode, _simd_cap
-    if mode not in SIMD_MODES:
+    if not isinstance(mode, str):
+        raise TypeError("mode must be a str, one of %s, got %s" % (", ".join(map(repr, SIMD_MODES)),
+                                                                 type(mode).__name__))
+    if mode.strip().lower() not in SIMD_MODES:  # (any case, as the environment variables)
         raise ValueError("mode must be one of %s, got %r" % (", ".join(map(repr, SIMD_MODES)), mode))
+    mode = mode.strip().lower()
     _simd_mode = SIMD_MODES.index(mode)
     _simd_cap = _SIMD_CAPS[_simd_mode]
 

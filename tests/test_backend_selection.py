@@ -142,3 +142,9 @@ print(first[0], first[1], rbd.backend, rbd.rnea is rbd_c.rnea)
     proc = run_python(code, None)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["numpy", "True", "cython", "True"], proc.stdout
+
+
+def test_an_unknown_backend_in_the_environment_names_the_variable():
+    proc = run_python("import rbd", "cuda")
+    assert proc.returncode != 0
+    assert "RBD_BACKEND must be 'numpy' or 'cython'" in proc.stderr and "'cuda'" in proc.stderr

@@ -138,6 +138,65 @@ print(err)
     assert float(result.stdout) == 0.0  # the same kernels on the same samples
 
 
+@needs_compiled
+def test_a_child_forked_after_another_librarys_openmp_team_does_not_hang():
+    """Another library's OpenMP threads (one GOMP_parallel call, as Pinocchio's
+    rneaInParallel or any prange module makes) before a fork: the child's batches run on
+    the calling thread (libgomp's team would wait forever for threads that did not survive
+    the fork) and equal the parent's.  A child that asks for threads after rbd's own
+    parallel batch is warned and stays serial; one forked before any gets them."""
+    code = """
+import ctypes, os, signal, warnings, numpy as np
+import rbd, rbd_c
+rbd_c.set_num_threads(2)
+try:
+    gomp = ctypes.CDLL("libgomp.so.1")
+except OSError:
+    print("no-libgomp"); raise SystemExit
+gomp.GOMP_parallel.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint]
+task = ctypes.cast(ctypes.CDLL(None).getpid, ctypes.c_void_p)   # a C function: no GIL in the workers
+gomp.GOMP_parallel(task, None, 2, 0)                            # the other library's team
+m = rbd.sample_model("quadruped")
+Q = rbd.random_configuration(m, rng=0, batch=20000)
+Z = np.zeros((20000, m.nv))
+
+def child(ask_for_threads):  # in a forked child: its batch's result equal?, its threads, its warnings
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        signal.alarm(30)  # a hung child dies: its answer is missing
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if ask_for_threads:
+                rbd_c.set_num_threads(2)
+            ok = bool(np.array_equal(rbd_c.rnea(m, Q, Z, Z), expected))
+            threads = rbd_c.get_num_threads()
+            if not ask_for_threads:  # asking now, rbd's team never ran: granted (no batch follows)
+                rbd_c.set_num_threads(2)
+                threads = threads * 10 + rbd_c.get_num_threads()
+        os.write(w, ("%d %d %d" % (ok, threads, len(caught))).encode())
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    return os.read(r, 100).decode()
+
+rbd_c.set_num_threads(1)
+expected = rbd_c.rnea(m, Q, Z, Z)          # serial: libgomp's team untouched by rbd
+rbd_c.set_num_threads(2)
+first = child(False)                       # before any parallel rbd batch
+assert np.array_equal(rbd_c.rnea(m, Q, Z, Z), expected)   # rbd's own team, in the parent
+print(first, "|", child(True))
+"""
+    result = run_python(code, timeout=120)
+    assert result.returncode == 0, result.stderr
+    if result.stdout.strip() == "no-libgomp":
+        pytest.skip("libgomp is not loadable here")
+    first, second = result.stdout.split("|")
+    assert first.split() == ["1", "12", "0"]   # equal result, serial (then 2 threads asked), no warning
+    assert second.split() == ["1", "1", "1"]   # equal result, serial, warned
+
+
 # ------------------------------------------------------------------------------------------
 # Ctrl-C during a long batch
 # ------------------------------------------------------------------------------------------

@@ -265,6 +265,10 @@ def test_simd_switch():
             assert rbd_c.simd() in names
         with pytest.raises(ValueError, match="mode must be one of"):
             rbd_c.set_simd("avx9000")
+        with pytest.raises(TypeError, match="mode must be a str"):
+            rbd_c.set_simd(None)
+        rbd_c.set_simd(" Baseline ")  # any case, as RBD_SIMD and RBD_CPU
+        assert rbd_c.simd() == "baseline"
     finally:
         rbd_c.set_simd(previous)
 

@@ -55,6 +55,18 @@ def _translation_step(twist):
     return np.matmul(rotations._left_jacobian(twist[..., 3:]), twist[..., :3, None])[..., 0]
 
 
+def _planar_step(vx, vy, w):
+    """The body-frame translation (tx, ty) of the SE(2) exponential of (vx, vy, w):
+    [[a, -b], [b, a]] (vx, vy) with a = sin(w)/w, b = (1 - cos w)/w = 2 sin^2(w/2)/w, in a
+    form that keeps its digits at any turn (the 3-D left Jacobian's I + c S^2 cancels at
+    large w: 0.16 off at w = 1e15)."""
+    small = np.abs(w) < 1e-8
+    safe = np.where(small, 1.0, w)
+    a = np.where(small, 1.0 - w * w / 6.0, np.sin(w) / safe)
+    b = np.where(small, 0.5 * w, 2.0 * np.sin(0.5 * w) ** 2 / safe)
+    return a * vx - b * vy, b * vx + a * vy
+
+
 def _planar_translation(theta, tx, ty):
     """The world-plane step (x, y) of the body-frame step (tx, ty) at heading theta."""
     c, s = np.cos(theta), np.sin(theta)
@@ -81,11 +93,8 @@ def integrate(kind, qj, vj):
         out[..., 3:7] = _quat_times_exp(qj[..., 3:7], vj[..., 3:])
         return out
     if kind == JointKind.PLANAR:
-        twist = np.zeros(vj.shape[:-1] + (6,))
-        twist[..., 0:2] = vj[..., 0:2]
-        twist[..., 5] = vj[..., 2]
-        step = _translation_step(twist)
-        dx, dy = _planar_translation(qj[..., 2], step[..., 0], step[..., 1])
+        tx, ty = _planar_step(vj[..., 0], vj[..., 1], vj[..., 2])
+        dx, dy = _planar_translation(qj[..., 2], tx, ty)
         return np.stack([qj[..., 0] + dx, qj[..., 1] + dy, qj[..., 2] + vj[..., 2]], axis=-1)
     if kind in _VECTOR_KINDS:
         return qj + vj
