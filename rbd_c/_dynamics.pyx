@@ -15,7 +15,8 @@ from libc.string cimport memset, memcpy
 
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add,
-                             velocity_variation, rotate3, rotate6, sym3_rotate, inertia_add_moved)
+                             velocity_variation, rotate3, rotate6, sym3_rotate, inertia_add_moved,
+                             inertia_apply_angular)
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run_args, kernel_t,
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
@@ -334,9 +335,13 @@ cdef void crba_composite(const CModel* m, double* work, double* M) noexcept nogi
         oMi = work + CRBA_OM * nb + 16 * i
         for col in range(m.nvj[i]):
             c = vi + col
-            inertia_apply(Yc + 10 * i, S + 6 * c, f)  # F at the body's origin
-            for r in range(vi, c + 1):                # the joint's own block
-                _crba_entry(M, nv, r, c, S + 6 * r, f)
+            if basis_axis(m.kinds[i]) >= 0:  # F at the body's origin (a revolute column: [0; w])
+                inertia_apply_angular(Yc + 10 * i, S + 6 * c + 3, f)
+                M[c * nv + c] = S[6 * c + 3] * f[3] + S[6 * c + 4] * f[4] + S[6 * c + 5] * f[5]
+            else:
+                inertia_apply(Yc + 10 * i, S + 6 * c, f)
+                for r in range(vi, c + 1):                # the joint's own block
+                    _crba_entry(M, nv, r, c, S + 6 * r, f)
             fo[0] = f[0]; fo[1] = f[1]; fo[2] = f[2]  # F at the world origin: n + o x f
             fo[3] = f[3] + oMi[7] * f[2] - oMi[11] * f[1]
             fo[4] = f[4] + oMi[11] * f[0] - oMi[3] * f[2]

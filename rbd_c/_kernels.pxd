@@ -375,6 +375,17 @@ cdef inline void inertia_apply(const double* Y, const double* m, double* out) no
     out[5] = h0 * v1 - h1 * v0 + Y[6] * w0 + Y[8] * w1 + Y[9] * w2
 
 
+cdef inline void inertia_apply_angular(const double* Y, const double* w, double* out) noexcept nogil:
+    """out = Y [0; w] = [-h x w; I w] (inertia_apply of a pure rotation)."""
+    cdef double w0 = w[0], w1 = w[1], w2 = w[2], h0 = Y[1], h1 = Y[2], h2 = Y[3]
+    out[0] = h2 * w1 - h1 * w2
+    out[1] = h0 * w2 - h2 * w0
+    out[2] = h1 * w0 - h0 * w1
+    out[3] = Y[4] * w0 + Y[5] * w1 + Y[6] * w2
+    out[4] = Y[5] * w0 + Y[7] * w1 + Y[8] * w2
+    out[5] = Y[6] * w0 + Y[8] * w1 + Y[9] * w2
+
+
 cdef inline void velocity_variation(const double* Y, const double* V, double* out) noexcept nogil:
     """(V x*) Y - Y (V x) for a 10-number inertia Y = (m, h, I) and a twist V = [v; w]:
     [[0, -[g]x], [[g]x, N]] with g = m v + w x h and N = [w]x I - I [w]x - ([v]x [h]x +
