@@ -25,7 +25,7 @@ from libc.stdlib cimport malloc, free
 from libc.limits cimport INT_MAX
 from libc.string cimport memcpy, memset
 from cpython.exc cimport PyErr_CheckSignals
-from cpython.ref cimport PyObject, Py_XDECREF
+from cpython.ref cimport PyObject, Py_XDECREF, Py_INCREF
 from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.weakref cimport PyWeakref_GetRef, PyWeakref_NewRef
 
@@ -169,9 +169,10 @@ rbd_pool_huge_pages = _numpy_uses_huge_pages()
 
 
 def release_memory():
-    """Free the blocks that rbd_c keeps from batches' freed outputs for the next
-    batch's (at most 256 MB); returns how many bytes they held."""
-    return rbd_pool_release()
+    """Free what rbd_c keeps for later calls' outputs: the blocks of batches' freed
+    outputs (at most 256 MB) and single calls' last small results (at most 8 x 32 kB);
+    returns how many bytes of them were not in use."""
+    return rbd_pool_release() + _forget_spares()
 
 
 # Work (in units of ``cost``, roughly nanoseconds) below which a batch runs on the
@@ -1043,6 +1044,70 @@ cdef Py_ssize_t _first_nonfinite(Py_ssize_t N, int nout, double** outp, const Py
     return N
 
 
+# ---- a single call's small results, handed out again once dropped -----------------------
+# NumPy's allocation and release of a small array (about 700 instructions, 1,400 past its
+# 1 kB cache) cost as much as the Panda's forward kinematics.  Single calls keep their last
+# few small results; one that its caller has since dropped (referenced from here alone, by
+# no weak reference) and that is still a float64, C-contiguous, writeable array of the shape
+# asked becomes the next result of that shape instead of a new array.  No one else can reach
+# it, so no one sees it change; what shows is the extra reference to a result still held
+# (sys.getrefcount).  Two spares per shape serve ``x = f(...)``
+# in a loop (the old x is dropped after the call); a free-threaded Python keeps none.
+cdef extern from *:
+    """
+    #ifdef Py_GIL_DISABLED
+    #define rbd_only_here(x) 0
+    #else
+    #define rbd_only_here(x) (Py_REFCNT(x) == 1 && (Py_TYPE(x)->tp_weaklistoffset == 0 \
+        || *(PyObject**)((char*)(x) + Py_TYPE(x)->tp_weaklistoffset) == NULL))
+    #endif
+    """
+    bint rbd_only_here(PyObject* x) noexcept
+
+cdef enum:
+    SPARES = 8
+    SPARE_MAX_DOUBLES = 4096   # 32 kB: larger results are allocated as ever
+
+cdef PyObject* _spares[SPARES]
+cdef int _spare_oldest = 0
+
+
+cdef Py_ssize_t _forget_spares():
+    """Drop the kept results; the bytes of those no caller held."""
+    cdef PyObject* old
+    cdef Py_ssize_t freed = 0
+    cdef int k
+    for k in range(SPARES):
+        old = _spares[k]
+        _spares[k] = NULL
+        if old != NULL and rbd_only_here(old):
+            freed += cnp.PyArray_NBYTES(<cnp.ndarray>old)
+        Py_XDECREF(old)
+    return freed
+
+
+cdef cnp.ndarray _single_result(int ond, cnp.npy_intp* odims, Py_ssize_t size):
+    """A single call's fresh output of shape odims[:ond] (``size`` doubles): a dropped spare
+    of that shape, or a new array (kept as a spare, in place of the oldest, when small)."""
+    global _spare_oldest
+    cdef int k
+    cdef PyObject* old
+    cdef cnp.ndarray arr
+    if size <= SPARE_MAX_DOUBLES:
+        for k in range(SPARES):
+            if _spares[k] != NULL and rbd_only_here(_spares[k]) and _fits_out(<object>_spares[k], ond, odims):
+                return <cnp.ndarray>_spares[k]
+    arr = cnp.PyArray_EMPTY(ond, odims, cnp.NPY_DOUBLE, 0)
+    if size <= SPARE_MAX_DOUBLES:
+        k = _spare_oldest
+        _spare_oldest = (k + 1) % SPARES
+        old = _spares[k]
+        Py_INCREF(arr)
+        _spares[k] = <PyObject*>arr
+        Py_XDECREF(old)
+    return arr
+
+
 cdef object _NOT_ONE = object()  # _run_one's answer for a call it leaves to run's general path
 
 
@@ -1070,6 +1135,7 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, int nin, PyObj
     cdef object x
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = stackbuf
+    cdef double scalar
     cdef Py_ssize_t work_doubles = _evaluate_size(alg.scratch, call)
     cdef bint release = _evaluate_size(alg.cost, call) >= RELEASE_GIL_WORK
     if nout > 1 and out is not None and not ((type(out) is tuple or type(out) is list) and len(out) == nout):
@@ -1092,8 +1158,11 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, int nin, PyObj
         osize[o] = 1
         for j in range(ond):
             osize[o] *= odims[j]
+        if out is None and ond == 0 and nout == 1:
+            outp[0] = &scalar  # a scalar result: returned as a float, no array
+            continue
         if out is None:
-            arr = cnp.PyArray_EMPTY(ond, odims, cnp.NPY_DOUBLE, 0)
+            arr = _single_result(ond, odims, osize[o])
             if several is not None:
                 several.append(arr)
         else:
@@ -1124,7 +1193,7 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, int nin, PyObj
     if nout > 1:
         return out if out is not None else tuple(several)
     if ond == 0 and out is None:
-        return outp[0][0]  # a scalar result as a float (into a 0-d out=, the array)
+        return scalar  # a scalar result as a float (into a 0-d out=, the array)
     return arr
 
 
