@@ -350,10 +350,9 @@ def _simd_mode_name():
 
 
 _env_simd = os.environ.get("RBD_SIMD", "").strip().lower() or "auto"
-if _env_simd in SIMD_MODES:
-    set_simd(_env_simd)
-else:
-    warnings.warn("rbd_c: RBD_SIMD=%r is not one of %s; using 'auto'" % (_env_simd, SIMD_MODES), RuntimeWarning)
+if _env_simd not in SIMD_MODES:  # (a typo must not pass silently: as RBD_CPU and RBD_BACKEND)
+    raise ValueError("RBD_SIMD must be one of %s, got %r" % (", ".join(repr(m) for m in SIMD_MODES), _env_simd))
+set_simd(_env_simd)
 
 
 cdef int simd_cap() noexcept nogil:

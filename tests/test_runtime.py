@@ -334,6 +334,16 @@ def test_a_bad_or_impossible_rbd_cpu_is_refused(value, error):
     assert result.returncode != 0 and error in result.stderr, result.stderr
 
 
+@needs_compiled
+@pytest.mark.parametrize("value", ["avx3", "on"])
+def test_a_bad_rbd_simd_is_refused_like_rbd_cpu(value):
+    result = run_python("import rbd", env={"RBD_SIMD": value})
+    assert result.returncode != 0 and "RBD_SIMD must be one of" in result.stderr, result.stderr
+    assert repr(value) in result.stderr
+    result = run_python("import rbd_c; print(rbd_c.simd())", env={"RBD_SIMD": " Baseline "})
+    assert result.returncode == 0 and result.stdout.strip() == "baseline", result.stderr
+
+
 def test_set_backend_refuses_an_incomplete_backend(monkeypatch):
     import types
     partial = types.ModuleType("rbd_c")
