@@ -42,6 +42,7 @@ ctypedef struct CModel:
     int max_depth
     Py_ssize_t nancestors   # the dofs' ancestors, counted (the length of dof_ancestors: n x depth)
     Py_ssize_t minv_levels  # sum over the depths of nv - level_start (articulated M^-1's rows)
+    Py_ssize_t size_terms[SIZE_TERMS]  # a size's terms on this model (those of the contact rows 0)
     int* level_start        # (max_depth,)  the first dof of any body at each depth (depth - 1)
     Py_ssize_t* level_at    # (max_depth,)  where each depth's 6 rows of nv - level_start start
     int* parents            # (nb,)  -1: the world

@@ -562,6 +562,7 @@ cdef CompiledModel _build(object model):
         cm.m.gravity[d] = gravity[d]
     cm.m.coupled = 0
     cm.m.singular_tol = _doubles(owner, checks_module().singular_tolerance(model))
+    _set_size_terms(&cm.m)
     cm.owner = tuple(owner)
     cm.frame_index = dict(model._frame_index)
     return cm
@@ -915,12 +916,24 @@ def size(constant=0, nb=0, nv=0, depth=0, nv_depth=0, nd2=0, nv2=0, rows=0, rows
     return (constant, nb, nv, depth, nv_depth, nd2, nv2, rows, rows_nv, rows2, ancestors, levels)
 
 
+cdef void _set_size_terms(CModel* m) noexcept:
+    """The terms of a size (see Algorithm) that depend on the model alone, once."""
+    cdef Py_ssize_t* t = m.size_terms
+    t[0], t[1], t[2], t[3] = 1, m.nb, m.nv, m.max_depth
+    t[4], t[5], t[6] = <Py_ssize_t>m.nv * m.max_depth, m.nd2, <Py_ssize_t>m.nv * m.nv
+    t[7], t[8], t[9] = 0, 0, 0  # (a call's contact rows: _evaluate_size)
+    t[10], t[11] = m.nancestors, m.minv_levels
+
+
 cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const Call* call) noexcept:
-    cdef const CModel* m = call.m
-    cdef Py_ssize_t r = call.nrows
-    return (c[0] + c[1] * m.nb + c[2] * m.nv + c[3] * m.max_depth + c[4] * m.nv * m.max_depth
-            + c[5] * m.nd2 + c[6] * m.nv * m.nv + c[7] * r + c[8] * r * m.nv + c[9] * r * r
-            + c[10] * m.nancestors + c[11] * m.minv_levels)
+    cdef const Py_ssize_t* t = call.m.size_terms
+    cdef Py_ssize_t r = call.nrows, total = 0
+    cdef int j
+    for j in range(SIZE_TERMS):
+        total += c[j] * t[j]
+    if r:
+        total += c[7] * r + c[8] * r * call.m.nv + c[9] * r * r
+    return total
 
 
 cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kernel, tuple scratch, tuple cost):
