@@ -11,7 +11,7 @@ coupled system G^T M G densely (the ABA's recursion does not hold across a coupl
 """
 import numpy as np
 
-from ._checks import SingularModelError, finite_results, model_arrays, short_repr
+from ._checks import SingularModelError, check_finite_result, finite_results, model_arrays, short_repr
 
 # per algorithm: the kinds of its positional arguments after the model (q: a configuration,
 # v: a velocity or acceleration, x: as it is) and how each result comes back (F: forces,
@@ -171,7 +171,7 @@ def _inverse_mass_matrix(backend, model, full, q):
 
 
 def _aba_derivatives(backend, model, full, q, v, tau, fext=None):
-    qdd = _aba(backend, model, full, q, v, tau, fext)
+    qdd = check_finite_result(_aba(backend, model, full, q, v, tau, fext), 1)  # (before it is rnea's a)
     _, (q, v) = model_arrays(model, optional=(), q=q, v=v)
     qf, vf = expand_q(model, q), expand_v(model, v)
     dq, dv, M = backend.rnea_derivatives(full, qf, vf, expand_v(model, qdd), fext)

@@ -28,13 +28,14 @@ whose algorithms they call: ``rbd.reference`` exports them on itself, ``rbd_c`` 
 models with mimic joints (its kernels otherwise), and ``rbd`` binds the active backend's
 (``rbd._names.COMPOSED``). Everything takes leading batch dimensions on its state arguments.
 """
+import functools
 import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (CONTACT_RANK_TOLERANCE, as_array, check_model, flag, model_arrays, real_number, redundant_contacts_error,
-                      short_repr)
+from ._checks import (CONTACT_RANK_TOLERANCE, as_array, check_model, finite_results, flag, model_arrays, real_number,
+                      redundant_contacts_error, short_repr)
 
 __all__ = ["Contact", "inertial_parameters", "model_from_parameters"]
 
@@ -117,6 +118,7 @@ def _restitution(value):
     return e
 
 
+@functools.partial(finite_results, sample_ndims=(2,))
 def contact_jacobian_on(rbd, model, q, contacts):
     """The stacked contact Jacobians (..., m, nv), m the sum of the contacts' dims, in the
     order of ``contacts``."""
@@ -179,6 +181,7 @@ def _nothing_to_solve(batch):
     return np.empty(batch + (0,)), np.empty(batch + (0,))
 
 
+@functools.partial(finite_results, sample_ndims=(1, 1))
 def constrained_dynamics_on(rbd, model, q, v, tau, contacts, fext=None, regularization=0.0):
     """(qdd (..., nv), forces (..., m)) of M qdd + h = tau + J^T forces with every contact
     held (J qdd + gamma = 0); ``regularization`` damps the contact system."""
@@ -193,6 +196,7 @@ def constrained_dynamics_on(rbd, model, q, v, tau, contacts, fext=None, regulari
     return _solve_contacts(rbd, model, q, J, tau - h, -gamma, contacts, regularization)
 
 
+@functools.partial(finite_results, sample_ndims=(1, 1))
 def impulse_dynamics_on(rbd, model, q, v, contacts, restitution=0.0, regularization=0.0):
     """(v_after (..., nv), impulses (..., m)) of an impact: M (v_after - v) = J^T impulses
     and J v_after = -restitution J v."""
@@ -213,12 +217,15 @@ HESSIAN_WHOLE = 1 << 23  # doubles (64 MB) of kinematic_hessian_on's output comp
 HESSIAN_CHUNK = 1 << 21  # and (16 MB) per chunk of columns beyond
 
 
+@functools.partial(finite_results, sample_ndims=(3,))
 def kinematic_hessian_on(rbd, model, q, frame, reference="local"):
     """H (..., 6, nv, nv) with H[:, i, k] = d J[:, i] / d q_k along q (+) dq, J =
     frame_jacobian(model, q, frame, reference); so H @ v is frame_jacobian_time_derivative."""
     check_model(model)
     batch, (q,) = model_arrays(model, q=q)
     n = model.nv
+    if n == 0:  # (no column to differentiate: the frame and the reference checked all the same)
+        rbd.frame_jacobian(model, q, frame, reference)
     flat = (int(np.prod(batch)),)  # (one batch axis: the n unit velocities add one, within the limit)
     H = np.empty(flat + (6, n, n))
     # A large H takes the unit velocities a chunk of columns i at a time (16 MB of H): the
@@ -279,6 +286,7 @@ def _body_forces_basis(acc, twist):
     return out
 
 
+@functools.partial(finite_results, sample_ndims=(2,))
 def joint_torque_regressor_on(rbd, model, q, v, a):
     """Y (..., nv, 10 nbodies) with Y @ inertial_parameters(model) = rnea(model, q, v, a)
     (gravity included; armature, which is not an inertial parameter, left out)."""

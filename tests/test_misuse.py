@@ -225,6 +225,57 @@ def test_composed_algorithms_that_overflow_are_the_overflow_error(backend, name)
         call()
 
 
+@pytest.mark.parametrize("mimic", [False, True])
+def test_no_call_returns_inf_or_nan_for_finite_inputs(backend, mimic):
+    """Every algorithm and composition, a velocity, acceleration, torque or external force
+    scaled to 1e154..1e307 one at a time: a finite result or the overflow error, never an inf
+    or NaN, nor another argument's error (an overflowing intermediate passed on as 'a')."""
+    model = rbd.sample_model("arm7")
+    if mimic:
+        model = rbd.couple_joints(model, [("joint7", "joint6", 2.0, 0.1)])
+    rng = np.random.default_rng(7)
+    q, q1 = rbd.random_configuration(model, rng), rbd.random_configuration(model, rng)
+    state = {"v": rng.normal(size=model.nv), "a": rng.normal(size=model.nv), "tau": rng.normal(size=model.nv),
+             "fext": rng.normal(size=(model.nbodies, 6))}
+    tool = [rbd.Contact("tool0")]
+    for which in state:
+        for scale in (1e154, 1e155, 1e160, 1e300, 1e306, 1e307):
+            s = dict(state, **{which: state[which] * scale})
+            calls = algorithm_calls(q, s["v"], s["a"], s["tau"], s["fext"], q1, ["tool0"]) + [
+                ("constrained_dynamics", (q, s["v"], s["tau"], tool), {"fext": s["fext"]}),
+                ("impulse_dynamics", (q, s["v"], tool), {}), ("joint_torque_regressor", (q, s["v"], s["a"]), {})]
+            for name, args, kwargs in calls:
+                try:
+                    result = getattr(rbd, name)(model, *args, **kwargs)
+                except ValueError as exc:
+                    assert "(overflow)" in str(exc), (name, which, scale, str(exc))
+                    continue
+                for r in result if isinstance(result, tuple) else (result,):
+                    assert np.isfinite(r).all(), (name, which, scale)
+
+
+@pytest.mark.parametrize("frame, reference, error", [
+    ("no_such_frame", "local", "unknown frame 'no_such_frame'"), ("tip", "bogus", "reference must be"),
+    (5, "local", "frame index 5 out of range"), (None, "local", "frame must be a name")])
+def test_a_model_without_dofs_still_checks_frames(backend, frame, reference, error):
+    """On a model whose joints are all fixed (nv = 0) every frame call checks its frame and
+    reference as on any model (the kinematic Hessian, with no column to compute, did not)."""
+    builder = rbd.ModelBuilder("static")
+    builder.add_link("base", mass=1.0, inertia=np.eye(3))
+    builder.add_link("tip", mass=1.0, inertia=np.eye(3))
+    builder.add_joint("weld", "fixed", "base", "tip")
+    model = builder.build()
+    q = v = np.zeros(0)
+    calls = [lambda: rbd.kinematic_hessian(model, q, frame, reference),
+             lambda: rbd.frame_jacobian(model, q, frame, reference),
+             lambda: rbd.frame_velocity(model, q, v, frame, reference),
+             lambda: rbd.frame_velocity_derivatives(model, q, v, frame, reference),
+             lambda: rbd.frame_jacobian_time_derivative(model, q, v, frame, reference)]
+    for call in calls:
+        with pytest.raises((ValueError, TypeError), match=error):
+            call()
+
+
 def test_overflow_error_is_the_same_on_both_backends():
     model = rbd.sample_model("arm7")
     q = rbd.neutral(model)

@@ -1,11 +1,9 @@
 """The contact dynamics, the contact Jacobian, the kinematic Hessian and the joint-torque
 regressor of the NumPy backend: ``rbd.contacts``' compositions run on this backend's
 algorithms (``rbd.reference``)."""
-import functools
 import sys
 
 from .. import contacts as _composition
-from .._checks import finite_results
 from .dynamics import mass_solve
 
 # When the contact solves take M^-1 B as ABA solves of B's k columns (``mass_solve``: O(nv k)
@@ -20,7 +18,6 @@ def _here():
     return sys.modules["rbd.reference"]
 
 
-@functools.partial(finite_results, sample_ndims=(2,))
 def contact_jacobian(model, q, contacts):
     return _composition.contact_jacobian_on(_here(), model, q, contacts)
 
@@ -36,22 +33,18 @@ def inverse_mass_times(model, q, B):
     return _here().inverse_mass_matrix(model, q) @ B
 
 
-@functools.partial(finite_results, sample_ndims=(1, 1))
 def constrained_dynamics(model, q, v, tau, contacts, fext=None, regularization=0.0):
     return _composition.constrained_dynamics_on(_here(), model, q, v, tau, contacts, fext, regularization)
 
 
-@functools.partial(finite_results, sample_ndims=(1, 1))
 def impulse_dynamics(model, q, v, contacts, restitution=0.0, regularization=0.0):
     return _composition.impulse_dynamics_on(_here(), model, q, v, contacts, restitution, regularization)
 
 
-@functools.partial(finite_results, sample_ndims=(3,))
 def kinematic_hessian(model, q, frame, reference="local"):
     return _composition.kinematic_hessian_on(_here(), model, q, frame, reference)
 
 
-@functools.partial(finite_results, sample_ndims=(2,))
 def joint_torque_regressor(model, q, v, a):
     return _composition.joint_torque_regressor_on(_here(), model, q, v, a)
 

@@ -29,7 +29,7 @@ ABA derivatives follow: dqdd/dx = -M^-1 dtau/dx at a = aba(...), and dqdd/dtau
 
 import numpy as np
 
-from .._checks import model_arrays, singular_tolerance
+from .._checks import check_finite_result, model_arrays, singular_tolerance
 from . import _components as sc  # spatial algebra on scalar components
 from . import joints
 from .dynamics import add_armature, evaluate_dynamics, forward_dynamics, joint_factors, solve_joint
@@ -234,5 +234,7 @@ def aba_derivatives(model, q, v, tau, fext=None):
     Minv = inverse_mass_matrix(model, q)
     if model.nv == 0:  # (matmul would loop over every empty sample, maybe 2**40 of them)
         return Minv.copy(), Minv.copy(), Minv
-    dqdd_dq, dqdd_dv = Minv @ dtau_dq, Minv @ dtau_dv
+    with np.errstate(over="ignore", invalid="ignore"):  # (the products can overflow: checked below)
+        dqdd_dq, dqdd_dv = Minv @ dtau_dq, Minv @ dtau_dv
+    check_finite_result(np.stack([dqdd_dq, dqdd_dv], axis=-3), 3)  # (naming a batch's first overflowing sample)
     return np.negative(dqdd_dq, out=dqdd_dq), np.negative(dqdd_dv, out=dqdd_dv), Minv  # (no temporaries)
