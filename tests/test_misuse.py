@@ -276,6 +276,15 @@ def test_a_model_without_dofs_still_checks_frames(backend, frame, reference, err
             call()
 
 
+@pytest.mark.parametrize("batch, error", [("3", TypeError), (True, TypeError), (2.5, TypeError),
+                                          ((2, "a"), TypeError), (-1, ValueError), ((2, -3), ValueError)])
+def test_a_bad_batch_of_random_configurations(backend, batch, error):
+    """A batch that is not made of ints is a TypeError (strings and bools too, as for every
+    argument); a negative size a ValueError."""
+    with pytest.raises(error, match="batch must be a non-negative int or a tuple of them"):
+        rbd.random_configuration(rbd.sample_model("arm7"), rng=0, batch=batch)
+
+
 def test_overflow_error_is_the_same_on_both_backends():
     model = rbd.sample_model("arm7")
     q = rbd.neutral(model)

@@ -66,7 +66,9 @@ def random_configuration(model, rng=None, batch=None):
         shape = ()
     else:
         shape = (batch,) if np.ndim(batch) == 0 else tuple(batch)
-        if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0 for n in shape):
+        if not all(isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) for n in shape):
+            raise TypeError("batch must be a non-negative int or a tuple of them, got %s" % short_repr(batch))
+        if not all(n >= 0 for n in shape):
             raise ValueError("batch must be a non-negative int or a tuple of them, got %s" % short_repr(batch))
         if len(shape) > MAX_BATCH_DIMS:
             raise ValueError("batch has %d dimensions; at most %d are supported" % (len(shape), MAX_BATCH_DIMS))
