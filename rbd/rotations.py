@@ -239,25 +239,36 @@ def matrix_to_quat(R):
     return _matrix_to_quat(_matrix(R, "R"))
 
 
-def _angle_coefficients(theta):
-    """``sin(t)/t``, ``(1 - cos t)/t²`` and ``(t - sin t)/t³``, Taylor near 0."""
-    t2 = theta * theta
+def _exp_terms(phi):
+    """``(x, k)``: the terms of ``exp([φ]x) = 1 + k1 [x]x + k2 [x]x²`` and of its left Jacobian
+    ``Γ(φ) = k0 1 + k3 [x]x + k4 x xᵀ`` about an axis ``x`` (``k`` stacked last).
+
+    Below _SERIES_ANGLE, ``x = φ`` and ``k = (a, a, b, b, c)`` with ``a = sin t/t``,
+    ``b = (1 - cos t)/t²`` and ``c = (t - sin t)/t³`` (Taylor series near 0).  Above,
+    ``x = φ/t`` and no power of t meets its inverse: in the φ form, ``t - sin t`` loses every
+    digit of sin t at t = 1e20 and t³ overflows from 1e103, while
+    ``k = (sin t/t, sin t, 1 - cos t, (1 - cos t)/t, 1 - sin t/t)`` stays exact for every finite φ."""
+    theta = np.linalg.norm(phi, axis=-1)
+    near = theta < _SERIES_ANGLE
+    t = np.where(near, 1.0, theta)  # the axis' scale
+    x = phi / t[..., None]
+    t2 = np.where(near, theta * theta, 0.0)
     small = theta < _SMALL_ANGLE
-    safe = np.where(small, 1.0, theta)
-    half_sinc = np.sin(0.5 * safe) / (0.5 * safe)  # (1 - cos t)/t² = half_sinc²/2: no cancellation
-    a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0), np.sin(safe) / safe)
+    s = np.where(small, 1.0, theta)
+    half_sinc = np.sin(0.5 * s) / (0.5 * s)  # (1 - cos t)/t² = half_sinc²/2: no cancellation
+    a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0), np.sin(s) / s)
     b = np.where(small, 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0), 0.5 * half_sinc * half_sinc)
-    series = theta < _SERIES_ANGLE
-    safe_c = np.where(series, 1.0, theta)
-    c = np.where(series, _even_series(_C_SERIES, t2), (safe_c - np.sin(safe_c)) / safe_c ** 3)
-    return a, b, c
+    one_minus_cos = 2.0 * np.sin(0.5 * t) ** 2
+    k = np.stack([a, np.where(near, a, np.sin(t)), np.where(near, b, one_minus_cos),
+                  np.where(near, b, one_minus_cos / t), np.where(near, _even_series(_C_SERIES, t2), 1.0 - a)],
+                 axis=-1)
+    return x, k
 
 
 def _so3_exp(phi):
-    theta = np.linalg.norm(phi, axis=-1)
-    a, b, _ = _angle_coefficients(theta)
-    S = skew(phi)
-    return np.eye(3) + a[..., None, None] * S + b[..., None, None] * (S @ S)
+    x, k = _exp_terms(phi)
+    S = skew(x)
+    return np.eye(3) + k[..., 1, None, None] * S + k[..., 2, None, None] * (S @ S)
 
 
 def so3_exp(phi):
@@ -577,9 +588,9 @@ def angular_velocity_from_difference(q0, q1, dt, frame="world"):
 # The exponential-map Jacobian Γ
 # ------------------------------------------------------------------------------------------
 def _left_jacobian(phi):
-    _, b, c = _angle_coefficients(np.linalg.norm(phi, axis=-1))
-    S = skew(phi)
-    return np.eye(3) + b[..., None, None] * S + c[..., None, None] * (S @ S)
+    x, k = _exp_terms(phi)
+    return (k[..., 0, None, None] * np.eye(3) + k[..., 3, None, None] * skew(x)
+            + k[..., 4, None, None] * (x[..., :, None] * x[..., None, :]))
 
 
 def _left_jacobian_inverse(phi, name="phi"):

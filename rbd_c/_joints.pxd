@@ -24,7 +24,7 @@ cimport cython
 from libc.math cimport sin, cos, sqrt, fabs, atan2, NAN
 
 from rbd_c._model cimport CModel
-from rbd_c._kernels cimport exp_coefficients, se3_exp, left_jacobian_inverse_apply, adjoint_matrix
+from rbd_c._kernels cimport RBD_SERIES_ANGLE, exp_coefficients, exp_terms, se3_exp, left_jacobian_inverse_apply, adjoint_matrix
 
 cdef extern from "_joints.h":
     # The kinds' codes and table (one row per kind: nq, nv, where the unit quaternion
@@ -117,29 +117,32 @@ cdef inline void _quat_conj(const double* q, double* out) noexcept nogil:
 cdef inline void _se2_V(double phi, double* a, double* b) noexcept nogil:
     """V(phi) = [[a, -b], [b, a]] with a = sin(phi)/phi, b = (1 - cos(phi))/phi (the
     SE(3) exponential's coefficients, so both share one small-angle series)."""
-    cdef double c
-    exp_coefficients(fabs(phi), a, b, &c)
+    exp_coefficients(fabs(phi), a, b)
     b[0] = b[0] * phi
 
 
-@cython.cdivision(True)
-cdef inline void _coupling_coefficients(double theta, double* c2, double* c3) noexcept nogil:
-    """c2 = (t^2 + 2 cos t - 2) / (2 t^4) and c3 = (2 t - 3 sin t + t cos t) / (2 t^5), Barfoot's
-    coefficients of the SE(3) Jacobian's coupling block; below 0.5 by their even series
-    c2 = sum p_k, c3 = sum (k + 1) p_k / (2k + 5), p_k = (-t^2)^k / (2k + 4)! (the closed
-    forms cancel near 0; rbd.reference sums the same series below the same angle)."""
+cdef inline void _coupling_coefficients(double theta, const double* k, double* q) noexcept nogil:
+    """The coefficients q of Barfoot's coupling block about exp_terms' axis x (k its terms):
+    Q = X/2 + q0 (PX + XP) + q1 PXP + q2 (PPX + XPP - 3 PXP) + q3 (PXPP + PPXP), P = [x]x.
+    About x = w they are c, c, c2 = (t^2 + 2 cos t - 2) / (2 t^4) and
+    c3 = (2 t - 3 sin t + t cos t) / (2 t^5), summed below RBD_SERIES_ANGLE as the even
+    series c2 = sum p_k, c3 = sum (k + 1) p_k / (2k + 5), p_k = (-t^2)^k / (2k + 4)! (the
+    closed forms cancel; rbd.reference sums the same series); about the unit axis, c t,
+    c t^2, c2 t^2 = 1/2 - (1 - cos t)/t^2 and c3 t^3 = (2 + cos t - 3 sin t / t) / (2t)."""
     cdef double t2 = theta * theta, p = 1.0 / 24.0
     cdef int j
-    if theta < 0.5:
-        c2[0] = 0.0
-        c3[0] = 0.0
+    if theta < RBD_SERIES_ANGLE:
+        q[0] = k[4]; q[1] = k[4]
+        q[2] = 0.0
+        q[3] = 0.0
         for j in range(9):
-            c2[0] += p
-            c3[0] += (j + 1) * p / (2 * j + 5)
+            q[2] += p
+            q[3] += (j + 1) * p / (2 * j + 5)
             p *= -t2 / ((2 * j + 5) * (2 * j + 6))
     else:
-        c2[0] = (t2 + 2.0 * cos(theta) - 2.0) / (2.0 * t2 * t2)
-        c3[0] = (2.0 * theta - 3.0 * sin(theta) + theta * cos(theta)) / (2.0 * t2 * t2 * theta)
+        q[0] = k[4] / theta; q[1] = k[4]
+        q[2] = 0.5 - k[3] / theta
+        q[3] = (2.0 + cos(theta) - 3.0 * k[0]) / (2.0 * theta)
 
 
 cdef inline void _skew3(const double* w, double* out) noexcept nogil:
@@ -158,9 +161,8 @@ cdef inline void _mul3(const double* A, const double* B, double* out) noexcept n
 
 cdef inline void se3_left_jacobian(const double* twist, bint inverse, double* out) noexcept nogil:
     """out (6x6 row-major) = the left Jacobian of SE(3) at the twist [rho; phi] (linear
-    first), or its inverse: [[J, Q], [0, J]] with J = 1 + b P + c P^2 the SO(3) left
-    Jacobian of phi (P = [phi]x, X = [rho]x) and Barfoot's coupling block
-    Q = X/2 + c (PX + XP + PXP) + c2 (PPX + XPP - 3 PXP) + c3 (PXPP + PPXP);
+    first), or its inverse: [[J, Q], [0, J]] with J the SO(3) left Jacobian of phi and Q
+    Barfoot's coupling block, both about exp_terms' axis x (P = [x]x, X = [rho]x);
     the inverse is [[J^-1, -J^-1 Q J^-1], [0, J^-1]], finite for |phi| < 2 pi.  The right
     Jacobian is the left one at -twist."""
     cdef double P[9]
@@ -175,12 +177,13 @@ cdef inline void se3_left_jacobian(const double* twist, bint inverse, double* ou
     cdef double Q[9]
     cdef double J[9]
     cdef double e[3]
-    cdef double theta = sqrt(twist[3] * twist[3] + twist[4] * twist[4] + twist[5] * twist[5])
-    cdef double a, b, c, c2, c3
+    cdef double x[3]
+    cdef double k[5]
+    cdef double q[4]
+    cdef double theta = exp_terms(twist + 3, x, k)
     cdef int r, j
-    exp_coefficients(theta, &a, &b, &c)
-    _coupling_coefficients(theta, &c2, &c3)
-    _skew3(twist + 3, P)
+    _coupling_coefficients(theta, k, q)
+    _skew3(x, P)
     _skew3(twist, X)
     _mul3(P, X, PX)
     _mul3(X, P, XP)
@@ -190,8 +193,8 @@ cdef inline void se3_left_jacobian(const double* twist, bint inverse, double* ou
     _mul3(PXP, P, PXPP)
     _mul3(P, PXP, PPXP)
     for r in range(9):
-        Q[r] = (0.5 * X[r] + c * (PX[r] + XP[r] + PXP[r]) + c2 * (PPX[r] + XPP[r] - 3.0 * PXP[r])
-                + c3 * (PXPP[r] + PPXP[r]))
+        Q[r] = (0.5 * X[r] + q[0] * (PX[r] + XP[r]) + q[1] * PXP[r] + q[2] * (PPX[r] + XPP[r] - 3.0 * PXP[r])
+                + q[3] * (PXPP[r] + PPXP[r]))
     if inverse:
         for j in range(3):  # column j of J^-1 = J^-1 e_j
             e[0] = 0.0; e[1] = 0.0; e[2] = 0.0
@@ -202,11 +205,11 @@ cdef inline void se3_left_jacobian(const double* twist, bint inverse, double* ou
         _mul3(PX, J, Q)
         for r in range(9):
             Q[r] = -Q[r]
-    else:
-        _mul3(P, P, J)
-        for r in range(9):
-            J[r] = b * P[r] + c * J[r]
-        J[0] += 1.0; J[4] += 1.0; J[8] += 1.0
+    else:  # J = k0 1 + k3 [x]x + k4 x x^T
+        for r in range(3):
+            for j in range(3):
+                J[3 * r + j] = k[3] * P[3 * r + j] + k[4] * x[r] * x[j]
+            J[4 * r] += k[0]
     for r in range(3):
         for j in range(3):
             out[6 * r + j] = J[3 * r + j]

@@ -59,12 +59,15 @@ from libc.string cimport memcpy
 
 # Below this rotation angle the trigonometric coefficients are evaluated by
 # their Taylor series (the closed forms are 0/0 at 0); the first neglected term
-# is below 1e-21.
+# is below 1e-21.  Below RBD_SERIES_ANGLE, (t - sin t)/t^3 and its kin are summed as
+# series (their closed forms cancel); above, exp_terms expands about the unit axis.
 cdef extern from *:
     """
     #define RBD_SMALL_ANGLE 1e-3
+    #define RBD_SERIES_ANGLE 0.5
     """
     const double RBD_SMALL_ANGLE
+    const double RBD_SERIES_ANGLE
 
 
 # ------------------------------------------------------------------------------------------
@@ -167,25 +170,56 @@ cdef inline void se3_act_point(const double* M, const double* p, double* out) no
     out[2] = M[8] * x + M[9] * y + M[10] * z + M[11]
 
 
-cdef inline void exp_coefficients(double theta, double* a, double* b, double* c) noexcept nogil:
-    """a = sin(t)/t, b = (1 - cos t)/t^2, c = (t - sin t)/t^3, accurate for every t >= 0."""
-    cdef double t2 = theta * theta, s, h
+cdef inline void exp_coefficients(double theta, double* a, double* b) noexcept nogil:
+    """a = sin(t)/t and b = (1 - cos t)/t^2, accurate for every t >= 0."""
+    cdef double t2 = theta * theta, h
     if theta < RBD_SMALL_ANGLE:
         a[0] = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0)
         b[0] = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0)
-        c[0] = 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0)
     else:
-        s = sin(theta)
         h = sin(0.5 * theta) / (0.5 * theta)  # (1 - cos t)/t^2 = sinc(t/2)^2 / 2: no cancellation
-        a[0] = s / theta
+        a[0] = sin(theta) / theta
         b[0] = 0.5 * h * h
-        c[0] = (theta - s) / (t2 * theta)
+
+
+cdef inline double exp_terms(const double* w, double* x, double* k) noexcept nogil:
+    """The terms of exp([w]x) = 1 + k1 [x]x + k2 [x]x^2 and of its left Jacobian
+    J_l(w) = k0 1 + k3 [x]x + k4 x x^T about an axis x; returns t = |w|.
+
+    Below RBD_SERIES_ANGLE, x = w and k = (a, a, b, b, c) with c = (t - sin t)/t^3 summed as
+    its even series (the closed form cancels there).  Above, x = w/t and no power of t meets
+    its inverse: in the w form, t - sin t loses every digit of sin t at t = 1e20 and t^3
+    overflows from 1e103, while k = (sin t/t, sin t, 1 - cos t, (1 - cos t)/t, 1 - sin t/t)
+    stays exact for every finite w."""
+    cdef double t2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2], theta = sqrt(t2), h, p
+    cdef int j
+    if theta < RBD_SERIES_ANGLE:
+        x[0] = w[0]; x[1] = w[1]; x[2] = w[2]
+        exp_coefficients(theta, k, k + 2)
+        k[1] = k[0]; k[3] = k[2]
+        if theta < RBD_SMALL_ANGLE:
+            k[4] = 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0)
+        else:
+            k[4] = 0.0
+            p = 1.0 / 6.0
+            for j in range(9):  # (-t^2)^j / (2j + 3)!: the first term dropped is below 1e-18 at 0.5
+                k[4] += p
+                p *= -t2 / ((2 * j + 4) * (2 * j + 5))
+    else:
+        x[0] = w[0] / theta; x[1] = w[1] / theta; x[2] = w[2] / theta
+        h = sin(0.5 * theta)
+        k[1] = sin(theta)
+        k[0] = k[1] / theta
+        k[2] = 2.0 * h * h
+        k[3] = k[2] / theta
+        k[4] = 1.0 - k[0]
+    return theta
 
 
 cdef inline void _exp_rotation(double wx, double wy, double wz, double t2, double a, double b,
                                double* out) noexcept nogil:
     """The rotation block of the transform ``out`` = 1 + a [w]x + b [w]x^2, with
-    [w]x^2 = w w^T - |w|^2 1 (t2 = |w|^2, a and b from exp_coefficients)."""
+    [w]x^2 = w w^T - |w|^2 1 (t2 = |w|^2)."""
     out[0] = 1.0 + b * (wx * wx - t2)
     out[5] = 1.0 + b * (wy * wy - t2)
     out[10] = 1.0 + b * (wz * wz - t2)
@@ -198,18 +232,18 @@ cdef inline void _exp_rotation(double wx, double wy, double wz, double t2, doubl
 
 
 cdef inline void se3_exp(const double* twist, double* out) noexcept nogil:
-    """out = exp([v; w]^): R = exp([w]x), t = J_l(w) v = v + b w x v + c w x (w x v)."""
+    """out = exp([v; w]^): R = 1 + k1 [x]x + k2 [x]x^2, t = J_l(w) v = k0 v + k3 x × v + k4 (x.v) x
+    (exp_terms: no term cancels or overflows)."""
+    cdef double x[3]
+    cdef double k[5]
+    exp_terms(twist + 3, x, k)
     cdef double v0 = twist[0], v1 = twist[1], v2 = twist[2]
-    cdef double wx = twist[3], wy = twist[4], wz = twist[5]
-    cdef double t2 = wx * wx + wy * wy + wz * wz
-    cdef double a, b, c
-    exp_coefficients(sqrt(t2), &a, &b, &c)
-    cdef double u0 = wy * v2 - wz * v1, u1 = wz * v0 - wx * v2, u2 = wx * v1 - wy * v0  # w x v
-    cdef double q0 = wy * u2 - wz * u1, q1 = wz * u0 - wx * u2, q2 = wx * u1 - wy * u0  # w x (w x v)
-    _exp_rotation(wx, wy, wz, t2, a, b, out)
-    out[3] = v0 + b * u0 + c * q0
-    out[7] = v1 + b * u1 + c * q1
-    out[11] = v2 + b * u2 + c * q2
+    cdef double u0 = x[1] * v2 - x[2] * v1, u1 = x[2] * v0 - x[0] * v2, u2 = x[0] * v1 - x[1] * v0  # x × v
+    cdef double along = k[4] * (x[0] * v0 + x[1] * v1 + x[2] * v2)  # k4 first: x.v may be ~ t^2
+    _exp_rotation(x[0], x[1], x[2], x[0] * x[0] + x[1] * x[1] + x[2] * x[2], k[1], k[2], out)
+    out[3] = k[0] * v0 + k[3] * u0 + along * x[0]
+    out[7] = k[0] * v1 + k[3] * u1 + along * x[1]
+    out[11] = k[0] * v2 + k[3] * u2 + along * x[2]
     out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
 
 

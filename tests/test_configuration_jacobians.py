@@ -301,3 +301,34 @@ def test_a_planar_step_of_many_turns_keeps_its_digits(backend, turn):
         import rbd_c
         np.testing.assert_allclose(rbd.reference.integrate(model, np.zeros(3), v)[:2],
                                    rbd_c.integrate(model, np.zeros(3), v)[:2], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("turn", [1e4, 1e20, 1e60, 1e100, 1e150])
+def test_a_free_step_of_many_turns_keeps_its_digits(backend, turn):
+    """A free joint's step from the origin with body velocity (v, w), v across w, |w| = turn
+    rad: Chasles' screw, a pure turn about the axis through u x v / |w| (built here by
+    Rodrigues' formula), moves the origin by (1 - R) (u x v) / |w|.  Its tangent Jacobians
+    obey identities of the group, whatever the formulas: J_r(v) v = v, and
+    J_r(v) = Ad(exp(-v)) J_l(v) with J_l(v) = J_r(-v), i.e. d_dv(v) = d_dq(v) d_dv(-v) (the
+    closed forms in w lost them: c2 = (t^2 + 2 cos t - 2)/(2 t^4) is 0 from 1e77 rad)."""
+    b = rbd.ModelBuilder("drone")
+    b.add_link("base")
+    b.add_link("body", mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_joint("j", "free", parent="base", child="body")
+    model = b.build()
+    q = rbd.neutral(model)
+    v = np.array([0.0, 2.0 * turn, 0.0, turn, 0.0, 0.0])  # u = x, v along y: exactly across
+    u = np.array([1.0, 0.0, 0.0])
+    R = np.cos(turn) * np.eye(3) + np.sin(turn) * np.array([[0, 0, 0], [0, 0, -1], [0, 1, 0]]) \
+        + (1.0 - np.cos(turn)) * np.outer(u, u)
+    expected = (np.eye(3) - R) @ (np.cross(u, v[:3]) / turn)
+    np.testing.assert_allclose(rbd.integrate(model, q, v)[:3], expected, rtol=0, atol=1e-14)
+    rng = np.random.default_rng(7)
+    for v in (v, rng.normal(size=6) * turn):
+        d_dq, d_dv = rbd.integrate_jacobians(model, q, v)
+        _, d_dv_back = rbd.integrate_jacobians(model, q, -v)
+        # the coupling block sums terms of size |v_lin| to a much smaller one: its rounding
+        coupling = 1.0 + np.linalg.norm(v[:3])
+        np.testing.assert_allclose(d_dv @ v, v, rtol=0, atol=1e-14 * coupling * (1.0 + np.linalg.norm(v)))
+        np.testing.assert_allclose(d_dv, d_dq @ d_dv_back, rtol=0,
+                                   atol=1e-14 * coupling * (1.0 + np.linalg.norm(d_dq, 2)))

@@ -1112,3 +1112,21 @@ def test_convert_rejects_unknown_kinds_and_bad_shapes():
     R = rot.so3_exp([0.1, 0.2, 0.3])
     same = rot.convert(R, "matrix", "matrix")
     assert same is not R and not np.shares_memory(same, R) and np.array_equal(same, R)
+
+
+@pytest.mark.parametrize("exponent", [1, 12, 66, 200, 340, 500])
+def test_exp_and_its_jacobian_at_many_turns(exponent):
+    """At 2^k rad (up to 3e150) about an axis of exact length, exp and Γ against Rodrigues'
+    forms about the unit axis u: R = cos t + sin t [u]x + (1 - cos t) u u^T and
+    Γ = sin t / t + (1 - cos t)/t [u]x + (1 - sin t / t) u u^T.  (In φ = t u, Γ's
+    (t - sin t)/t³ overflowed to 0 from 1e103: Γ lost its u u^T term.)"""
+    direction, n = np.array([2.0, -3.0, 6.0]), 7.0  # |direction| = 7 exactly
+    t = n * 2.0 ** exponent
+    u = direction / n
+    K = skew(u)
+    R = np.cos(t) * np.eye(3) + np.sin(t) * K + (1.0 - np.cos(t)) * np.outer(u, u)
+    gamma = np.sin(t) / t * np.eye(3) + (1.0 - np.cos(t)) / t * K + (1.0 - np.sin(t) / t) * np.outer(u, u)
+    phi = direction * 2.0 ** exponent
+    np.testing.assert_allclose(rot.so3_exp(phi), R, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(rot.so3_left_jacobian(phi), gamma, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(rot.so3_right_jacobian(phi), gamma.T, rtol=0, atol=1e-15)

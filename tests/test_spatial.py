@@ -362,6 +362,50 @@ def test_exp_log_round_trip_at_special_angles(spatial_impl, angle, rng):
         np.testing.assert_allclose(S.se3_exp(S.se3_log(S.se3_exp(xi))), S.se3_exp(xi), rtol=0, atol=tol)
 
 
+# Integer directions with integer lengths: (a, b, c) 2^k has the exact norm n 2^k, so the
+# rotation angle of these twists is exactly the float the oracle below uses (at 1e20 rad one
+# ulp of the angle is 16384 rad: an angle off by one rounding would be another rotation).
+PYTHAGOREAN = [((3, 4, 12), 13), ((2, 3, 6), 7), ((1, 4, 8), 9), ((2, 6, 9), 11)]
+
+
+def screw_motion(v, w_direction, n, scale):
+    """exp of the twist [v; w], w = w_direction * scale with |w_direction| = n, by Chasles'
+    theorem: a turn by t = n scale about the axis u through p = u x v / t (R built by
+    Rodrigues' formula about the unit u) and a slide of (u . v) u along it:
+    translation = (u . v) u + (1 - R) p."""
+    u = np.asarray(w_direction, float) / n
+    t = n * scale
+    K = skew(u)
+    R = np.cos(t) * np.eye(3) + np.sin(t) * K + (1.0 - np.cos(t)) * np.outer(u, u)
+    p = np.cross(u, v) / t
+    return R, (u @ v) * u + (np.eye(3) - R) @ p
+
+
+@pytest.mark.parametrize("exponent", [2, 10, 30, 66, 200, 332, 498])
+def test_exp_of_a_twist_of_many_turns_keeps_its_digits(spatial_impl, exponent, rng):
+    """exp of twists turning 2^k rad (up to 1e150) with a slide v as large as the turn: the
+    screw motion built here from the unit axis.  The translation of a large turn is small
+    (at most |u . v| + 2 |v| / t).  A v exactly across a coordinate axis has an exact
+    answer to the last digit; in general the slide along the axis, u . v, carries the
+    rounding of v itself (eps |v|).  The closed forms in w = t u cancelled: v - (t - sin t)/t v
+    kept 1e4 of rounding at 1e20 rad (exact: sin t), and returned v itself at 1e150."""
+    S = spatial_impl
+    scale = 2.0 ** exponent
+    cases = [(np.roll([scale, 0.0, 0.0], i) * sign, 1, np.roll([0.0, scale, 0.0], i + j), 0.0)
+             for i in range(3) for j in range(2) for sign in (1.0, -1.0)]
+    for direction, n in PYTHAGOREAN:
+        w_direction = np.asarray(direction, float)[rng.permutation(3)] * rng.choice([-1.0, 1.0], size=3)
+        for v in (rng.normal(size=3), np.cross(w_direction, rng.normal(size=3)), w_direction):
+            cases.append((w_direction * scale, n, v / np.linalg.norm(v) * n * scale, 4e-16))
+    for w, n, v, rounding in cases:
+        R, t = screw_motion(v, w / scale, n, scale)
+        M = S.se3_exp(np.concatenate([v, w]))
+        np.testing.assert_allclose(M[:3, :3], R, rtol=0, atol=1e-14)
+        tol = 1e-14 * (1.0 + np.linalg.norm(t)) + rounding * np.linalg.norm(v)
+        np.testing.assert_allclose(M[:3, 3], t, rtol=0, atol=tol, err_msg=str((w, v)))
+        np.testing.assert_array_equal(M[3], [0.0, 0.0, 0.0, 1.0])
+
+
 def test_log_at_exactly_pi(spatial_impl, rng):
     """At pi the rotation vector is +- pi axis: either is a logarithm."""
     S = spatial_impl

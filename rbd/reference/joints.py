@@ -144,7 +144,9 @@ def difference(kind, q0j, q1j):
 # ------------------------------------------------------------------------------------------
 # (theta^2 + 2 cos theta - 2) / (2 theta^4) and (2 theta - 3 sin theta + theta cos theta) / (2 theta^5),
 # Barfoot's coefficients of the SE(3) Jacobian's coupling block, as even power series below
-# rotations._SERIES_ANGLE (their closed forms cancel near 0).
+# rotations._SERIES_ANGLE (their closed forms cancel near 0); above, the block is expanded
+# about the unit axis (rotations._exp_terms), with c2 t^2 = 1/2 - (1 - cos t)/t^2 and
+# c3 t^3 = (2 + cos t - 3 sin t / t) / (2t).
 _C2_SERIES = [(-1) ** k / factorial(2 * k + 4) for k in range(9)]
 _C3_SERIES = [(-1) ** k * (k + 1) / factorial(2 * k + 5) for k in range(9)]
 
@@ -152,22 +154,23 @@ _C3_SERIES = [(-1) ** k * (k + 1) / factorial(2 * k + 5) for k in range(9)]
 def _se3_left_jacobian(twist, inverse=False):
     """The left Jacobian of SE(3) (..., 6, 6) at the twist [rho; phi] (linear first), or its
     inverse: [[J, Q], [0, J]] with J the SO(3) left Jacobian of phi and Q Barfoot's coupling
-    block; the inverse is [[J^-1, -J^-1 Q J^-1], [0, J^-1]], finite for |phi| < 2 pi.
-    The right Jacobian is the left one at -twist."""
+    block, Q = X/2 + q0 (PX + XP) + q1 PXP + q2 (PPX + XPP - 3 PXP) + q3 (PXPP + PPXP) with
+    P = [x]x about rotations._exp_terms' axis x and X = [rho]x; the inverse is
+    [[J^-1, -J^-1 Q J^-1], [0, J^-1]], finite for |phi| < 2 pi.  The right Jacobian is the left one at -twist."""
     rho, phi = twist[..., :3], twist[..., 3:]
     theta = np.linalg.norm(phi, axis=-1)
-    _, _, c1 = rotations._angle_coefficients(theta)
+    x, k = rotations._exp_terms(phi)
     series = theta < rotations._SERIES_ANGLE
     t = np.where(series, 1.0, theta)
-    t2 = theta * theta
-    c2 = np.where(series, rotations._even_series(_C2_SERIES, t2), (t * t + 2.0 * np.cos(t) - 2.0) / (2.0 * t ** 4))
-    c3 = np.where(series, rotations._even_series(_C3_SERIES, t2),
-                  (2.0 * t - 3.0 * np.sin(t) + t * np.cos(t)) / (2.0 * t ** 5))
-    P, X = rotations._skew(phi), rotations._skew(rho)
+    t2 = np.where(series, theta * theta, 0.0)
+    q = [np.where(series, k[..., 4], k[..., 4] / t), k[..., 4],
+         np.where(series, rotations._even_series(_C2_SERIES, t2), 0.5 - k[..., 3] / t),
+         np.where(series, rotations._even_series(_C3_SERIES, t2), (2.0 + np.cos(t) - 3.0 * k[..., 0]) / (2.0 * t))]
+    P, X = rotations._skew(x), rotations._skew(rho)
     PX, XP = P @ X, X @ P
     PXP = PX @ P
-    c1, c2, c3 = (c[..., None, None] for c in (c1, c2, c3))
-    Q = 0.5 * X + c1 * (PX + XP + PXP) + c2 * (P @ PX + XP @ P - 3.0 * PXP) + c3 * (PXP @ P + P @ PXP)
+    q0, q1, q2, q3 = (c[..., None, None] for c in q)
+    Q = 0.5 * X + q0 * (PX + XP) + q1 * PXP + q2 * (P @ PX + XP @ P - 3.0 * PXP) + q3 * (PXP @ P + P @ PXP)
     if inverse:
         J = rotations._left_jacobian_inverse(phi)
         Q = -J @ Q @ J
