@@ -310,9 +310,9 @@ class Model:
 
     @property
     def coupling(self):
-        """G (full nv, nv) with v_full = G v, for a model with mimic joints (dense: built on
-        each access, full nv x nv numbers; the algorithms apply it without forming it, and
-        ``coupling_entries`` gives it in memory linear in the model)."""
+        """G (full nv, nv) with v_full = G v (dense: built on each access, full nv x nv
+        numbers; the algorithms apply it without forming it, and ``coupling_entries`` gives
+        it in memory linear in the model); the identity for a model without mimic joints."""
         source, scale = self.coupling_entries
         G = np.zeros((len(source), self.nv))
         G[np.arange(len(source)), source] = scale
@@ -322,10 +322,12 @@ class Model:
     @property
     def coupling_entries(self):
         """(source, scale): G's one entry per row, ``v_full[i] = scale[i] * v[source[i]]``
-        (read-only arrays of the full nv), for a model with mimic joints."""
+        (read-only arrays of the full nv); ``(arange(nv), ones(nv))`` for a model without
+        mimic joints (v_full is v: code written for coupled models runs on every model)."""
         if self._full is None:
-            raise AttributeError("coupling: model %r has no mimic joints" % self.name)
-        source, scale = (np.array(x) for x in self._v_map)
+            source, scale = np.arange(self.nv), np.ones(self.nv)
+        else:
+            source, scale = (np.array(x) for x in self._v_map)
         source.setflags(write=False)
         scale.setflags(write=False)
         return source, scale

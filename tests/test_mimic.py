@@ -260,3 +260,16 @@ def test_mass_matrices_of_a_coupled_model_are_exactly_symmetric(backend):
     dtau_da = rbd.rnea_derivatives(coupled, Q[4], ones, ones)[2]
     assert np.array_equal(dtau_da, dtau_da.T)
     np.testing.assert_allclose(dtau_da, M[4], rtol=0, atol=1e-12 * np.abs(M[4]).max())
+
+
+def test_a_model_without_mimic_joints_has_the_identity_coupling():
+    """v_full = v: G is the identity and its entries (arange, ones), so code written for
+    coupled models (J_full G, G^T tau_full) runs unchanged on any model (it raised
+    AttributeError)."""
+    model = rbd.sample_model("arm7")
+    assert not model.mimic
+    np.testing.assert_array_equal(model.coupling, np.eye(model.nv))
+    source, scale = model.coupling_entries
+    np.testing.assert_array_equal(source, np.arange(model.nv))
+    np.testing.assert_array_equal(scale, np.ones(model.nv))
+    assert not (model.coupling.flags.writeable or source.flags.writeable or scale.flags.writeable)
