@@ -53,6 +53,9 @@ def _public(name, function):
         return _checks.write_out(result, out, list(zip(_STATE_NAMES.get(name, ()), args)))
     algorithm.__name__ = algorithm.__qualname__ = name  # (what a TypeError about its arguments names)
     algorithm.__doc__, algorithm.__wrapped__ = function.__doc__, function
+    parameters = list(_inspect.signature(function).parameters.values())
+    algorithm.__signature__ = _inspect.Signature(  # the function's, with out= (as rbd_c's)
+        parameters + [_inspect.Parameter("out", _inspect.Parameter.KEYWORD_ONLY, default=None)])
     return algorithm
 
 
@@ -80,7 +83,7 @@ def _naming_memory_errors(name, function):
         raise _out_of_memory(name, model, args, inner, detail)
     call.__name__ = call.__qualname__ = name  # (as ``_public``'s)
     call.__doc__ = function.__doc__
-    call.__wrapped__ = getattr(function, "__wrapped__", function)
+    call.__wrapped__ = function  # (inspect.signature finds out= on _public's)
     return call
 
 
