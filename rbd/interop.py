@@ -337,6 +337,7 @@ def from_mujoco(mj_model, strict=False):
                          "(J_t^T armature J_t) and rbd does not represent"
                          % short_names(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, int(t)) or "tendon%d" % t
                                        for t in armed))
+    _check_mujoco_finite(m, body_names, joint_names, site_names)
     notes = _mujoco_unsupported(m, joint_names, body_names)
     if renamed_sites:
         warnings.warn("from_mujoco: sites %s are named like bodies (rbd's frames share one namespace): "
@@ -405,6 +406,33 @@ def from_mujoco(mj_model, strict=False):
     name = bytes(m.names[:bytes(m.names).index(b"\0")]).decode() or "robot"
     return assemble_model(name, bodies, _unique_frames(frames, "from_mujoco"), gravity=gravity,
                           world_inertia=world_inertia)
+
+
+#: the MjModel arrays from_mujoco reads, by the object whose row they hold
+_MUJOCO_NUMBERS = {"body": ("body_pos", "body_quat", "body_ipos", "body_iquat", "body_mass", "body_inertia"),
+                   "joint": ("jnt_axis", "jnt_pos", "jnt_range", "jnt_actfrcrange"),
+                   "dof": ("dof_armature", "dof_damping", "dof_frictionloss"),
+                   "site": ("site_pos", "site_quat")}
+
+
+def _check_mujoco_finite(m, body_names, joint_names, site_names):
+    """A ValueError naming the MuJoCo element and attribute of the first non-finite number
+    from_mujoco would read (MuJoCo compiles 'nan' with a warning; the model's arrays would
+    then name rbd's own, joint_placements, not the element written in the file)."""
+    for kind, fields in _MUJOCO_NUMBERS.items():
+        for field in fields:
+            values = np.asarray(getattr(m, field))
+            bad = np.flatnonzero(~np.isfinite(values.reshape(len(values), -1)).all(axis=1)) if values.size else ()
+            if len(bad):
+                row = int(bad[0])
+                name = (body_names[row] if kind == "body" else joint_names[row] if kind == "joint"
+                        else joint_names[int(m.dof_jntid[row])] if kind == "dof" else site_names[row])
+                raise ValueError("the MuJoCo model's %s %s has a non-finite %s: %s"
+                                 % ("joint" if kind == "dof" else kind, short_repr(name), field.split("_", 1)[1],
+                                    np.array2string(values[row])))
+    if not np.all(np.isfinite(m.opt.gravity)) or not np.all(np.isfinite(m.qpos0)):
+        raise ValueError("the MuJoCo model's %s is not finite"
+                         % ("gravity" if not np.all(np.isfinite(m.opt.gravity)) else "qpos0 (the joints' ref)"))
 
 
 def _principal(moments, R):

@@ -20,6 +20,7 @@ armature·qacc, ``mj_forward`` and Pinocchio.
 """
 import copy
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -521,6 +522,22 @@ def test_a_non_utf8_mjcf_file_by_path_is_a_clear_error(mujoco, tmp_path):
     with pytest.raises(rbd.URDFError, match="not UTF-8.*give load_mjcf its bytes"):
         rbd.load_mjcf(path)
     assert rbd.load_mjcf(path.read_bytes()).joint_names == ("h\xe9",)
+
+
+@pytest.mark.parametrize("element, expected", [
+    ('<body name="b" pos="0 0 nan"><joint name="h"/>%s</body>', "body 'b' has a non-finite pos"),
+    ('<body name="b" quat="nan 0 0 1"><joint name="h"/>%s</body>', "body 'b' has a non-finite quat"),
+    ('<body name="b"><joint name="h" axis="0 nan 1"/>%s</body>', "joint 'h' has a non-finite axis"),
+    ('<body name="b"><joint name="h" pos="inf 0 0"/>%s</body>', "joint 'h' has a non-finite pos"),
+    ('<body name="b"><joint name="h" damping="nan"/>%s</body>', "joint 'h' has a non-finite damping"),
+    ('<body name="b"><joint name="h"/>%s<site name="tip" pos="nan 0 0"/></body>', "site 'tip' has a non-finite pos"),
+])
+def test_a_non_finite_mujoco_number_names_its_element(mujoco, element, expected):
+    """MuJoCo compiles 'nan' (with a warning on its log): from_mujoco names the element and
+    attribute (it named rbd's internal joint_placements)."""
+    xml = "<mujoco><worldbody>%s</worldbody></mujoco>" % (element % '<geom size="0.1"/>')
+    with pytest.raises(ValueError, match="^the MuJoCo model's " + re.escape(expected)):
+        rbd.load_mjcf(xml)
 
 
 def test_from_mujoco_structure(mujoco):
