@@ -532,9 +532,10 @@ def test_a_non_utf8_mjcf_file_by_path_is_a_clear_error(mujoco, tmp_path):
     ('<body name="b"><joint name="h" damping="nan"/>%s</body>', "joint 'h' has a non-finite damping"),
     ('<body name="b"><joint name="h"/>%s<site name="tip" pos="nan 0 0"/></body>', "site 'tip' has a non-finite pos"),
 ])
-def test_a_non_finite_mujoco_number_names_its_element(mujoco, element, expected):
+def test_a_non_finite_mujoco_number_names_its_element(mujoco, element, expected, tmp_path, monkeypatch):
     """MuJoCo compiles 'nan' (with a warning on its log): from_mujoco names the element and
     attribute (it named rbd's internal joint_placements)."""
+    monkeypatch.chdir(tmp_path)  # (MuJoCo writes its warning to MUJOCO_LOG.TXT here)
     xml = "<mujoco><worldbody>%s</worldbody></mujoco>" % (element % '<geom size="0.1"/>')
     with pytest.raises(ValueError, match="^the MuJoCo model's " + re.escape(expected)):
         rbd.load_mjcf(xml)
