@@ -39,7 +39,7 @@ from . import rotations, spatial
 from ._checks import URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
 from .model import JOINT_KINDS, JointKind, assemble_model, _fast_kind
-from .urdf import is_xml_text, root_element, stripped_for_mujoco, warn_inverted_limits, xml_text
+from .urdf import ENTITIES, is_xml_text, root_element, stripped_for_mujoco, warn_inverted_limits, xml_text
 
 __all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
 
@@ -416,7 +416,7 @@ _MUJOCO_NUMBERS = {"body": ("body_pos", "body_quat", "body_ipos", "body_iquat", 
 
 
 def _check_mujoco_finite(m, body_names, joint_names, site_names):
-    """A ValueError naming the MuJoCo element and attribute of the first non-finite number
+    """A URDFError (a ValueError) naming the MuJoCo element and attribute of the first non-finite number
     from_mujoco would read (MuJoCo compiles 'nan' with a warning; the model's arrays would
     then name rbd's own, joint_placements, not the element written in the file)."""
     for kind, fields in _MUJOCO_NUMBERS.items():
@@ -427,11 +427,11 @@ def _check_mujoco_finite(m, body_names, joint_names, site_names):
                 row = int(bad[0])
                 name = (body_names[row] if kind == "body" else joint_names[row] if kind == "joint"
                         else joint_names[int(m.dof_jntid[row])] if kind == "dof" else site_names[row])
-                raise ValueError("the MuJoCo model's %s %s has a non-finite %s: %s"
+                raise URDFError("the MuJoCo model's %s %s has a non-finite %s: %s"
                                  % ("joint" if kind == "dof" else kind, short_repr(name), field.split("_", 1)[1],
                                     np.array2string(values[row])))
     if not np.all(np.isfinite(m.opt.gravity)) or not np.all(np.isfinite(m.qpos0)):
-        raise ValueError("the MuJoCo model's %s is not finite"
+        raise URDFError("the MuJoCo model's %s is not finite"
                          % ("gravity" if not np.all(np.isfinite(m.opt.gravity)) else "qpos0 (the joints' ref)"))
 
 
@@ -441,13 +441,19 @@ def _principal(moments, R):
 
 
 def _is_urdf(source, is_xml):
+    """Whether the MJCF source is a URDF; a URDFError for XML declaring entities (refused as
+    load_urdf refuses them: MuJoCo's importer would load a URDF of them as an empty robot)."""
     if is_xml:
-        return root_element(source[:1 << 16]) == "robot"
-    try:
-        with open(source, "rb") as f:
-            return root_element(f.read(1 << 16)) == "robot"
-    except OSError:  # MuJoCo says what is wrong
-        return False
+        root = root_element(source[:1 << 16])
+    else:
+        try:
+            with open(source, "rb") as f:
+                root = root_element(f.read(1 << 16))
+        except OSError:  # MuJoCo says what is wrong
+            return False
+    if root == ENTITIES:
+        raise URDFError("MJCF: XML entity declarations (<!ENTITY>) are not allowed")
+    return root == "robot"
 
 
 def load_mjcf(source, strict=False):

@@ -271,9 +271,9 @@ def _so3_exp(phi):
     return np.eye(3) + k[..., 1, None, None] * S + k[..., 2, None, None] * (S @ S)
 
 
-def so3_exp(phi):
-    """The rotation matrix ``exp([phi]x)`` of a rotation vector (Rodrigues)."""
-    return _so3_exp(_vec3(phi, "phi"))
+def so3_exp(w):
+    """The rotation matrix ``exp([w]x)`` of a rotation vector ``w`` (Rodrigues)."""
+    return _so3_exp(_vec3(w, "w"))
 
 
 def _rotvec_to_quat(phi):

@@ -195,17 +195,25 @@ class _RootFound(Exception):
     pass
 
 
+ENTITIES = "!ENTITY"  # root_element's answer for XML that declares entities
+
+
 def root_element(xml):
     """The tag of the root element of XML text or bytes (its first 64 KB are enough), or
-    None where there is none to read; white space before the XML declaration is allowed
+    None where there is none to read, or ENTITIES where entities are declared before it
+    (which every loader refuses); white space before the XML declaration is allowed
     as ``load_urdf`` allows it."""
     def found(tag, _attributes):
         raise _RootFound(tag)
+
+    def entity(*_):  # (its expansion, an XML bomb, could stop the scan before the root)
+        raise _RootFound(ENTITIES)
 
     xml = _xml_start(xml)
 
     scanner = expat.ParserCreate()
     scanner.StartElementHandler = found
+    scanner.EntityDeclHandler = entity
     try:
         scanner.Parse(xml, False)
     except _RootFound as root:
@@ -245,7 +253,10 @@ def stripped_for_mujoco(source):
     if compiler is None:
         compiler = ET.SubElement(extension, "compiler")
     compiler.set("fusestatic", "false")
-    return ET.tostring(root, encoding="unicode")
+    try:
+        return ET.tostring(root, encoding="unicode")
+    except RecursionError:  # (the writer recurses; MuJoCo refuses a few hundred levels anyway)
+        raise URDFError("URDF: elements nested too deeply for load_mjcf (load_urdf reads it)") from None
 
 
 def _parse(source):

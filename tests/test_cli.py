@@ -503,6 +503,23 @@ def test_a_zero_quaternion_is_named_by_row_and_columns(tmp_path, monkeypatch, ca
                                    "root_joint must not be zero" % (path, columns), err
 
 
+def test_an_overflowing_row_is_named_by_its_row(tmp_path, monkeypatch, capsys):
+    """A finite velocity too large for float64 (1e200: v^2 overflows in rnea) is the library's
+    overflow error for the sample as a whole: the file's row (from 1, in a later batch of
+    rows too), not the batch's 0-based sample."""
+    monkeypatch.setattr(cli, "CHUNK", 4)
+    model = rbd.sample_model("arm7")
+    t, q, v, a = sine_trajectory(model, n=10)
+    v[5, 0] = 1e200  # row 6, in the second batch of 4 rows
+    names = cli.coordinate_names(model)
+    write_csv(tmp_path / "traj.csv", t, [("q", names, q), ("v", ["v:" + n for n in names], v),
+                                         ("a", ["a:" + n for n in names], a)])
+    assert cli.main(["inverse-dynamics", "arm7", str(tmp_path / "traj.csv"), "-o", str(tmp_path / "tau.csv")]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith("rbd inverse-dynamics: error: %s: row 6: " % (tmp_path / "traj.csv")), err
+    assert "overflow" in err and "sample" not in err, err
+
+
 INERTIAL = ('<inertial><mass value="1"/><origin xyz="0.1 0 0"/>'
             '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>')
 MIMIC = """<robot name="r"><link name="base"/><link name="a">{I}</link><link name="b">{I}</link>

@@ -964,8 +964,8 @@ BAD_R = np.diag([1.0, 1.0, -1.0])  # orthogonal, det -1
     (lambda: rot.matrix_to_quat(BAD_R), "R"),
     (lambda: rot.matrix_to_quat(2.0 * np.eye(3)), "R"),
     (lambda: rot.matrix_to_quat(np.full((3, 3), np.inf)), "R"),
-    (lambda: rot.so3_exp([0.1, 0.2, 0.3, 0.4]), "phi"),
-    (lambda: rot.so3_exp(NAN3), "phi"),
+    (lambda: rot.so3_exp([0.1, 0.2, 0.3, 0.4]), "w"),
+    (lambda: rot.so3_exp(NAN3), "w"),
     (lambda: rot.so3_log(np.ones((3, 3))), "R"),
     (lambda: rot.so3_log(np.eye(3)[:2]), "R"),
     (lambda: rot.rotvec_to_quat([np.inf, 0.0, 0.0]), "phi"),
@@ -1130,3 +1130,8 @@ def test_exp_and_its_jacobian_at_many_turns(exponent):
     np.testing.assert_allclose(rot.so3_exp(phi), R, rtol=0, atol=1e-15)
     np.testing.assert_allclose(rot.so3_left_jacobian(phi), gamma, rtol=0, atol=1e-15)
     np.testing.assert_allclose(rot.so3_right_jacobian(phi), gamma.T, rtol=0, atol=1e-15)
+
+
+def test_so3_exp_takes_its_argument_by_the_name_api_md_gives():
+    """API.md: ``so3_exp(w)`` (it was named phi)."""
+    np.testing.assert_allclose(rot.so3_exp(w=[0.0, 0.0, np.pi / 2]), Rz(np.pi / 2), rtol=0, atol=1e-15)

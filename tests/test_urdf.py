@@ -6,6 +6,7 @@ and gravity torque, the spatial inertia of a free body) or comes from
 Pinocchio loading the same file.  Each malformed or impossible file has its
 own test, and the message must name the offending element.
 """
+import importlib.util
 import math
 import warnings
 
@@ -478,14 +479,37 @@ EXTERNAL_ENTITY = ('<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY secret SYSTEM
                    '<robot name="&secret;"><link name="a"/></robot>')
 
 
-@pytest.mark.parametrize("xml", [BILLION_LAUGHS, EXTERNAL_ENTITY], ids=["billion_laughs", "external_entity"])
+# ten levels of ten: 10^10 characters, past expat's own amplification limit
+FULL_BOMB = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY l0 "lol">'
+             + "".join('<!ENTITY l%d "%s">' % (k, ("&l%d;" % (k - 1)) * 10) for k in range(1, 10))
+             + ']><robot name="&l9;"><link name="a"/></robot>')
+
+
+@pytest.mark.parametrize("xml", [BILLION_LAUGHS, EXTERNAL_ENTITY, FULL_BOMB],
+                         ids=["billion_laughs", "external_entity", "full_bomb"])
 def test_entities_are_refused(xml, tmp_path):
-    with pytest.raises(rbd.URDFError, match="ENTITY"):
-        rbd.load_urdf(xml)
+    """By load_urdf, and by load_mjcf, whose URDFs go through MuJoCo's importer (it loaded
+    the last two as robots of nothing: the scan for the root element stopped at them)."""
     path = tmp_path / "evil.urdf"
     path.write_text(xml)
-    with pytest.raises(rbd.URDFError, match="ENTITY"):
-        rbd.load_urdf(path)
+    for source in (xml, path):
+        with pytest.raises(rbd.URDFError, match="ENTITY"):
+            rbd.load_urdf(source)
+        if importlib.util.find_spec("mujoco") is not None:
+            with pytest.raises(rbd.URDFError, match="ENTITY"):
+                rbd.load_mjcf(source)
+
+
+def test_load_mjcf_refuses_a_urdf_nested_deeper_than_it_reads(tmp_path):
+    """load_urdf reads 2,000 nested unknown elements; load_mjcf, which rewrites the URDF for
+    MuJoCo (whose parser stops at a few hundred levels), raises URDFError (a RecursionError)."""
+    pytest.importorskip("mujoco")
+    xml = '<robot name="r"><link name="a"/><link name="b"/>%s%s' \
+          '<joint name="j" type="continuous"><parent link="a"/><child link="b"/></joint></robot>' \
+          % ("<x>" * 2000, "</x>" * 2000)
+    assert rbd.load_urdf(xml).joint_names == ("j",)
+    with pytest.raises(rbd.URDFError, match="nested too deeply"):
+        rbd.load_mjcf(xml)
 
 
 def test_undeclared_entity_is_malformed_xml():
