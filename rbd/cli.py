@@ -412,9 +412,11 @@ def check_csv_names(path, names):
 
 def check_outputs(output, plot_path=None):
     """Refuse, before any work, output paths that cannot be written as given: a folder that
-    does not exist, a folder as the file, a plot without a file type matplotlib writes
-    (it would append ".png" to the name) or over the output."""
+    does not exist, a folder as the file, "-" (not standard output), a plot without a file
+    type matplotlib writes (it would append ".png" to the name) or over the output."""
     for path in (output, plot_path):
+        if path == "-":  # (not standard output: the summary line goes there)
+            raise CommandError("cannot write '-': rbd writes files, not standard output (give a file name)")
         if path is not None:
             folder = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(folder):
@@ -779,6 +781,7 @@ def _parser():
     robot_args(p)
     p.add_argument("--batch", type=_positive(int), default=1000, help="samples of the batched row")
     p.add_argument("--seconds", type=_positive(float, MAX_SECONDS), default=0.2, help="time per measurement")
+    parser.subcommands = sub.choices  # name -> its parser
     return parser
 
 
@@ -817,7 +820,10 @@ def _main(argv=None):
         from .__main__ import demo  # ``rbd ROBOT``: the demo
         with _warnings_as_lines("rbd"):
             return demo(argv)
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the subcommand's own usage and "rbd check: error: ..." (argparse's names "rbd")
+        parser.subcommands[args.command].error("unrecognized arguments: %s" % " ".join(extra))
     with _warnings_as_lines("rbd %s" % args.command):
         return _run(args)
 

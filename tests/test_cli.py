@@ -349,6 +349,9 @@ USER_ERRORS = [
     (SIM + ("--torques", "tau_nan_time.csv", "-o", "s.csv"), "row 2, column time: nan is not a finite number"),
     (SIM + ("--torques", "tau_extra.csv", "-o", "s.csv"), "unknown column tau:joint8"),
     (SIM + ("--torques", "tau_late.csv", "-o", "s.csv"), "first row is at t = 0.005 s"),
+    (SIM + ("-o", "-"), "cannot write '-': rbd writes files, not standard output"),
+    (("check", "arm7", "extra"), "unrecognized arguments: extra"),
+    (SIM + ("-o", "s.csv", "--dtt", "1"), "unrecognized arguments: --dtt 1"),
 ]
 
 
