@@ -38,7 +38,7 @@ import numpy as np
 from . import rotations, spatial
 from ._checks import URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
-from .model import JOINT_KINDS, JointKind, assemble_model, _fast_kind
+from .model import JOINT_KINDS, JointKind, Model, assemble_model, _fast_kind
 from .urdf import ENTITIES, is_xml_text, root_element, stripped_for_mujoco, warn_inverted_limits, xml_text
 
 __all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
@@ -472,6 +472,8 @@ def load_mjcf(source, strict=False):
         raise TypeError("source must be an MJCF file path, an XML string or its bytes, got %s"
                         % type(source).__name__)
     is_xml = is_xml_text(source)
+    if not is_xml and os.path.isdir(source):  # (as load_urdf's open() says it)
+        raise IsADirectoryError("MJCF: %s is a folder, not a file" % short_repr(source))
     if not is_xml and not os.path.isfile(source):
         raise FileNotFoundError("no MJCF file %s" % short_repr(source))
     if _is_urdf(source, is_xml):  # MuJoCo's URDF importer, without the meshes it cannot find
@@ -486,6 +488,13 @@ def load_mjcf(source, strict=False):
 # ------------------------------------------------------------------------------------------
 # Layouts
 # ------------------------------------------------------------------------------------------
+def _peer_type_error(name, expected, given):
+    """The TypeError of a layout's peer model argument; an rbd Model there is the two
+    arguments swapped (the rbd model comes first)."""
+    swapped = " (the rbd model comes first: the arguments are (model, %s))" % name if isinstance(given, Model) else ""
+    return TypeError("%s must be %s, got %s%s" % (name, expected, type(given).__name__, swapped))
+
+
 class _Layout:
     """The map between an rbd model's layout and a peer's, one joint at a time.
 
@@ -676,7 +685,7 @@ class PinocchioLayout(_Layout):
     def __init__(self, model, pin_model):
         pin = _import("pinocchio", "pin")
         if not isinstance(pin_model, pin.Model):
-            raise TypeError("pin_model must be a pinocchio.Model, got %s" % type(pin_model).__name__)
+            raise _peer_type_error("pin_model", "a pinocchio.Model", pin_model)
         _match(model, list(pin_model.names)[1:], "Pinocchio")
         joints, mimics = {}, {m[0] for m in model.mimic}
         for body, name in enumerate(model.joint_names):
@@ -742,7 +751,7 @@ class MujocoLayout(_Layout):
     def __init__(self, model, mj_model):
         mujoco = _import("mujoco", "mujoco")
         if not isinstance(mj_model, mujoco.MjModel):
-            raise TypeError("mj_model must be a compiled mujoco.MjModel, got %s" % type(mj_model).__name__)
+            raise _peer_type_error("mj_model", "a compiled mujoco.MjModel", mj_model)
         names = _mujoco_joint_names(mj_model)
         _match(model, names, "MuJoCo")
         joints = {}

@@ -541,6 +541,21 @@ def test_a_non_finite_mujoco_number_names_its_element(mujoco, element, expected,
         rbd.load_mjcf(xml)
 
 
+def test_swapped_layout_arguments_and_a_folder_are_named(mujoco, tmp_path):
+    """A layout's peer argument given an rbd Model says the two are swapped; load_mjcf of a
+    folder is an IsADirectoryError, as load_urdf's (it said there was no such file)."""
+    model = rbd.sample_model("arm7")
+    with pytest.raises(TypeError, match=r"^mj_model must be a compiled mujoco.MjModel, got Model "
+                                        r"\(the rbd model comes first"):
+        MujocoLayout(model, model)
+    with pytest.raises(TypeError, match=r"^mj_model must be a compiled mujoco.MjModel, got str$"):
+        MujocoLayout(model, "arm7")
+    with pytest.raises(IsADirectoryError):
+        rbd.load_urdf(str(tmp_path))
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        rbd.load_mjcf(str(tmp_path))
+
+
 def test_from_mujoco_structure(mujoco):
     model = rbd.load_mjcf(MJCF_MODELS["floating"])
     # Unnamed joints are called <body>_joint<k>; a body with two joints is a chain of two rbd bodies.
