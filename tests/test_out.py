@@ -68,6 +68,7 @@ def refusals(model):
     shared = np.tile(v, 8)  # inputs read through a memoryview of it, out in it
     array_input = array.array("d", v)
     unaligned = np.frombuffer(bytearray(8 * n + 1), dtype=np.float64, offset=1, count=n)
+    fext = np.zeros((model.nbodies, 6))
     return [
         (lambda: rbd.rnea(model, q, v, a, out=np.empty(n + 1)), "shape"),
         (lambda: rbd.rnea(model, q, v, a, out=np.empty((1, n))), "shape"),
@@ -79,6 +80,10 @@ def refusals(model):
         (lambda: rbd.crba(model, q, out=np.broadcast_to(np.zeros(1), (n, n))), "read-only"),
         (lambda: rbd.rnea(model, q, v, a, out=v), "the input v"),
         (lambda: rbd.normalize(model, q, out=q), "the input q"),
+        (lambda: rbd.gravity(model, q=q, out=q[:n]), "the input q, by keyword"),
+        (lambda: rbd.rnea(model, q, v, a=a, out=a), "the input a, by keyword"),
+        (lambda: rbd.rnea(model, q=q, v=v, a=a, out=v), "every input by keyword"),
+        (lambda: rbd.rnea(model, q, v, a, fext=fext, out=fext.reshape(-1)[:n]), "the input fext, by keyword"),
         (lambda: rbd.rnea_derivatives(model, q, v, a, out=np.empty((n, n))), "one array for three"),
         (lambda: rbd.rnea_derivatives(model, q, v, a, out=(np.empty((n, n)),) * 3), "the same array thrice"),
         (lambda: rbd.rnea_derivatives(model, q, v, a, out=(np.empty((n, n)),) * 2), "two for three"),

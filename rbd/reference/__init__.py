@@ -50,7 +50,9 @@ def _public(name, function):
             result = _coupled.call(sys.modules[__name__], name, model, args, kwargs)
         if out is None:
             return result
-        return _checks.write_out(result, out, list(zip(_STATE_NAMES.get(name, ()), args)))
+        states = _STATE_NAMES.get(name, ())
+        inputs = list(zip(states, args)) + [(key, value) for key, value in kwargs.items() if key in states]
+        return _checks.write_out(result, out, inputs)
     algorithm.__name__ = algorithm.__qualname__ = name  # (what a TypeError about its arguments names)
     algorithm.__doc__, algorithm.__wrapped__ = function.__doc__, function
     parameters = list(_inspect.signature(function).parameters.values())
