@@ -416,23 +416,24 @@ _MUJOCO_NUMBERS = {"body": ("body_pos", "body_quat", "body_ipos", "body_iquat", 
 
 
 def _check_mujoco_finite(m, body_names, joint_names, site_names):
-    """A URDFError (a ValueError) naming the MuJoCo element and attribute of the first non-finite number
-    from_mujoco would read (MuJoCo compiles 'nan' with a warning; the model's arrays would
-    then name rbd's own, joint_placements, not the element written in the file)."""
+    """A URDFError (a ValueError) naming the MuJoCo element and attribute of the first
+    non-finite number from_mujoco would read (MuJoCo compiles 'nan' with a warning; the
+    model's arrays would then name rbd's own, joint_placements, not the element written in
+    the file)."""
+    owners = {"body": ("body", body_names), "joint": ("joint", joint_names),
+              "dof": ("joint", [joint_names[j] for j in m.dof_jntid]), "site": ("site", site_names)}
     for kind, fields in _MUJOCO_NUMBERS.items():
+        element, names = owners[kind]
         for field in fields:
             values = np.asarray(getattr(m, field))
-            bad = np.flatnonzero(~np.isfinite(values.reshape(len(values), -1)).all(axis=1)) if values.size else ()
-            if len(bad):
-                row = int(bad[0])
-                name = (body_names[row] if kind == "body" else joint_names[row] if kind == "joint"
-                        else joint_names[int(m.dof_jntid[row])] if kind == "dof" else site_names[row])
+            bad = np.flatnonzero(~np.isfinite(values).all(axis=tuple(range(1, values.ndim))))
+            if bad.size:
                 raise URDFError("the MuJoCo model's %s %s has a non-finite %s: %s"
-                                 % ("joint" if kind == "dof" else kind, short_repr(name), field.split("_", 1)[1],
-                                    np.array2string(values[row])))
-    if not np.all(np.isfinite(m.opt.gravity)) or not np.all(np.isfinite(m.qpos0)):
-        raise URDFError("the MuJoCo model's %s is not finite"
-                         % ("gravity" if not np.all(np.isfinite(m.opt.gravity)) else "qpos0 (the joints' ref)"))
+                                % (element, short_repr(names[bad[0]]), field.split("_", 1)[1],
+                                   np.array2string(values[bad[0]])))
+    for what, values in (("gravity", m.opt.gravity), ("qpos0 (the joints' ref)", m.qpos0)):
+        if not np.all(np.isfinite(values)):
+            raise URDFError("the MuJoCo model's %s is not finite" % what)
 
 
 def _principal(moments, R):

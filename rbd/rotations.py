@@ -240,8 +240,8 @@ def matrix_to_quat(R):
 
 
 def _exp_terms(phi):
-    """``(x, k)``: the terms of ``exp([φ]x) = 1 + k1 [x]x + k2 [x]x²`` and of its left Jacobian
-    ``Γ(φ) = k0 1 + k3 [x]x + k4 x xᵀ`` about an axis ``x`` (``k`` stacked last).
+    """``(t, x, k)``: ``t = |φ|`` and the terms of ``exp([φ]x) = 1 + k1 [x]x + k2 [x]x²`` and of
+    its left Jacobian ``Γ(φ) = k0 1 + k3 [x]x + k4 x xᵀ`` about an axis ``x`` (``k`` stacked last).
 
     Below _SERIES_ANGLE, ``x = φ`` and ``k = (a, a, b, b, c)`` with ``a = sin t/t``,
     ``b = (1 - cos t)/t²`` and ``c = (t - sin t)/t³`` (Taylor series near 0).  Above,
@@ -254,19 +254,20 @@ def _exp_terms(phi):
     x = phi / t[..., None]
     t2 = np.where(near, theta * theta, 0.0)
     small = theta < _SMALL_ANGLE
-    s = np.where(small, 1.0, theta)
-    half_sinc = np.sin(0.5 * s) / (0.5 * s)  # (1 - cos t)/t² = half_sinc²/2: no cancellation
-    a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0), np.sin(s) / s)
+    s = np.where(small, 1.0, theta)  # (theta wherever the closed forms are used: far from 0 too)
+    sin, half_sin = np.sin(s), np.sin(0.5 * s)
+    half_sinc = half_sin / (0.5 * s)  # (1 - cos t)/t² = half_sinc²/2: no cancellation
+    a = np.where(small, 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0), sin / s)
     b = np.where(small, 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0), 0.5 * half_sinc * half_sinc)
-    one_minus_cos = 2.0 * np.sin(0.5 * t) ** 2
-    k = np.stack([a, np.where(near, a, np.sin(t)), np.where(near, b, one_minus_cos),
+    one_minus_cos = 2.0 * half_sin * half_sin
+    k = np.stack([a, np.where(near, a, sin), np.where(near, b, one_minus_cos),
                   np.where(near, b, one_minus_cos / t), np.where(near, _even_series(_C_SERIES, t2), 1.0 - a)],
                  axis=-1)
-    return x, k
+    return theta, x, k
 
 
 def _so3_exp(phi):
-    x, k = _exp_terms(phi)
+    _, x, k = _exp_terms(phi)
     S = skew(x)
     return np.eye(3) + k[..., 1, None, None] * S + k[..., 2, None, None] * (S @ S)
 
@@ -588,7 +589,12 @@ def angular_velocity_from_difference(q0, q1, dt, frame="world"):
 # The exponential-map Jacobian Γ
 # ------------------------------------------------------------------------------------------
 def _left_jacobian(phi):
-    x, k = _exp_terms(phi)
+    _, x, k = _exp_terms(phi)
+    return _left_jacobian_of_terms(x, k)
+
+
+def _left_jacobian_of_terms(x, k):
+    """Γ = k0 1 + k3 [x]x + k4 x xᵀ from ``_exp_terms``' axis and terms."""
     return (k[..., 0, None, None] * np.eye(3) + k[..., 3, None, None] * skew(x)
             + k[..., 4, None, None] * (x[..., :, None] * x[..., None, :]))
 

@@ -235,7 +235,7 @@ cdef inline void se3_exp(const double* twist, double* out) noexcept nogil:
     exp_terms(twist + 3, x, k)
     cdef double v0 = twist[0], v1 = twist[1], v2 = twist[2]
     cdef double u0 = x[1] * v2 - x[2] * v1, u1 = x[2] * v0 - x[0] * v2, u2 = x[0] * v1 - x[1] * v0  # x × v
-    cdef double along = k[4] * (x[0] * v0 + x[1] * v1 + x[2] * v2)  # k4 first: x.v may be ~ t^2
+    cdef double along = k[4] * (x[0] * v0 + x[1] * v1 + x[2] * v2)  # the slide along x
     _exp_rotation(x[0], x[1], x[2], x[0] * x[0] + x[1] * x[1] + x[2] * x[2], k[1], k[2], out)
     out[3] = k[0] * v0 + k[3] * u0 + along * x[0]
     out[7] = k[0] * v1 + k[3] * u1 + along * x[1]

@@ -156,10 +156,10 @@ def _se3_left_jacobian(twist, inverse=False):
     inverse: [[J, Q], [0, J]] with J the SO(3) left Jacobian of phi and Q Barfoot's coupling
     block, Q = X/2 + q0 (PX + XP) + q1 PXP + q2 (PPX + XPP - 3 PXP) + q3 (PXPP + PPXP) with
     P = [x]x about rotations._exp_terms' axis x and X = [rho]x; the inverse is
-    [[J^-1, -J^-1 Q J^-1], [0, J^-1]], finite for |phi| < 2 pi.  The right Jacobian is the left one at -twist."""
+    [[J^-1, -J^-1 Q J^-1], [0, J^-1]], finite for |phi| < 2 pi.  The right Jacobian is the
+    left one at -twist."""
     rho, phi = twist[..., :3], twist[..., 3:]
-    theta = np.linalg.norm(phi, axis=-1)
-    x, k = rotations._exp_terms(phi)
+    theta, x, k = rotations._exp_terms(phi)
     series = theta < rotations._SERIES_ANGLE
     t = np.where(series, 1.0, theta)
     t2 = np.where(series, theta * theta, 0.0)
@@ -175,7 +175,7 @@ def _se3_left_jacobian(twist, inverse=False):
         J = rotations._left_jacobian_inverse(phi)
         Q = -J @ Q @ J
     else:
-        J = rotations._left_jacobian(phi)
+        J = rotations._left_jacobian_of_terms(x, k)
     out = np.zeros(twist.shape[:-1] + (6, 6))
     out[..., :3, :3] = out[..., 3:, 3:] = J
     out[..., :3, 3:] = Q
