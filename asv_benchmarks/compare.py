@@ -436,7 +436,7 @@ def kinematics_rows(pin, robot, rng):
     """rbd_c's kinematics, gravity and nonlinear effects against Pinocchio's
     (forwardKinematics; forwardKinematics + updateFramePlacement of one frame;
     computeFrameJacobian; centerOfMass; jacobianCenterOfMass;
-    computeGeneralizedGravity; nonLinearEffects), and the same calls writing into
+    computeGeneralizedGravity; nonLinearEffects; integrate), and the same calls writing into
     an ``out=`` array (Pinocchio writes into its Data: no allocation either)."""
     if rbd_c is None:
         return []
@@ -460,6 +460,7 @@ def kinematics_rows(pin, robot, rng):
 
     placements, placement, jacobian = np.empty((model.nbodies, 4, 4)), np.empty((4, 4)), np.empty((6, nv))
     torques, com, com_jacobian = np.empty(nv), np.empty(3), np.empty((3, nv))
+    configuration = np.empty(model.nq)
     cases = [
         ("forward_kinematics", lambda: rbd_c.forward_kinematics(model, q),
          lambda: rbd_c.forward_kinematics(model, q, out=placements),
@@ -477,6 +478,8 @@ def kinematics_rows(pin, robot, rng):
          Contender("pin.jacobianCenterOfMass", lambda: pin.jacobianCenterOfMass(pm, pd, Q), pair.columns_from_pin)),
         ("gravity", lambda: rbd_c.gravity(model, q), lambda: rbd_c.gravity(model, q, out=torques),
          Contender("pin.computeGeneralizedGravity", lambda: pin.computeGeneralizedGravity(pm, pd, Q), pair.v_from_pin)),
+        ("integrate", lambda: rbd_c.integrate(model, q, v), lambda: rbd_c.integrate(model, q, v, out=configuration),
+         Contender("pin.integrate", lambda: pin.integrate(pm, Q, V), pair.q_from_pin)),
         ("nonlinear_effects", lambda: rbd_c.nonlinear_effects(model, q, v),
          lambda: rbd_c.nonlinear_effects(model, q, v, out=torques),
          Contender("pin.nonLinearEffects", lambda: pin.nonLinearEffects(pm, pd, Q, V), pair.v_from_pin)),
