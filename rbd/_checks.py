@@ -316,10 +316,15 @@ def redundant_contacts_error(model, contacts, regularization=0.0, sample=None):
     return ValueError(message + ": give a regularization > 0")
 
 
+class ResultOverflow(ValueError):
+    """A non-finite result of finite inputs (its own type so that a loader can say which
+    element's numbers were too large)."""
+
+
 def overflow_error(sample=None):
     """The error for a non-finite result of finite inputs (in the batch's ``sample``, its
     index; None for a single call)."""
-    return ValueError("the result is not finite (inf or NaN) although every input is: the inputs are "
+    return ResultOverflow("the result is not finite (inf or NaN) although every input is: the inputs are "
                       "too large for float64 arithmetic (overflow)%s" % _in_sample(sample))
 
 

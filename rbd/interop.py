@@ -36,7 +36,7 @@ import warnings
 import numpy as np
 
 from . import rotations, spatial
-from ._checks import URDFError, as_array, check_model, short_names, short_repr
+from ._checks import ResultOverflow, URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
 from .model import JOINT_KINDS, JointKind, Model, assemble_model, _fast_kind
 from .urdf import ENTITIES, is_xml_text, root_element, stripped_for_mujoco, warn_inverted_limits, xml_text
@@ -241,13 +241,14 @@ def _mujoco_frame_names(mj_model):
     return bodies, sites, renamed
 
 
-def _mujoco_joint_names(mj_model, bodies=None):
-    """The joint names, unnamed joints given ``<body name>_joint<k>``; duplicates raise.
-    ``bodies``: the body names of ``_mujoco_frame_names``, if the caller has them."""
+def _mujoco_joint_names(mj_model, frames=None):
+    """The joint names, unnamed joints given ``<body name>_joint<k>`` (with a trailing ``_``
+    while a body, site or joint already holds it); duplicates raise. ``frames``: the body and
+    site names of ``_mujoco_frame_names``, if the caller has them."""
     mujoco = _import("mujoco", "mujoco")
-    bodies = _mujoco_frame_names(mj_model)[0] if bodies is None else bodies
+    bodies, sites = _mujoco_frame_names(mj_model)[:2] if frames is None else frames
     names = _mj_names(mj_model, mujoco.mjtObj.mjOBJ_JOINT, mj_model.njnt, lambda j: None)
-    taken = set(names)  # (a name the file writes keeps its joint: a synthesized one gets "_")
+    taken = set(names) | set(bodies) | set(sites)  # (a written name keeps its joint: a made-up one gets "_")
     for j in range(mj_model.njnt):
         if names[j] is None:
             body = int(mj_model.jnt_bodyid[j])
@@ -327,7 +328,7 @@ def from_mujoco(mj_model, strict=False):
         raise TypeError("mj_model must be a compiled mujoco.MjModel, got %s" % type(mj_model).__name__)
     m = mj_model
     body_names, site_names, renamed_sites = _mujoco_frame_names(m)
-    joint_names = _mujoco_joint_names(m, body_names)
+    joint_names = _mujoco_joint_names(m, (body_names, site_names))
     if np.any(getattr(m, "actuator_armature", 0.0)):
         raise ValueError("the MuJoCo model has actuators with armature, which MuJoCo adds to its mass matrix "
                          "and rbd does not represent (give the joints armature instead)")
@@ -388,8 +389,12 @@ def from_mujoco(mj_model, strict=False):
             link = body_names[b] if j == first + count - 1 else "%s/%s" % (body_names[b], joint_names[j])
             bodies.append(_body(body, _fast_kind(kind, axis), axis, placement, joint_names[j], link, nv, nq, **extra))
             body = len(bodies) - 1
-        inertia = spatial.inertia_act(pre, spatial.inertia10_from_mass_com(
-            m.body_mass[b], m.body_ipos[b], _principal(m.body_inertia[b], rotations.quat_to_matrix(m.body_iquat[b]))))
+        try:
+            inertia = spatial.inertia_act(pre, spatial.inertia10_from_mass_com(
+                m.body_mass[b], m.body_ipos[b], _principal(m.body_inertia[b], rotations.quat_to_matrix(m.body_iquat[b]))))
+        except ResultOverflow:
+            raise URDFError("the MuJoCo model's body %s has a mass, inertia or position so large that its inertia "
+                            "overflows float64" % short_repr(body_names[b])) from None
         if body >= 0:
             bodies[body]["inertia"] = bodies[body]["inertia"] + inertia
         else:

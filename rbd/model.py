@@ -53,8 +53,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import spatial
-from ._checks import (_real_array, as_array, as_transform, check_model, flag, is_rotation, real_number, short_names,
-                      short_repr)
+from ._checks import (ResultOverflow, _real_array, as_array, as_transform, check_model, flag, is_rotation, real_number,
+                      short_names, short_repr)
 from ._inertia import check_inertias
 
 
@@ -637,11 +637,11 @@ class ModelBuilder:
         inertia = np.zeros((3, 3)) if inertia is None else as_array(
             inertia, "inertia of link %s" % short_repr(name), (3, 3), allow_batch=False)
         check_inertia(mass, inertia, "link %s" % short_repr(name))
-        with np.errstate(over="ignore", invalid="ignore"):
+        try:
             inertia10 = spatial.inertia10_from_mass_com(mass, com, inertia)
-        if not np.all(np.isfinite(inertia10)):
+        except ResultOverflow:
             raise ValueError("link %s: its mass, centre of mass and inertia overflow when moved to "
-                             "the link origin (values too large)" % short_repr(name))
+                             "the link origin (values too large)" % short_repr(name)) from None
         self._links[name] = _Link(name, inertia10)
 
     def add_joint(self, name, kind, parent, child, origin=None, axis=(0.0, 0.0, 1.0),
@@ -737,7 +737,12 @@ class ModelBuilder:
             child_inertia = self._links[joint.child].inertia10
             if joint.kind is None:  # fixed: merge the child link into this body
                 placed[joint.child] = (body, body_from_joint)
-                moved = spatial.inertia_act(body_from_joint, child_inertia)
+                try:
+                    moved = spatial.inertia_act(body_from_joint, child_inertia)
+                except ResultOverflow:
+                    raise ValueError("link %s overflows when merged into link %s through fixed joint %s "
+                                     "(values too large)" % (short_repr(joint.child), short_repr(joint.parent),
+                                                             short_repr(joint.name))) from None
                 if body >= 0:
                     bodies[body]["inertia"] = bodies[body]["inertia"] + moved
                 else:

@@ -541,6 +541,37 @@ def test_a_non_finite_mujoco_number_names_its_element(mujoco, element, expected,
         rbd.load_mjcf(xml)
 
 
+def test_a_mujoco_body_too_heavy_for_float64_is_named(mujoco):
+    """A mass and a centre of mass whose inertia about the body frame overflows (m c^2 past
+    1e308): the error names the body (it was a bare overflow from rbd's spatial algebra)."""
+    xml = ('<mujoco><worldbody><body name="heavy"><joint name="j"/><inertial mass="1e300" pos="1e10 0 0" '
+           'diaginertia="1 1 1"/></body></worldbody></mujoco>')
+    with pytest.raises(rbd.URDFError, match="body 'heavy' has a mass, inertia or position so large"):
+        rbd.load_mjcf(xml)
+
+
+def test_made_up_joint_names_never_take_a_written_body_or_site_name(mujoco, backend):
+    """An unnamed joint is '<body>_joint<k>', with a trailing '_' while a body or site of the
+    file holds that name: the written frames keep their names. Oracle: MuJoCo's poses of the
+    body and the site named like the made-up joint names."""
+    xml = """<mujoco><worldbody>
+      <body name="a" pos="0 0 1"><joint axis="0 1 0"/><geom size="0.1" pos="0.2 0 0"/>
+        <body name="a_joint0" pos="0.5 0 0"><geom size="0.1"/></body>
+        <body name="b" pos="0 0.3 0"><joint type="slide" axis="1 0 0"/><geom size="0.1"/>
+          <site name="b_joint0" pos="0 0 0.4"/></body>
+      </body></worldbody></mujoco>"""
+    mj_model = mujoco.MjModel.from_xml_string(xml)
+    model = from_mujoco(mj_model)
+    assert model.joint_names == ("a_joint0_", "b_joint0_")
+    assert len(set(model.frame_names)) == len(model.frame_names)
+    data = mujoco.MjData(mj_model)
+    data.qpos[:] = [0.7, -0.3]
+    mujoco.mj_kinematics(mj_model, data)
+    q = MujocoLayout(model, mj_model).q_from_peer(data.qpos)
+    assert_close(rbd.frame_placement(model, q, "a_joint0")[:3, 3], data.xpos[mj_model.body("a_joint0").id], "body")
+    assert_close(rbd.frame_placement(model, q, "b_joint0")[:3, 3], data.site_xpos[0], "site")
+
+
 def test_swapped_layout_arguments_and_a_folder_are_named(mujoco, tmp_path):
     """A layout's peer argument given an rbd Model says the two are swapped; load_mjcf of a
     folder is an IsADirectoryError, as load_urdf's (it said there was no such file)."""

@@ -111,6 +111,18 @@ def test_overflowing_inertias_are_errors(replace, match):
         rbd.load_urdf(xml.encode("utf-8"))
 
 
+def test_an_overflow_in_a_fixed_merge_names_the_link():
+    """A link whose inertia overflows only once moved through a fixed joint (m = 1e300 at
+    1e10 m): the error names the link, the joint and the link it merges into."""
+    xml = ('<robot name="r"><link name="a"/><link name="c"><inertial><mass value="1"/><inertia ixx="1" iyy="1" '
+           'izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link><link name="b"><inertial><mass value="1e300"/>'
+           '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+           '<joint name="j" type="continuous"><parent link="a"/><child link="c"/></joint>'
+           '<joint name="f" type="fixed"><origin xyz="1e10 0 0"/><parent link="c"/><child link="b"/></joint></robot>')
+    with pytest.raises(rbd.URDFError, match="link 'b' overflows when merged into link 'c' through fixed joint 'f'"):
+        rbd.load_urdf(xml)
+
+
 def test_round_off_in_an_inertia_passes_silently():
     # -1e-20 next to moments of 1e-2 on a 2 kg robot: round-off, not physics
     xml = PENDULUM.format(encoding="UTF-8").replace('ixx="0.01" ixy="0" ixz="0"', 'ixx="-1e-20" ixy="0" ixz="2e-35"')
