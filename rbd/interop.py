@@ -487,8 +487,19 @@ def load_mjcf(source, strict=False):
     try:
         mj_model = mujoco.MjModel.from_xml_string(source) if is_xml else mujoco.MjModel.from_xml_path(source)
     except ValueError as exc:
-        raise URDFError("MJCF: MuJoCo cannot compile %s: %s" % (short_repr(source, 60), exc)) from None
+        raise URDFError("MJCF: MuJoCo cannot compile %s: %s%s" % (short_repr(source, 60), exc,
+                                                                  "" if is_xml else _utf16_hint(source))) from None
     return from_mujoco(mj_model, strict=strict)
+
+
+def _utf16_hint(path):
+    """What to do with a UTF-16 file, which MuJoCo's parser (UTF-8 only) cannot read."""
+    with open(path, "rb") as f:
+        head = f.read(2)
+    if head not in (b"\xff\xfe", b"\xfe\xff"):
+        return ""
+    return (" (the file is UTF-16, MuJoCo reads UTF-8 files: save it as UTF-8, or give load_mjcf its bytes, "
+            "which rbd decodes)")
 
 
 # ------------------------------------------------------------------------------------------

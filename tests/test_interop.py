@@ -522,6 +522,13 @@ def test_a_non_utf8_mjcf_file_by_path_is_a_clear_error(mujoco, tmp_path):
     with pytest.raises(rbd.URDFError, match="not UTF-8.*give load_mjcf its bytes"):
         rbd.load_mjcf(path)
     assert rbd.load_mjcf(path.read_bytes()).joint_names == ("h\xe9",)
+    # a UTF-16 file, which MuJoCo's parser cannot read at all: its error says why
+    path = tmp_path / "wide.xml"
+    path.write_bytes('<?xml version="1.0" encoding="utf-16"?>\n<mujoco><worldbody><body name="b">'
+                     '<joint name="h"/><geom size="0.1"/></body></worldbody></mujoco>'.encode("utf-16"))
+    with pytest.raises(rbd.URDFError, match="the file is UTF-16.*give load_mjcf its bytes"):
+        rbd.load_mjcf(path)
+    assert rbd.load_mjcf(path.read_bytes()).joint_names == ("h",)
 
 
 @pytest.mark.parametrize("element, expected", [
