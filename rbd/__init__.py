@@ -48,6 +48,8 @@ def set_backend(name):
     example a compiled package caught half-initialised) is refused with
     ImportError, and nothing is rebound."""
     global backend
+    if not isinstance(name, str):
+        raise TypeError("backend must be 'numpy' or 'cython', got %s" % type(name).__name__)
     if name not in ("numpy", "cython"):
         raise ValueError("backend must be 'numpy' or 'cython', got %r" % (name,))
     impl = _import_compiled() if name == "cython" else reference

@@ -316,8 +316,7 @@ class Model:
         source, scale = self.coupling_entries
         G = np.zeros((len(source), self.nv))
         G[np.arange(len(source)), source] = scale
-        G.setflags(write=False)
-        return G
+        return _frozen(G, np.float64)
 
     @property
     def coupling_entries(self):
@@ -327,10 +326,8 @@ class Model:
         if self._full is None:
             source, scale = np.arange(self.nv), np.ones(self.nv)
         else:
-            source, scale = (np.array(x) for x in self._v_map)
-        source.setflags(write=False)
-        scale.setflags(write=False)
-        return source, scale
+            source, scale = self._v_map
+        return _frozen(source, np.intp), _frozen(scale, np.float64)
 
     @property
     def link_frame_names(self):

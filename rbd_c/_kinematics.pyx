@@ -712,3 +712,4 @@ FRAME_VELOCITY_DERIVATIVES.name = "frame_velocity_derivatives"
 FRAME_ACCELERATION_DERIVATIVES.name = "frame_acceleration_derivatives"
 CENTER_OF_MASS.name = "center_of_mass"
 COM_JACOBIAN.name = "com_jacobian"
+KINEMATIC_HESSIAN.label = "kinematic_hessian"  # (composed: no out=, no mimic path)

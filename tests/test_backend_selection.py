@@ -125,6 +125,9 @@ def test_set_backend_rejects_unknown_name():
     before = rbd.backend
     with pytest.raises(ValueError):
         rbd.set_backend("bogus")
+    for not_a_name in (None, 1, b"numpy"):
+        with pytest.raises(TypeError, match="backend must be 'numpy' or 'cython', got"):
+            rbd.set_backend(not_a_name)
     assert rbd.backend == before
 
 

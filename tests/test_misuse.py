@@ -484,7 +484,8 @@ m = rbd.sample_model("arm7")
 Q = np.broadcast_to(rbd.neutral(m), (2 ** 26, m.nq))
 V = np.broadcast_to(np.zeros(m.nv), (2 ** 26, m.nv))
 for call in (lambda: rbd.rnea(m, Q, V, V), lambda: rbd.frame_jacobian(m, Q, "tool0"),
-             lambda: rbd.crba(m, Q)):
+             lambda: rbd.crba(m, Q), lambda: rbd.kinematic_hessian(m, Q, "tool0"),
+             lambda: rbd.joint_torque_regressor(m, Q, V, V)):
     try:
         call()
         print("no error")
@@ -498,7 +499,8 @@ for call in (lambda: rbd.rnea(m, Q, V, V), lambda: rbd.frame_jacobian(m, Q, "too
         assert run.returncode == 0, run.stderr[-2000:]
         lines = run.stdout.splitlines()
         assert lines == ["%s on a model of 7 bodies and 7 dofs, a batch of 67108864 samples," % name
-                         for name in ("rnea", "frame_jacobian", "crba")], (backend, lines)
+                         for name in ("rnea", "frame_jacobian", "crba", "kinematic_hessian",
+                                      "joint_torque_regressor")], (backend, lines)
 
 
 def test_a_random_configuration_batch_too_large_for_memory_names_batch():

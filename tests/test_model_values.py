@@ -46,6 +46,26 @@ def test_arrays_stay_read_only(model, attribute):
         arr[...] = 0
 
 
+@pytest.mark.parametrize("mimic", [False, True])
+def test_every_array_a_model_gives_stays_read_only(model, mimic):
+    """Every public attribute that is an array (or a tuple of arrays: coupling_entries),
+    found by walking the model's attributes, not by a list that a new one could miss;
+    the coupling arrays were read-only but could be made writeable."""
+    if mimic:
+        model = rbd.couple_joints(rbd.sample_model("arm7"), [("joint3", "joint2", 0.5, 0.1)])
+    found = 0
+    for name in dir(model):
+        if name.startswith("_"):
+            continue
+        value = getattr(model, name)
+        for arr in value if isinstance(value, tuple) else (value,):
+            if isinstance(arr, np.ndarray):
+                found += 1
+                with pytest.raises(ValueError):
+                    arr.setflags(write=True)
+    assert found > len(ARRAYS)
+
+
 def test_names_are_tuples(model):
     for attribute in ("joint_names", "body_names", "frame_names"):
         assert isinstance(getattr(model, attribute), tuple)
