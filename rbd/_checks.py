@@ -310,8 +310,9 @@ def redundant_contacts_error(model, contacts, regularization=0.0, sample=None):
     message = ("the contact set %s is rank-deficient%s (its constraints are redundant there: %s)"
                % (short_names(names), _in_sample(sample), why))
     if regularization > 0.0:
-        return ValueError("%s, and regularization=%s is too small to make it solvable (the system's pivots "
-                          "must exceed %g of its largest entry, or of 1 if that is smaller): give a larger one"
+        return ValueError("%s, and regularization=%s is too small to make it solvable (the system's smallest "
+                          "eigenvalue must exceed %g of its largest entry, or of 1 if that is smaller): give a "
+                          "larger one"
                           % (message, short_repr(regularization), CONTACT_RANK_TOLERANCE))
     return ValueError(message + ": give a regularization > 0")
 

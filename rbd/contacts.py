@@ -135,9 +135,20 @@ def _regularization(value):
     return r
 
 
+def rank_probe(n):
+    """The fixed vector whose growth under a contact system's inverse tells a rank the
+    Cholesky pivots miss (as rbd_c's): steps of the golden ratio, so that no structured null
+    vector of the system is orthogonal to it."""
+    return 0.5 + np.arange(1, n + 1) * 0.6180339887498949 % 1.0
+
+
 def _deficient(K):
-    """Per sample of contact systems K (..., m, m), whether it is rank-deficient: no Cholesky
-    factor, or a pivot at or below the rank tolerance of its largest entry (at least 1)."""
+    """Per sample of contact systems K (..., m, m), whether it is rank-deficient: its smallest
+    eigenvalue at or below the rank tolerance of its largest entry (at least 1), as two
+    bounds on it tell: no Cholesky factor or a pivot below it (lambda_min <= every pivot),
+    or a fixed vector x that K^-1 stretches past its inverse (lambda_min <= |x| / |K^-1 x|;
+    where a second near-singular direction comes first, the last pivot keeps the rounding
+    of the first one's elimination, far above lambda_min)."""
     try:
         C = np.linalg.cholesky(K)
     except np.linalg.LinAlgError:  # (some sample has no factor: which ones, one at a time)
@@ -147,8 +158,11 @@ def _deficient(K):
         return np.array([bool(_deficient(k)) for k in flat]).reshape(K.shape[:-2])
     if not K.shape[-1]:
         return np.zeros(K.shape[:-2], dtype=bool)
+    bound = CONTACT_RANK_TOLERANCE * np.maximum(1.0, np.abs(K).max(axis=(-2, -1)))
     pivots = np.abs(np.diagonal(C, axis1=-2, axis2=-1)).min(axis=-1) ** 2
-    return pivots <= CONTACT_RANK_TOLERANCE * np.maximum(1.0, np.abs(K).max(axis=(-2, -1)))
+    x = rank_probe(K.shape[-1])
+    y = np.linalg.solve(np.swapaxes(C, -1, -2), np.linalg.solve(C, np.broadcast_to(x, K.shape[:-1])[..., None]))
+    return (pivots <= bound) | ~(np.linalg.norm(x) > bound * np.linalg.norm(y[..., 0], axis=-1))
 
 
 def _solve_contacts(rbd, model, q, J, rhs_q, rhs_c, contacts, regularization):

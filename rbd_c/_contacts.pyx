@@ -17,7 +17,7 @@ the whole batch, before the kernels run.  Each sample then uses the tree's struc
 * K (+ r 1) is factored by Cholesky, with the reference's test for redundant rows.
 """
 cimport cython
-from libc.math cimport sqrt, fabs
+from libc.math cimport sqrt, fabs, fmod
 from libc.float cimport DBL_MAX
 from libc.string cimport memset, memcpy
 
@@ -229,15 +229,17 @@ cdef void _contact_inertia(const Call* c, const double* L, const double* dinv, d
 
 
 @cython.cdivision(True)
-cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
+cdef int _contact_solve(const Call* c, double* K, double* b, double* probe) noexcept nogil:
     """b <- (K + r 1)^-1 b by Cholesky (K's lower triangle then holds the factor, its
     diagonal inverted), in panels of CHOLESKY_PANEL columns: each panel first takes the
     earlier columns' share for all its rows at once (the rows are read once per panel,
     not once per column: 3,000 rows no longer stream the matrix from memory 3,000 times).
-    Returns -1 when a pivot falls to CONTACT_RANK_TOLERANCE of K's largest entry (at
-    least 1): the contacts are redundant (the reference's test), else 0."""
-    cdef int n = c.nrows, r, s, k, j0, j1, top
-    cdef double pivot, x, largest = 1.0
+    Returns -1 when the system's smallest eigenvalue is at most CONTACT_RANK_TOLERANCE of
+    K's largest entry (at least 1), as a pivot or the growth of rank_probe under K^-1
+    (``probe``: n doubles of scratch) tells: the contacts are redundant (the reference's
+    test, rbd.contacts._deficient), else 0."""
+    cdef int n = c.nrows, r, s, j0, j1, top
+    cdef double pivot, largest = 1.0, probe_norm = 0.0, stretched_norm = 0.0
     for r in range(n):
         K[r * n + r] += c.regularization
         for s in range(r + 1):
@@ -259,6 +261,22 @@ cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
             for s in range(r + 1, n):
                 K[s * n + r] = (K[s * n + r] - dot_rows(K + s * n + j0, K + r * n + j0, r - j0)) * pivot
         j0 = j1
+    for r in range(n):
+        probe[r] = 0.5 + fmod((r + 1) * 0.6180339887498949, 1.0)
+        probe_norm += probe[r] * probe[r]
+    _factor_solve(K, n, probe)
+    for r in range(n):
+        stretched_norm += probe[r] * probe[r]
+    if n and not sqrt(probe_norm) > CONTACT_RANK_TOLERANCE * largest * sqrt(stretched_norm):
+        return -1
+    _factor_solve(K, n, b)
+    return 0
+
+
+cdef inline void _factor_solve(const double* K, int n, double* b) noexcept nogil:
+    """b <- (L L^T)^-1 b with _contact_solve's factor L (its diagonal inverted)."""
+    cdef int r, k
+    cdef double x
     for r in range(n):  # L y = b, row by row
         b[r] = (b[r] - dot_rows(K + r * n, b, r)) * K[r * n + r]
     for r in range(n - 1, -1, -1):  # L^T x = y: each x_r, once known, leaves the rows above
@@ -266,7 +284,6 @@ cdef int _contact_solve(const Call* c, double* K, double* b) noexcept nogil:
         x = b[r]
         for k in range(r):
             b[k] -= K[r * n + k] * x
-    return 0
 
 
 cdef void _apply_inverse_mass(const Call* c, const double* L, const double* dinv, const double* W,
@@ -342,7 +359,7 @@ cdef int k_constrained_dynamics(const Call* c, const double** ins, double** outs
     _contact_inertia(c, L, dinv, Y, W, last, K)
     for r in range(n):
         forces[r] = -gamma[r] - chain_dot(m, last[r], W + r * nv, qdd)
-    status = _contact_solve(c, K, forces)
+    status = _contact_solve(c, K, forces, gamma)  # (gamma is spent: the probe's room)
     if status:
         return status
     _apply_inverse_mass(c, L, dinv, W, last, forces, qdd)
@@ -362,7 +379,8 @@ cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, do
     cdef double* W = Y + n * nv
     cdef double* K = W + n * nv
     cdef int* last = <int*>(K + n * n)              # the rows' chains (n ints in n doubles)
-    cdef double* rest = K + n * n + n
+    cdef double* probe = K + n * n + n              # _contact_solve's
+    cdef double* rest = probe + n
     world_placements(m, ins[0], rest + CRBA_OM * m.nb, True)
     crba_world_terms(m, rest)
     status = _factor(m, rest, rest + CRBA_PER_BODY * m.nb + 6 * nv, L, dinv)
@@ -373,7 +391,7 @@ cdef int k_impulse_dynamics(const Call* c, const double** ins, double** outs, do
     for r in range(n):
         impulses[r] = -(1.0 + c.restitution) * chain_dot(m, last[r], Y + r * nv, ins[1])
     _contact_inertia(c, L, dinv, Y, W, last, K)
-    status = _contact_solve(c, K, impulses)
+    status = _contact_solve(c, K, impulses, probe)
     if status:
         return status
     memset(v_after, 0, nv * sizeof(double))
@@ -575,7 +593,7 @@ cdef Algorithm CONSTRAINED_DYNAMICS = algorithm(
     size(nb=80, nv_depth=40, rows_nv=20, rows2=10))
 cdef Algorithm IMPULSE_DYNAMICS = algorithm(
     b"qv", ("q", "v"), (b"v", b"c"), k_impulse_dynamics,
-    size(ancestors=1, rows_nv=2, rows2=1, rows=1, nb=CRBA_PER_BODY + LTDL_PER_BODY, nv=7),
+    size(ancestors=1, rows_nv=2, rows2=1, rows=2, nb=CRBA_PER_BODY + LTDL_PER_BODY, nv=7),
     size(nb=40, nv_depth=30, rows_nv=20, rows2=10))
 # a block: placements, q, v, tau, fext, x and the forces in lanes, then rbd_contacts_lanes' rows
 # (or one sample's scratch, from the start)

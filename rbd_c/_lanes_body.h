@@ -1047,6 +1047,24 @@ static inline void RBD_SFX(ln_at_frame)(int ref, int dim, const double* restrict
    one-sample kernels' (rbd_c/_contacts.pyx), each number a row of L lanes.  work: 61 rows
    per body, 7 per dof, nv^2, 2 nrows nv + nrows^2 + 2 nrows.  Returns 0, or 1 when a pivot of
    some lane (M's or the contacts') fails: the caller then runs the lanes one by one. */
+/* b <- (L L^T)^-1 b in lanes, with rbd_contacts_lanes' factor L of n rows (its diagonal
+   inverted) */
+static void RBD_SFX(ln_factor_solve)(const double* K, int n, double* b) {
+    #define KE(r, s) (K + ((size_t)(r) * n + (s)) * L)
+    for (int r = 0; r < n; r++) {
+        for (int k = 0; k < r; k++)
+            LANE_SIMD R(b, r) -= KE(r, k)[l] * R(b, k);
+        LANE_SIMD R(b, r) *= KE(r, r)[l];
+    }
+    for (int r = n - 1; r >= 0; r--) {
+        for (int k = r + 1; k < n; k++)
+            LANE_SIMD R(b, r) -= KE(k, r)[l] * R(b, k);
+        LANE_SIMD R(b, r) *= KE(r, r)[l];
+    }
+    #undef KE
+}
+
+
 static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes_contacts* c, const double* g,
                                        const double* X, const double* v, const double* tau, const double* fext,
                                        double* x, double* f, double* work) {
@@ -1249,16 +1267,25 @@ static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes
             LANE_SIMD KE(s, r)[l] = acc[l] * pivot[l];
         }
     }
+    /* the growth of rank_probe under K^-1 bounds the smallest eigenvalue where the pivots
+       cannot (_contact_solve): its room is gamma's, spent */
+    double probe_norm = 0.0, stretched[L];
     for (int r = 0; r < n; r++) {
-        for (int k = 0; k < r; k++)
-            LANE_SIMD R(f, r) -= KE(r, k)[l] * R(f, k);
-        LANE_SIMD R(f, r) *= KE(r, r)[l];
+        const double p = 0.5 + fmod((r + 1) * 0.6180339887498949, 1.0);
+        probe_norm += p * p;
+        LANE_SIMD R(gamma, r) = p;
     }
-    for (int r = n - 1; r >= 0; r--) {
-        for (int k = r + 1; k < n; k++)
-            LANE_SIMD R(f, r) -= KE(k, r)[l] * R(f, k);
-        LANE_SIMD R(f, r) *= KE(r, r)[l];
+    RBD_SFX(ln_factor_solve)(K, n, gamma);
+    LANE_SIMD stretched[l] = 0.0;
+    for (int r = 0; r < n; r++)
+        LANE_SIMD stretched[l] += R(gamma, r) * R(gamma, r);
+    {
+        int bad = 0;
+        LANE bad |= !(sqrt(probe_norm) > c->rank_tol * largest[l] * sqrt(stretched[l]));
+        if (bad && n)
+            return 1;
     }
+    RBD_SFX(ln_factor_solve)(K, n, f);
     #undef KE
     /* x <- L^-1 (D^-1 x + W^T f) (_apply_inverse_mass), then v + that for impulses */
     if (tau == NULL)

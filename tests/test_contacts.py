@@ -13,7 +13,7 @@ import rbd
 from conftest import HAVE_COMPILED
 from models import random_model, contacts_on
 
-from oracles.pinocchio_adapter import constraint_models, load_pair, pin
+from oracles.pinocchio_adapter import constraint_models, load_pair, pin, robot_urdf_path
 
 
 def tree_and_state(seed=0, floating=True):
@@ -120,6 +120,46 @@ def test_a_rank_deficient_contact_set_says_why_it_cannot_be_independent(backend)
     with pytest.raises(ValueError, match="more rows than the dofs that move their frames: '%s' \\(6 rows, 2 dofs\\)"
                        % second):
         rbd.impulse_dynamics(model, q, z, [rbd.Contact(second, 6)])
+
+
+def test_an_exactly_singular_arm_is_refused_at_every_pose(backend):
+    """The Panda straight up (joint2 = joint4 = 0: joints 1 and 3 on one axis, the elbow
+    stretched): its hand's 6-D contact has rank 5 at any angle of the other joints. With the
+    wrist near its own singularity (joint6 near 0) the Cholesky pivots kept the first
+    elimination's rounding and passed the rank test: forces of 1e15 N that broke the
+    equations of motion, on either backend. Every pose, single and batched, is now refused;
+    with the elbow bent (rank 6, SVD) the same poses solve."""
+    path = robot_urdf_path("panda")
+    if path is None:
+        pytest.skip("example-robot-data is not installed")
+    model = rbd.load_urdf(path)
+    hand = [rbd.Contact("panda_hand", 6)]
+    rng = np.random.default_rng(11)
+    poses = [rbd.random_configuration(model, rng) for _ in range(24)]
+    for joint6 in (1e-3, 1e-4, 1e-5):
+        poses.append(np.array([0.1, 0.0, -0.2, 0.0, 0.2, joint6, 0.3, 0.01, 0.01]))
+    Q = np.array(poses)
+    Q[:, 1] = Q[:, 3] = 0.0
+    v = np.full(model.nv, 0.1)
+    tau = np.zeros(model.nv)
+    for q in Q:
+        assert np.linalg.matrix_rank(rbd.contact_jacobian(model, q, hand)) == 5
+        with pytest.raises(ValueError, match="rank-deficient"):
+            rbd.constrained_dynamics(model, q, v, tau, hand)
+        with pytest.raises(ValueError, match="rank-deficient"):
+            rbd.impulse_dynamics(model, q, v, hand)
+    with pytest.raises(ValueError, match="rank-deficient"):
+        rbd.constrained_dynamics(model, Q, v, tau, hand)
+    with pytest.raises(ValueError, match="rank-deficient"):
+        rbd.impulse_dynamics(model, Q, v, hand)
+    Q[:, 3] = -1.0  # the elbow bent: rank 6
+    qdd, forces = rbd.constrained_dynamics(model, Q, v, tau, hand)
+    for q, a, f in zip(Q, qdd, forces):
+        J = rbd.contact_jacobian(model, q, hand)
+        assert np.linalg.matrix_rank(J) == 6
+        M, h = rbd.crba(model, q), rbd.nonlinear_effects(model, q, v)
+        np.testing.assert_allclose(M @ a + h, tau + J.T @ f, atol=1e-8 * max(1.0, np.abs(f).max()))
+        np.testing.assert_allclose(rbd.frame_acceleration(model, q, v, a, "panda_hand", "local"), 0, atol=1e-8)
 
 
 def test_contact_errors(backend):
