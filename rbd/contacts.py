@@ -72,11 +72,12 @@ def _contacts(model, contacts):
     if isinstance(contacts, Contact):
         contacts = [contacts]
     if isinstance(contacts, (set, frozenset, dict, str, bytes)) or not hasattr(contacts, "__iter__"):
-        raise TypeError("contacts must be a list or tuple of rbd.Contact (in the order of the force rows), "
-                        "got %s" % type(contacts).__name__)
+        raise TypeError("contacts must be a list or tuple of rbd.Contact (in the order of the force rows; one "
+                        "Contact alone is a list of one), got %s" % type(contacts).__name__)
     contacts = list(contacts)
-    if not all(isinstance(c, Contact) for c in contacts):
-        raise TypeError("contacts must be a list of rbd.Contact")
+    for k, c in enumerate(contacts):
+        if not isinstance(c, Contact):
+            raise TypeError("contacts must be a list of rbd.Contact, got %s at contacts[%d]" % (type(c).__name__, k))
     for c in contacts:
         model.frame_id(c.frame)  # unknown frames: the ValueError naming them
     return contacts

@@ -811,6 +811,20 @@ def test_contacts_must_be_an_ordered_collection(backend, contacts):
         rbd.constrained_dynamics(model, q, zero, zero, contacts)
 
 
+def test_one_contact_alone_is_a_list_of_one_and_a_stray_item_is_named(backend):
+    """A bare rbd.Contact is the list of that contact (the same answer, as documented); a
+    list holding something else names its index."""
+    model = rbd.sample_model("quadruped")
+    q, zero = rbd.neutral(model), np.zeros(model.nv)
+    foot = rbd.Contact("FL_foot", 3)
+    for function, args in ((rbd.constrained_dynamics, (q, zero, zero)), (rbd.impulse_dynamics, (q, zero)),
+                           (rbd.contact_jacobian, (q,))):
+        alone, listed = function(model, *args, foot), function(model, *args, [foot])
+        np.testing.assert_array_equal(np.hstack(alone), np.hstack(listed))
+        with pytest.raises(TypeError, match=r"contacts must be a list of rbd.Contact, got str at contacts\[1\]"):
+            function(model, *args, [foot, "HR_foot"])
+
+
 def test_lock_joints_names_a_missing_joint_list():
     model = rbd.sample_model("quadruped")
     with pytest.raises(TypeError, match="joints must be a joint"):
