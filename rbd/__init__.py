@@ -9,7 +9,7 @@ the active one.
 import os as _os
 
 from . import reference, rotations, spatial
-from ._checks import URDFError, SingularModelError
+from ._checks import URDFError, SingularModelError, ResultOverflow
 from .model import Model, ModelBuilder, JointKind, couple_joints
 from .editing import add_frame, add_payload, attach, lock_joints
 from .contacts import Contact, inertial_parameters, model_from_parameters

@@ -318,8 +318,9 @@ def redundant_contacts_error(model, contacts, regularization=0.0, sample=None):
 
 
 class ResultOverflow(ValueError):
-    """A non-finite result of finite inputs (its own type so that a loader can say which
-    element's numbers were too large)."""
+    """A non-finite result of finite inputs (``rbd.ResultOverflow``, a ValueError: its own
+    type so that a caller, a loader among them, can tell it and say whose numbers were too
+    large)."""
 
 
 def overflow_error(sample=None):

@@ -274,7 +274,7 @@ def test_overflow_is_an_error_on_both_backends(model):
         import rbd_c
         backends.append(rbd_c)
     errors = [outcome(impl.integrate_jacobians, model, q, v) for impl in backends]
-    assert errors[0] is not None and errors[0][0] is ValueError and "overflow" in errors[0][1], errors[0]
+    assert errors[0] is not None and errors[0][0] is rbd.ResultOverflow and "overflow" in errors[0][1], errors[0]
     assert all(e == errors[0] for e in errors), errors
 
 
