@@ -92,21 +92,28 @@ def _states_and_keywords(name, args, kwargs):
     return [kwargs.pop(key) for key in positional[:count]], kwargs
 
 
-_AT_INDEX = re.compile(r"\b(at [A-Za-z_]\w*\[)(\d+(?:, \d+)*)\]")
+_SAMPLE = re.compile(r"\bin sample (\[\d+(?:, \d+)*\]|\d+) of the batch")
 
 
-def _in_batch(error, starts):
+def _in_batch(error, starts, names):
     """``error`` of a chunk whose first sample is at ``starts`` (one index per batch
-    dimension) told in the whole batch's indices: an entry's position shifted, any other
-    message given the chunk's place."""
+    dimension) told in the whole batch's indices: an entry of a state argument (``names``;
+    each spans the whole batch, broadcast before chunking) or a sample's position shifted,
+    any other message given the chunk's place."""
     message = str(error.args[0]) if error.args else ""
 
-    def shifted(match):
-        index = [int(i) for i in match.group(2).split(", ")]
-        index[:len(starts)] = [i + s for i, s in zip(index, starts)]
-        return match.group(1) + ", ".join(map(str, index)) + "]"
+    def shift(index):
+        return [i + s for i, s in zip(index, starts)] + index[len(starts):]
 
-    told = _AT_INDEX.sub(shifted, message, count=1)
+    def entry(match):  # q[1, 1, 3:7], at v[3, 4, 2]
+        return "%s[%s" % (match.group(1), ", ".join(map(str, shift([int(i) for i in match.group(2).split(", ")]))))
+
+    def sample(match):  # in sample [1, 1] of the batch, in sample 3 of the batch
+        index = shift([int(i) for i in match.group(1).strip("[]").split(", ")])
+        return "in sample %s of the batch" % (index[0] if len(index) == 1 else index)
+
+    entries = re.compile(r"\b(%s)\[(\d+(?:, \d+)*)(?=[,\]])" % "|".join(map(re.escape, names)))
+    told = _SAMPLE.sub(sample, entries.sub(entry, message, count=1), count=1)
     if told == message:
         told = "%s (in the chunk of the batch from sample %s)" % (message, ", ".join(map(str, starts)))
     error.args = (told,) + tuple(error.args[1:])
@@ -122,7 +129,8 @@ def _on_chunk(name, count, nbatch, model, *states, **kwargs):
     try:
         results = getattr(rbd, name)(model, *states, **kwargs)
     except ValueError as error:
-        raise _in_batch(error, starts) from None
+        names = list(inspect.signature(getattr(rbd, name)).parameters)[1:1 + len(_STATE[name])] + ["fext"]
+        raise _in_batch(error, starts, names) from None
     if isinstance(results, tuple):  # several outputs: each sample's flattened one after the other
         batch = np.shape(results[0])[:nbatch]
         return np.concatenate([np.reshape(r, batch + (-1,)) for r in results], axis=-1)

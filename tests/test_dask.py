@@ -92,6 +92,21 @@ def test_errors_name_the_sample_in_the_whole_batch(backend):
     Q = da.from_array(bad, chunks=(2, 4, model.nq))  # the NaN is entry [1, 0, 2] of its chunk
     with pytest.raises(ValueError, match=r"at q\[3, 4, 2\]"):
         rbd.dask.rnea(model, Q, v[0], v[0]).compute()
+    # an error told by the entry without 'at', and one told by the sample (the direct call's
+    # words are the oracle: the same batch in one piece)
+    floating = rbd.sample_model("quadruped")
+    q = np.broadcast_to(rbd.neutral(floating), (6, 5, floating.nq)).copy()
+    v = np.zeros((6, 5, floating.nv))
+    q[3, 4, 3:7] = 0.0
+    huge = v.copy()
+    huge[3, 4] = 1e200
+    for args in ((q, v, v), (rbd.neutral(floating), huge, huge)):
+        with pytest.raises(ValueError) as direct:
+            rbd.rnea(floating, *args)
+        chunked = [da.from_array(np.broadcast_to(x, (6, 5, x.shape[-1])), chunks=(2, 3, x.shape[-1])) for x in args]
+        with pytest.raises(ValueError) as told:
+            rbd.dask.rnea(floating, *chunked).compute()
+        assert str(told.value) == str(direct.value) and ("[3, 4" in str(told.value)), str(told.value)
 
 
 def test_a_pose_singular_for_the_contacts_outside_the_batch(backend):
