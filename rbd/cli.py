@@ -315,7 +315,8 @@ def _derivative(t, size, step):
     ends): the derivative of the polynomial through them, exact for degree < size at any
     spacing.  ``step(rows)`` gives the (N, n) displacements from each row to ``rows``."""
     if len(t) < 2:
-        raise CommandError("a trajectory needs at least two rows to derive v and a (or give them as columns)")
+        raise CommandError("a trajectory needs at least two rows to derive a from v, three to derive v and a from "
+                           "q (or give them as columns)")
     size = min(size, len(t))
     rows = np.clip(np.arange(len(t)) - size // 2, 0, len(t) - size)[:, None] + np.arange(size)
     offsets = t[rows] - t[:, None]
@@ -335,6 +336,9 @@ def derive_motion(model, t, q, v=None):
     (``difference`` on the manifold, fourth order) and a from the three nearest v (second
     order, at the ends too): a is the derivative of v as rnea takes it, and a v of lower
     order would leave an O(dt) error in a at the ends.  Exact for constant acceleration."""
+    if v is None and len(t) == 2:  # (a line through two q: a = 0 whatever the motion)
+        raise CommandError("a trajectory needs at least three rows to derive v and a from q (two when it gives "
+                           "v; or give v and a as columns)")
     with np.errstate(all="ignore"):  # an overflow is found below, naming the row
         if v is None:
             v = _derivative(t, 5, lambda rows: rbd.difference(model, q, q[rows]))
@@ -653,14 +657,19 @@ def simulate(args):
     e0, work = energy(0), 0.0
     bar = progress(steps, "simulate")
     try:
-        for k in range(steps):
-            tau = torque(t[k])
-            qdd = rbd.aba(model, q[k], v[k], tau)
-            v[k + 1] = v[k] + args.dt * qdd                             # semi-implicit (symplectic) Euler:
-            q[k + 1] = rbd.integrate(model, q[k], args.dt * v[k + 1])   # the new velocity moves q on the manifold
-            work += args.dt * float(tau @ v[k + 1])
-            if (k + 1) % CHUNK == 0:
-                bar.update(CHUNK)
+        with np.errstate(over="ignore", invalid="ignore"):  # (an overflow is the error below, not a NumPy warning)
+            for k in range(steps):
+                tau = torque(t[k])
+                qdd = rbd.aba(model, q[k], v[k], tau)
+                v[k + 1] = v[k] + args.dt * qdd                             # semi-implicit (symplectic) Euler:
+                q[k + 1] = rbd.integrate(model, q[k], args.dt * v[k + 1])   # the new velocity moves q on the manifold
+                work += args.dt * float(tau @ v[k + 1])
+                if not math.isfinite(work):  # (v overflowed, or the work itself)
+                    raise ValueError("the velocities or the work of the torques overflow float64 (torques or "
+                                     "motion too large)")
+                if (k + 1) % CHUNK == 0:
+                    bar.update(CHUNK)
+        bar.update(steps % CHUNK)  # (the last, partial chunk: the bar ends at 100%)
     except (rbd.SingularModelError, ValueError) as exc:
         raise CommandError("simulation stopped at t = %g s: %s" % (t[k], exc)) from None
     finally:

@@ -270,6 +270,11 @@ def test_constant_acceleration_is_exact_at_every_row_on_uneven_time_steps(tmp_pa
     q = 0.5 * c * t[:, None] ** 2
     exact = rbd.rnea(model, q, c * t[:, None], np.broadcast_to(c, q.shape))
     np.testing.assert_allclose(derived_torques(tmp_path, "arm7", t, q), exact, rtol=0, atol=1e-8)
+    # three rows are enough (two q would give a = 0: refused, see USER_ERRORS), and two rows
+    # when v is given
+    np.testing.assert_allclose(derived_torques(tmp_path, "arm7", t[:3], q[:3]), exact[:3], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(derived_torques(tmp_path, "arm7", t[:2], q[:2], c * t[:2, None]), exact[:2],
+                               rtol=0, atol=1e-8)
     # with v given, a is derived from that v (not from q): a q that disagrees with v shows it
     np.testing.assert_allclose(derived_torques(tmp_path, "arm7", t, 0.0 * q, c * t[:, None]),
                                rbd.rnea(model, 0.0 * q, c * t[:, None], np.broadcast_to(c, q.shape)), rtol=0, atol=1e-8)
@@ -317,8 +322,9 @@ def bad_files(d):
     t = np.arange(5) * 0.01
     np.savez(d / "complex.npz", time=t, q=np.zeros((5, 7)) + 1j)
     q_header = "time," + ",".join("joint%d" % k for k in range(1, 8))
-    (d / "huge.csv").write_text(q_header + "\n0,1e308,2,3,4,5,6,7\n0.1,-1e308,2,3,4,5,6,7\n")
-    (d / "tinydt.csv").write_text(q_header + "\n0,1,2,3,4,5,6,7\n1e-300,2,2,3,4,5,6,7\n")
+    (d / "huge.csv").write_text(q_header + "\n0,1e308,2,3,4,5,6,7\n0.1,-1e308,2,3,4,5,6,7\n0.2,1e308,2,3,4,5,6,7\n")
+    (d / "tinydt.csv").write_text(q_header + "\n0,1,2,3,4,5,6,7\n1e-300,2,2,3,4,5,6,7\n2e-300,3,2,3,4,5,6,7\n")
+    (d / "two_rows.csv").write_text(q_header + "\n0,1,2,3,4,5,6,7\n0.1,2,2,3,4,5,6,7\n")
     (d / "tau_header.csv").write_text(TAU_HEADER + "\n")
     np.savez(d / "tau_empty.npz", time=np.zeros(0), tau=np.zeros((0, 7)))
     (d / "tau_nan_time.csv").write_text(TAU_HEADER + "\n0" + ",0" * 7 + "\nnan" + ",5" * 7 + "\n")
@@ -343,6 +349,7 @@ USER_ERRORS = [
     (("inverse-dynamics", "arm7", "complex.npz", "-o", "t.csv"), "array 'q' holds complex numbers"),
     (("inverse-dynamics", "arm7", "huge.csv", "-o", "t.csv"), "huge.csv: "),
     (("inverse-dynamics", "arm7", "tinydt.csv", "-o", "t.csv"), "tinydt.csv: "),
+    (("inverse-dynamics", "arm7", "two_rows.csv", "-o", "t.csv"), "at least three rows to derive v and a from q"),
     (("inverse-dynamics", "arm7", "bad_cell.csv", "-o", "t.csv"), "row 2, column joint2: 'x' is not a number"),
     (SIM + ("--torques", "tau_header.csv", "-o", "s.csv"), "tau_header.csv: no rows"),
     (SIM + ("--torques", "tau_empty.npz", "-o", "s.csv"), "tau_empty.npz: no rows"),
@@ -350,6 +357,7 @@ USER_ERRORS = [
     (SIM + ("--torques", "tau_extra.csv", "-o", "s.csv"), "unknown column tau:joint8"),
     (SIM + ("--torques", "tau_late.csv", "-o", "s.csv"), "first row is at t = 0.005 s"),
     (SIM + ("-o", "-"), "cannot write '-': rbd writes files, not standard output"),
+    (SIM + ("--constant-torque", "1e200", "-o", "s.csv"), "t = 0 s: the velocities or the work of the torques overflow"),
     (("check", "arm7", "extra"), "unrecognized arguments: extra"),
     (SIM + ("-o", "s.csv", "--dtt", "1"), "unrecognized arguments: --dtt 1"),
 ]
@@ -362,6 +370,7 @@ def test_user_errors_end_in_one_line_and_status_2(tmp_path, args, message):
     last = out.stderr.strip().splitlines()[-1]
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
     assert last.startswith("rbd %s: error: " % args[0]) and message in last, out.stderr
+    assert "warning" not in out.stderr, out.stderr  # (NumPy's overflow warnings came before an overflow's error)
     assert not (tmp_path / "s.csv").exists() and not (tmp_path / "t.csv").exists()
 
 
@@ -591,6 +600,28 @@ def test_mistyped_subcommands_are_named_and_a_robot_first_is_still_the_demo(tmp_
         assert demo.returncode == 0 and "mass matrix" in demo.stdout, demo.stderr
     missing = run("arm7.urdf", cwd=tmp_path)
     assert missing.returncode == 2 and "arm7.urdf: no such robot" in missing.stderr
+
+
+def test_the_progress_bars_count_every_sample(tmp_path, monkeypatch):
+    """simulate's bar stopped at the last whole chunk (98% of 50,000 steps); the counts it is
+    given add up to the steps, and inverse-dynamics' to the rows."""
+    counted = []
+
+    class Bar:
+        def __init__(self, total, what):
+            counted.append([total, 0])
+
+        def update(self, n):
+            counted[-1][1] += n
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(cli, "CHUNK", 4)
+    monkeypatch.setattr(cli, "progress", Bar)
+    assert cli.main(["simulate", "arm7", "--duration", "0.01", "--dt", "0.001", "-o", str(tmp_path / "s.csv")]) in (0, None)
+    assert cli.main(["inverse-dynamics", "arm7", str(tmp_path / "s.csv"), "-o", str(tmp_path / "t.csv")]) in (0, None)
+    assert counted == [[10, 10], [11, 11]]
 
 
 def test_simulate_reports_the_drift_against_the_kinetic_energy_not_an_arbitrary_zero(tmp_path):
