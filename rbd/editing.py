@@ -28,7 +28,8 @@ import math
 
 import numpy as np
 
-from ._checks import as_array, as_transform, check_model, flag, model_arrays, short_names, short_repr
+from ._checks import (ResultOverflow, as_array, as_transform, check_model, flag, model_arrays, short_names,
+                      short_repr)
 from ._inertia import check_inertias
 from .model import Model, assemble_model, check_inertia, couple_joints
 from . import spatial
@@ -131,11 +132,17 @@ def add_payload(model, frame, mass, com, inertia, strict=False):
     com = as_array(com, "com", (3,), allow_batch=False)
     inertia = as_array(inertia, "inertia", (3, 3), allow_batch=False)
     check_inertia(mass, inertia, "the " + label)
-    with np.errstate(over="ignore", invalid="ignore"):
+    try:
         own = spatial.inertia10_from_mass_com(mass, np.zeros(3), inertia)  # about its com: exact
         payload = spatial.inertia_act(model.frame_offsets[f], spatial.inertia10_from_mass_com(mass, com, inertia))
+    except ResultOverflow:
+        raise ValueError("the %s: its mass, com and inertia overflow float64 once moved to its body's frame "
+                         "(values too large)" % label) from None
     inertias = np.array(model.inertias)
-    inertias[body] += payload
+    with np.errstate(over="ignore"):
+        inertias[body] += payload
+    if not np.all(np.isfinite(inertias[body])):
+        raise ValueError("the %s: the body's inertia overflows float64 once the payload is added" % label)
     # One check of the payload beside the merged bodies: the carrier's inertia can hide an
     # impossible payload, and the robot's bodies give the round-off scale (a point mass's
     # 1e-20 is round-off on an arm); one warning names all.
@@ -179,7 +186,11 @@ def attach(model, other, frame, placement=None, prefix="", strict=False):
         body.update(joint=prefix + body["joint"], link=prefix + body["link"])
     frames += [(prefix + n, host, mount @ M) if b < 0 else (prefix + n, b + shift, M) for n, b, M in their_frames]
     world_inertia = model.world_inertia
-    mounted = spatial.inertia_act(mount, other.world_inertia)  # (mount: host-body-from-their-world)
+    try:
+        mounted = spatial.inertia_act(mount, other.world_inertia)  # (mount: host-body-from-their-world)
+    except ResultOverflow:
+        raise ValueError("the links of the attached model fixed to its world overflow float64 once mounted on %s "
+                         "(placement too far)" % short_repr(frame)) from None
     if host >= 0:
         bodies[host]["inertia"] = bodies[host]["inertia"] + mounted
     else:
@@ -235,7 +246,11 @@ def lock_joints(model, joints, q, strict=False):
     link_frames = set(model.link_frame_names)
     for i, body in enumerate(bodies):
         if i in locked:
-            merged = spatial.inertia_act(to_host[i], body["inertia"])
+            try:
+                merged = spatial.inertia_act(to_host[i], body["inertia"])
+            except ResultOverflow:
+                raise ValueError("locked joint %s: its body's inertia overflows float64 once moved into its host "
+                                 "(q too large)" % short_repr(body["joint"])) from None
             if host[i] >= 0:
                 bodies[host[i]]["inertia"] = bodies[host[i]]["inertia"] + merged
             else:  # locked to the world: fixed to it now

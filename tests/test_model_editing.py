@@ -367,3 +367,18 @@ def test_add_frame_refuses_a_name_that_is_not_a_string():
     with pytest.raises(ValueError, match="non-empty"):
         rbd.add_frame(model, "", "tool0", np.eye(4))
     assert "tip" in rbd.add_frame(model, "tip", "tool0", np.eye(4)).frame_names
+
+
+def test_an_edit_too_large_for_float64_names_what_overflows():
+    """A payload of 1e300 kg 1e10 m from its frame, or a model attached 1e200 m away: the
+    error names the payload or the attachment (it was a bare overflow from the spatial
+    algebra), and the model given is unchanged."""
+    model = rbd.sample_model("arm7")
+    with pytest.raises(ValueError, match="the payload on 'tool0': its mass, com and inertia overflow"):
+        rbd.add_payload(model, "tool0", 1e300, [1e10, 0, 0], np.eye(3))
+    far = np.eye(4)
+    far[0, 3] = 1e200
+    assert model.world_inertia[0] > 0  # (its base link's mass, mounted with it)
+    with pytest.raises(ValueError, match="attached model fixed to its world overflow float64 once mounted on 'tool0'"):
+        rbd.attach(model, rbd.sample_model("arm7"), "tool0", far, prefix="b_")
+    assert model == rbd.sample_model("arm7")
