@@ -728,6 +728,18 @@ class PinocchioLayout(_Layout):
         self._same_frames = all(np.allclose(model.joint_placements[body], pin_model.jointPlacements[int(jid)].homogeneous,
                                             rtol=0, atol=1e-9) for body, jid in enumerate(self._pin_joint))
 
+    def jacobian_from_peer(self, q_peer, J_peer):
+        """The peer's (k, nv) Jacobian in rbd's columns; for a one-dof model, Pinocchio's (k,)
+        too (its bindings drop the column axis of a (k, 1) matrix)."""
+        if self.peer_nv == 1:
+            try:
+                shape = np.shape(J_peer)
+            except (ValueError, TypeError):  # (not array-like: the check below names it)
+                shape = ()
+            if shape and shape[-1] != 1:
+                J_peer = np.expand_dims(np.asarray(J_peer), -1)
+        return super().jacobian_from_peer(q_peer, J_peer)
+
     def _fext_frames(self):
         if not self._same_frames:
             raise ValueError("the rbd model's body frames are not Pinocchio's joint frames (the joints are "

@@ -189,6 +189,28 @@ def test_pinocchio_layout_refuses_fext_between_different_joint_frames(pin):
         layout.fext_from_peer(np.zeros((2, 6)))
 
 
+def test_a_one_dof_jacobian_from_pinocchio_comes_without_its_column_axis(pin, backend):
+    """Pinocchio's bindings return a one-dof model's (6, 1) Jacobian as (6,): the layout takes
+    it (and a stack of them) as the column it is; a (1,) row is still refused."""
+    pm = pin.Model()
+    jid = pm.addJoint(0, pin.JointModelRZ(), pin.SE3(np.eye(3), np.array([0.1, 0.0, 0.3])), "hinge")
+    pm.appendBodyToJoint(jid, pin.Inertia(1.0, np.array([0.1, 0.0, 0.0]), np.diag([0.01, 0.02, 0.025])),
+                         pin.SE3.Identity())
+    fid = pm.addFrame(pin.Frame("tip", jid, 0, pin.SE3(np.eye(3), np.array([0.4, 0.2, 0.0])), pin.FrameType.OP_FRAME))
+    pd = pm.createData()
+    model = from_pinocchio(pm)
+    layout = PinocchioLayout(model, pm)
+    q = np.array([0.7])
+    J_pin = pin.computeFrameJacobian(pm, pd, q, fid, pin.ReferenceFrame.LOCAL)
+    assert J_pin.shape == (6,)  # (what makes this test: a (6, 1) here would need no help)
+    expected = rbd.frame_jacobian(model, q, "tip", "local")
+    np.testing.assert_allclose(layout.jacobian_from_peer(q, J_pin), expected, atol=1e-15)
+    np.testing.assert_allclose(layout.jacobian_from_peer(np.stack([q, q]), np.stack([J_pin, J_pin])),
+                               np.stack([expected, expected]), atol=1e-15)
+    with pytest.raises(ValueError, match=r"J_peer must have shape \(\.\.\., k, 1\)"):
+        layout.jacobian_from_peer(q, np.zeros(1))
+
+
 def test_pinocchio_layout_pairs_mimic_models(pin, backend):
     """rbd's and Pinocchio's models with the URDF's <mimic> enforced (reduced coordinates on
     both sides): the layout pairs them, and rnea and crba agree through it; a mimic joint on
