@@ -136,10 +136,10 @@ def _regularization(value):
     return r
 
 
-def rank_probe(n):
+def _rank_probe(n):
     """The fixed vector whose growth under a contact system's inverse tells a rank the
-    Cholesky pivots miss (as rbd_c's): steps of the golden ratio, so that no structured null
-    vector of the system is orthogonal to it."""
+    Cholesky pivots miss (as rbd_c's rbd_rank_probe): steps of the golden ratio, so that no
+    structured null vector of the system is orthogonal to it."""
     return 0.5 + np.arange(1, n + 1) * 0.6180339887498949 % 1.0
 
 
@@ -161,7 +161,7 @@ def _deficient(K):
         return np.zeros(K.shape[:-2], dtype=bool)
     bound = CONTACT_RANK_TOLERANCE * np.maximum(1.0, np.abs(K).max(axis=(-2, -1)))
     pivots = np.abs(np.diagonal(C, axis1=-2, axis2=-1)).min(axis=-1) ** 2
-    x = rank_probe(K.shape[-1])
+    x = _rank_probe(K.shape[-1])
     y = np.linalg.solve(np.swapaxes(C, -1, -2), np.linalg.solve(C, np.broadcast_to(x, K.shape[:-1])[..., None]))
     return (pivots <= bound) | ~(np.linalg.norm(x) > bound * np.linalg.norm(y[..., 0], axis=-1))
 

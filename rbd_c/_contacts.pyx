@@ -17,7 +17,7 @@ the whole batch, before the kernels run.  Each sample then uses the tree's struc
 * K (+ r 1) is factored by Cholesky, with the reference's test for redundant rows.
 """
 cimport cython
-from libc.math cimport sqrt, fabs, fmod
+from libc.math cimport sqrt, fabs
 from libc.float cimport DBL_MAX
 from libc.string cimport memset, memcpy
 
@@ -36,7 +36,8 @@ from rbd_c._passes cimport (world_placements, world_columns, child_placement, ch
 from rbd_c._joints cimport loop_placement, SINCOS_BLOCK, joint_motion_add
 from rbd_c._dynamics cimport crba_world_terms, CRBA_PER_BODY, CRBA_OM, CRBA_YC
 from rbd_c._lanes cimport (rbd_lanes_model, rbd_lanes_contacts, rbd_lanes_set, rbd_lanes_best, lanes_model,
-                           lanes_tables, lanes_set, lanes_placements, lanes_in, rbd_lanes_scatter, one_by_one)
+                           lanes_tables, lanes_set, lanes_placements, lanes_in, rbd_lanes_scatter, one_by_one,
+                           rbd_rank_probe)
 from rbd_c._factor cimport (articulated_ltdl_packed, chain_dot, chain_axpy, packed_up, packed_down, packed_row_axpy,
                             LTDL_PER_BODY)
 
@@ -235,7 +236,7 @@ cdef int _contact_solve(const Call* c, double* K, double* b, double* probe) noex
     earlier columns' share for all its rows at once (the rows are read once per panel,
     not once per column: 3,000 rows no longer stream the matrix from memory 3,000 times).
     Returns -1 when the system's smallest eigenvalue is at most CONTACT_RANK_TOLERANCE of
-    K's largest entry (at least 1), as a pivot or the growth of rank_probe under K^-1
+    K's largest entry (at least 1), as a pivot or the growth of rbd_rank_probe under K^-1
     (``probe``: n doubles of scratch) tells: the contacts are redundant (the reference's
     test, rbd.contacts._deficient), else 0."""
     cdef int n = c.nrows, r, s, j0, j1, top
@@ -262,7 +263,7 @@ cdef int _contact_solve(const Call* c, double* K, double* b, double* probe) noex
                 K[s * n + r] = (K[s * n + r] - dot_rows(K + s * n + j0, K + r * n + j0, r - j0)) * pivot
         j0 = j1
     for r in range(n):
-        probe[r] = 0.5 + fmod((r + 1) * 0.6180339887498949, 1.0)
+        probe[r] = rbd_rank_probe(r)
         probe_norm += probe[r] * probe[r]
     _factor_solve(K, n, probe)
     for r in range(n):

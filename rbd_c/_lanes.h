@@ -67,6 +67,10 @@ typedef struct {
     double regularization, restitution, rank_tol;
 } rbd_lanes_contacts;
 
+/* Entry r of the fixed vector whose growth under a contact system's inverse is the rank test
+   the pivots miss (rbd.contacts._rank_probe's): steps of the golden ratio */
+static inline double rbd_rank_probe(int r) { return 0.5 + fmod((r + 1) * 0.6180339887498949, 1.0); }
+
 #define RBD_SFX(name) name##_base
 #include "_lanes_body.h"
 #undef RBD_SFX

@@ -33,6 +33,7 @@ cdef extern from "_lanes.h":
         int ncontacts, nrows
         const double* frame_offsets
         double regularization, restitution, rank_tol
+    double rbd_rank_probe(int r) noexcept nogil
     ctypedef struct rbd_lanes_set:
         void (*place)(const rbd_lanes_model*, const double*, double*) noexcept nogil
         void (*rnea)(const rbd_lanes_model*, const double*, const double*, const double*, const double*,

@@ -1267,11 +1267,11 @@ static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes
             LANE_SIMD KE(s, r)[l] = acc[l] * pivot[l];
         }
     }
-    /* the growth of rank_probe under K^-1 bounds the smallest eigenvalue where the pivots
+    /* the growth of rbd_rank_probe under K^-1 bounds the smallest eigenvalue where the pivots
        cannot (_contact_solve): its room is gamma's, spent */
     double probe_norm = 0.0, stretched[L];
     for (int r = 0; r < n; r++) {
-        const double p = 0.5 + fmod((r + 1) * 0.6180339887498949, 1.0);
+        const double p = rbd_rank_probe(r);
         probe_norm += p * p;
         LANE_SIMD R(gamma, r) = p;
     }
