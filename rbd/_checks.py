@@ -2,6 +2,7 @@
 float64 arrays of the expected shape, or raise an error that names the argument."""
 import functools
 import numbers
+import re
 
 import numpy as np
 
@@ -268,6 +269,16 @@ def _in_sample(sample):
         return ""
     sample = [int(i) for i in sample]
     return " in sample %s of the batch" % (sample[0] if len(sample) == 1 else sample)
+
+
+#: _in_sample's words, for the callers that tell them again in their own terms (rbd.dask, the
+#: rbd command); ``sample_index`` reads the index back
+IN_SAMPLE = re.compile(r" in sample (\[\d+(?:, \d+)*\]|\d+) of the batch")
+
+
+def sample_index(match):
+    """The sample an IN_SAMPLE match names, as a list of indices."""
+    return [int(i) for i in match.group(1).strip("[]").split(", ")]
 
 
 def without_com(Y10):

@@ -31,6 +31,7 @@ import zipfile
 import numpy as np
 
 import rbd
+from rbd._checks import IN_SAMPLE, sample_index
 from rbd.urdf import root_element
 
 SUBCOMMANDS = ("check", "inverse-dynamics", "simulate", "bench")
@@ -351,7 +352,6 @@ def derive_motion(model, t, q, v=None):
 # A library error about one sample of a batch names its argument and index ("q[3, 3:7] is
 # the quaternion ...", "... at v[3, 2]"); the command's user knows rows and columns.
 _SAMPLE = re.compile(r"\b(q0|q1|q|v|a)\[(\d+), (\d+)(?::(\d+))?\]")
-_BATCH_SAMPLE = re.compile(r" in sample (\d+) of the batch")  # rbd._checks._in_sample's words (a flat batch)
 
 
 def in_rows(model, exc, path, first=0):
@@ -362,9 +362,9 @@ def in_rows(model, exc, path, first=0):
     text = str(exc)
     found = _SAMPLE.search(text)
     if not found:
-        sample = _BATCH_SAMPLE.search(text)  # an error of the sample as a whole (an overflow)
+        sample = IN_SAMPLE.search(text)  # an error of the sample as a whole (an overflow; a flat batch)
         if sample:
-            return "row %d: %s" % (int(sample.group(1)) + first + 1, text.replace(sample.group(0), ""))
+            return "row %d: %s" % (sample_index(sample)[0] + first + 1, text.replace(sample.group(0), ""))
         return text
     array, row, lo = found.group(1), int(found.group(2)) + first + 1, int(found.group(3))
     hi = int(found.group(4) or lo + 1) - 1

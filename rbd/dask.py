@@ -26,6 +26,8 @@ import weakref
 
 import numpy as np
 
+from ._checks import IN_SAMPLE, _in_sample, sample_index
+
 
 # the per-sample state arguments of each algorithm (what is chunked), in order
 _STATE = {
@@ -92,9 +94,6 @@ def _states_and_keywords(name, args, kwargs):
     return [kwargs.pop(key) for key in positional[:count]], kwargs
 
 
-_SAMPLE = re.compile(r"\bin sample (\[\d+(?:, \d+)*\]|\d+) of the batch")
-
-
 def _in_batch(error, starts, names):
     """``error`` of a chunk whose first sample is at ``starts`` (one index per batch
     dimension) told in the whole batch's indices: an entry of a state argument (``names``;
@@ -109,11 +108,10 @@ def _in_batch(error, starts, names):
         return "%s[%s" % (match.group(1), ", ".join(map(str, shift([int(i) for i in match.group(2).split(", ")]))))
 
     def sample(match):  # in sample [1, 1] of the batch, in sample 3 of the batch
-        index = shift([int(i) for i in match.group(1).strip("[]").split(", ")])
-        return "in sample %s of the batch" % (index[0] if len(index) == 1 else index)
+        return _in_sample(shift(sample_index(match)))
 
     entries = re.compile(r"\b(%s)\[(\d+(?:, \d+)*)(?=[,\]])" % "|".join(map(re.escape, names)))
-    told = _SAMPLE.sub(sample, entries.sub(entry, message, count=1), count=1)
+    told = IN_SAMPLE.sub(sample, entries.sub(entry, message, count=1), count=1)
     if told == message:
         told = "%s (in the chunk of the batch from sample %s)" % (message, ", ".join(map(str, starts)))
     error.args = (told,) + tuple(error.args[1:])
@@ -123,14 +121,15 @@ def _in_batch(error, starts, names):
 def _on_chunk(name, count, nbatch, model, *states, **kwargs):
     import rbd
     starts, states = [int(x[0]) if len(x) else 0 for x in states[:nbatch]], states[nbatch:]  # (its first sample)
-    if count > len(_STATE[name]):  # the chunk of a batched fext
+    batched_fext = count > len(_STATE[name])
+    if batched_fext:  # the chunk of a batched fext
         kwargs = dict(kwargs, fext=states[-1])
         states = states[:-1]
     try:
         results = getattr(rbd, name)(model, *states, **kwargs)
-    except ValueError as error:
-        names = list(inspect.signature(getattr(rbd, name)).parameters)[1:1 + len(_STATE[name])] + ["fext"]
-        raise _in_batch(error, starts, names) from None
+    except ValueError as error:  # (the chunked arguments' entries are shifted: an unbatched fext's are not)
+        names = list(inspect.signature(getattr(rbd, name)).parameters)[1:1 + len(_STATE[name])]
+        raise _in_batch(error, starts, names + ["fext"] * batched_fext) from None
     if isinstance(results, tuple):  # several outputs: each sample's flattened one after the other
         batch = np.shape(results[0])[:nbatch]
         return np.concatenate([np.reshape(r, batch + (-1,)) for r in results], axis=-1)
