@@ -103,7 +103,7 @@ def as_array(x, name, trailing_shape, allow_batch=True):
     if arr.ndim - k > MAX_BATCH_DIMS:
         raise ValueError("%s has %d batch dimensions; at most %d are supported"
                          % (name, arr.ndim - k, MAX_BATCH_DIMS))
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():  # (the method: np.all's dispatch costs as much as the test)
         where = ""
         if arr.ndim:  # the first bad entry's index
             where = " at %s[%s]" % (name, ", ".join(str(int(i)) for i in np.argwhere(~np.isfinite(arr))[0]))

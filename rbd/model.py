@@ -845,6 +845,8 @@ def assemble_model(name, bodies, frames, gravity=(0.0, 0.0, -9.81), world_inerti
 
 def _per_velocity(value, nv, name):
     """``value`` (a number or ``nv`` numbers, non-negative) as ``nv`` numbers."""
+    if type(value) in (float, int) and (value == 0 or (nv and 0 < value < 1e300)):
+        return np.full(nv, float(value))  # (the common case, without as_array's general checks)
     arr = as_array(value, name, np.shape(value), allow_batch=False)
     if nv == 0 and np.any(arr != 0.0):
         raise ValueError("%s must be 0: a fixed joint has no velocity coordinates" % name)

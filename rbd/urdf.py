@@ -20,6 +20,7 @@ XML without namespace processing, an exact copy of an element (read once).
 """
 import codecs
 import errno
+import math
 import os
 import re
 import warnings
@@ -340,16 +341,16 @@ def _floats(elem, attr, count, default, owner, unbounded=0):
     if text is None:
         return np.array(default, dtype=float)
     try:
-        values = np.array([_number(x) for x in text.split()], dtype=float)
+        values = [_number(x) for x in text.split()]
     except ValueError:
         raise URDFError("URDF: %s: %s=%s is not a list of numbers"
                         % (_where(elem, owner), attr, short_repr(text))) from None
-    if values.size != count:
+    if len(values) != count:
         raise URDFError("URDF: %s: %s=%s must have %d number%s"
                         % (_where(elem, owner), attr, short_repr(text), count, "s" if count > 1 else ""))
-    if not np.all(np.isfinite(values) | (values == unbounded * np.inf)):
+    if not all(math.isfinite(x) or x == unbounded * math.inf for x in values):
         raise URDFError("URDF: %s: %s=%s must be finite" % (_where(elem, owner), attr, short_repr(text)))
-    return values
+    return np.array(values)
 
 
 def _number(token):
