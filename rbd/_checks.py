@@ -461,6 +461,8 @@ def check_out(out, shapes, inputs=()):
     for label, array, shape in zip(labels, arrays, shapes):
         if not isinstance(array, np.ndarray) or array.dtype != np.float64:
             raise TypeError("%s must be a numpy array of float64, got %s" % (label, _describe(array)))
+        if isinstance(array, np.ma.MaskedArray):
+            raise TypeError("%s is a masked array: rbd does not apply masks; pass a plain array" % label)
         if array.shape != tuple(shape):
             raise ValueError("%s must have the result's shape %s, got %s" % (label, tuple(shape), array.shape))
         if not (array.flags.c_contiguous and array.flags.writeable and array.flags.aligned):

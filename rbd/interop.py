@@ -39,7 +39,7 @@ from . import rotations, spatial
 from ._checks import ResultOverflow, URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
 from .model import JOINT_KINDS, JointKind, Model, assemble_model, _fast_kind
-from .urdf import ENTITIES, is_xml_text, root_element, stripped_for_mujoco, warn_inverted_limits, xml_text
+from .urdf import ENTITIES, is_xml_text, read_file, root_element, stripped_for_mujoco, warn_inverted_limits, xml_text
 
 __all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
 
@@ -119,9 +119,17 @@ def _pin_joint(pin_model, jid):
     return _PIN_JOINTS[name]
 
 
-def _pin_inertia(Y):
-    """rbd's 10 numbers of a ``pinocchio.Inertia``."""
-    return spatial.inertia10_from_mass_com(Y.mass, np.array(Y.lever), np.array(Y.inertia))
+def _pin_inertia(Y, owner):
+    """rbd's 10 numbers of a ``pinocchio.Inertia`` (of ``owner``, named in its errors)."""
+    try:
+        return spatial.inertia10_from_mass_com(Y.mass, np.array(Y.lever), np.array(Y.inertia))
+    except ValueError as exc:  # (a negative mass, a NaN, ...: which body's)
+        raise type(exc)("pin_model: the inertia of %s: %s" % (owner, exc)) from None
+
+
+#: a body's per-coordinate arrays, as pinocchio.Model names them
+_PIN_JOINT_ARRAYS = {"lower": "lowerPositionLimit", "upper": "upperPositionLimit", "velocity": "velocityLimit",
+                     "effort": "effortLimit", "armature": "armature", "damping": "damping", "friction": "friction"}
 
 
 def from_pinocchio(pin_model, strict=False):
@@ -172,7 +180,12 @@ def from_pinocchio(pin_model, strict=False):
                             effort=_finite_or_inf(pin_model.effortLimit[rv]),
                             armature=np.array(pin_model.armature[rv]), damping=np.array(pin_model.damping[rv]),
                             friction=np.array(pin_model.friction[rv])))
-        bodies[-1]["inertia"] = _pin_inertia(pin_model.inertias[jid])
+        for key, label in _PIN_JOINT_ARRAYS.items():  # (named here: assemble_model knows no pin_model)
+            if np.isnan(bodies[-1][key]).any() or (key not in ("lower", "upper") and (bodies[-1][key] < 0).any()):
+                raise ValueError("pin_model: joint %s has %s %s (expected %s)" % (
+                    short_repr(name), label, bodies[-1][key].tolist(),
+                    "numbers, -inf/inf for none" if key in ("lower", "upper") else "non-negative numbers"))
+        bodies[-1]["inertia"] = _pin_inertia(pin_model.inertias[jid], "the body of joint %s" % short_repr(name))
     frames = []
     for frame in pin_model.frames:
         if frame.type not in (pin.FrameType.BODY, pin.FrameType.OP_FRAME, pin.FrameType.SENSOR):
@@ -187,7 +200,7 @@ def from_pinocchio(pin_model, strict=False):
         warn_inverted_limits(unlimited, stacklevel=3)
     return assemble_model(pin_model.name, bodies, _unique_frames(frames, "from_pinocchio"),
                           gravity=np.array(pin_model.gravity.linear),
-                          world_inertia=_pin_inertia(pin_model.inertias[0]))  # the universe's: a fixed root link
+                          world_inertia=_pin_inertia(pin_model.inertias[0], "the universe"))  # the universe's: a fixed root link
 
 
 # ------------------------------------------------------------------------------------------
@@ -449,12 +462,11 @@ def _principal(moments, R):
 def _is_urdf(source, is_xml):
     """Whether the MJCF source is a URDF; a URDFError for XML declaring entities (refused as
     load_urdf refuses them: MuJoCo's importer would load a URDF of them as an empty robot)."""
-    if is_xml:
-        root = root_element(source[:1 << 16])
+    if is_xml:  # (the whole of it: comments before the root element may be any length)
+        root = root_element(source)
     else:
         try:
-            with open(source, "rb") as f:
-                root = root_element(f.read(1 << 16))
+            root = root_element(read_file(source, "MJCF"))
         except OSError:  # MuJoCo says what is wrong
             return False
     if root == ENTITIES:
@@ -480,8 +492,10 @@ def load_mjcf(source, strict=False):
     is_xml = is_xml_text(source)
     if not is_xml and os.path.isdir(source):  # (as load_urdf's open() says it)
         raise IsADirectoryError("MJCF: %s is a folder, not a file" % short_repr(source))
-    if not is_xml and not os.path.isfile(source):
+    if not is_xml and not os.path.exists(source):
         raise FileNotFoundError("no MJCF file %s" % short_repr(source))
+    if not is_xml and not os.path.isfile(source):  # a pipe (``<(...)``), or a device: refused
+        source, is_xml = xml_text(read_file(source, "MJCF"), "MJCF"), True
     if _is_urdf(source, is_xml):  # MuJoCo's URDF importer, without the meshes it cannot find
         source, is_xml = stripped_for_mujoco(source), True
     try:

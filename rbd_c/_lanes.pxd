@@ -56,8 +56,11 @@ cdef extern from "_lanes.h":
 
 cdef inline const rbd_lanes_set* lanes_set(int best) noexcept nogil:
     """The kernel set to run: the widest this machine has (``best``, rbd_lanes_best() of
-    the calling module), within rbd_c.set_simd's choice."""
-    return &rbd_lanes_sets[best if best < simd_cap() else simd_cap()]
+    the calling module), within rbd_c.set_simd's choice.  The choice is read once: another
+    thread may change it meanwhile, and a second read could pair the old test with the new
+    cap (AVX-512 kernels on a machine without them)."""
+    cdef int cap = simd_cap()  # (a call into rbd_c._model: the compiler cannot read it twice)
+    return &rbd_lanes_sets[best if best < cap else cap]
 
 
 cdef inline int lanes_tables() except -1:

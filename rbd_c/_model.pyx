@@ -1032,10 +1032,16 @@ cdef inline int _exact_input(const CModel* m, char code, object x, const double*
     return andim - tnd
 
 
+cdef object _MaskedArray = np.ma.MaskedArray
+
+
 cdef inline bint _fits_out(object given, int ndim, const cnp.npy_intp* dims) noexcept:
     """Whether ``given`` can take a result of shape dims[:ndim] in place: an ndarray of
-    exactly that shape, float64, C-contiguous, writeable."""
+    exactly that shape, float64, C-contiguous, writeable, and not masked (its mask would be
+    ignored)."""
     cdef int j
+    if not cnp.PyArray_CheckExact(given) and isinstance(given, _MaskedArray):
+        return False
     if not (cnp.PyArray_Check(given) and cnp.PyArray_TYPE(<cnp.ndarray>given) == cnp.NPY_DOUBLE
             and cnp.PyArray_ISCARRAY(<cnp.ndarray>given) and cnp.PyArray_NDIM(<cnp.ndarray>given) == ndim):
         return False

@@ -1067,3 +1067,57 @@ def test_armature_on_matches_pinocchio(pin, backend):
     q_pin, v_pin, a_pin = layout.to_peer(q, v, a)
     assert_close(rbd.crba(model, q), layout.matrix_from_peer(q_pin, pin_mass_matrix(pin, pm, pd, q_pin)), "crba")
     assert_close(rbd.rnea(model, q, v, a), layout.tau_from_peer(q_pin, pin.rnea(pm, pd, q_pin, v_pin, a_pin)), "rnea")
+
+
+def test_load_mjcf_knows_a_urdf_and_its_entities_after_any_length_of_comments(mujoco, backend):
+    """Who reads a file by its root element must read up to it: a URDF after 70 kB of
+    comments is still a URDF (its fixed links kept as frames, as without them; MuJoCo's
+    importer would fuse them away), and entities declared there are still refused."""
+    text = open(robot_urdf_path("ur5")).read()
+    body = text[text.index("?>") + 2:] if text.startswith("<?xml") else text
+    padded = '<?xml version="1.0"?>\n<!--' + "x" * 70000 + "-->\n" + body
+    assert rbd.load_mjcf(padded) == rbd.load_mjcf(text)
+    with pytest.raises(rbd.URDFError, match="entity declarations"):
+        rbd.load_mjcf("<!--" + "x" * 70000 + '-->\n<!DOCTYPE m [<!ENTITY a "aaa">]>'
+                      '<mujoco model="&a;"><worldbody/></mujoco>')
+
+
+def test_load_mjcf_refuses_a_device_and_reads_a_pipe(mujoco, tmp_path):
+    with pytest.raises(rbd.URDFError, match="'/dev/zero' is a device, not a file"):
+        rbd.load_mjcf("/dev/zero")
+    if not hasattr(os, "mkfifo"):
+        return
+    fifo = tmp_path / "robot.xml"
+    os.mkfifo(fifo)
+    with pytest.raises(rbd.URDFError, match="is empty \\(a pipe that no program writes to\\)"):
+        rbd.load_mjcf(fifo)
+    keeper = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    writer = os.open(fifo, os.O_WRONLY)
+    os.write(writer, MJCF_MODELS["floating"].encode("utf-8"))
+    os.close(writer)
+    try:
+        assert rbd.load_mjcf(fifo) == rbd.load_mjcf(MJCF_MODELS["floating"])
+    finally:
+        os.close(keeper)
+
+
+@pytest.mark.parametrize("spoil, expected", [
+    ("mass", "the inertia of the body of joint 'hinge': mass must be non-negative"),
+    ("com", "the inertia of the body of joint 'hinge': com must contain only finite numbers"),
+    ("universe", "the inertia of the universe: mass must be non-negative"),
+    ("lowerPositionLimit", "joint 'hinge' has lowerPositionLimit \\[nan\\]"),
+    ("velocityLimit", "joint 'hinge' has velocityLimit \\[nan\\]"),
+    ("armature", "joint 'hinge' has armature \\[-1.0\\]"),
+])
+def test_from_pinocchio_names_the_joint_of_bad_data(pin, spoil, expected):
+    pm = pin.Model()
+    jid = pm.addJoint(0, pin.JointModelRX(), pin.SE3.Identity(), "hinge")
+    pm.appendBodyToJoint(jid, pin.Inertia.FromSphere(1.0, 0.1), pin.SE3.Identity())
+    if spoil in ("mass", "universe"):
+        pm.inertias[1 if spoil == "mass" else 0] = pin.Inertia(-1.0, np.zeros(3), np.eye(3))
+    elif spoil == "com":
+        pm.inertias[1] = pin.Inertia(1.0, np.array([np.nan, 0.0, 0.0]), np.eye(3))
+    else:
+        setattr(pm, spoil, np.array([-1.0 if spoil == "armature" else np.nan]))
+    with pytest.raises(ValueError, match="pin_model: " + expected):
+        from_pinocchio(pm)

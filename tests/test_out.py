@@ -98,6 +98,9 @@ def refusals(model):
         (lambda: rbd.rnea(model, q, array_input, a, out=np.frombuffer(array_input, dtype=np.float64)),
          "an array.array input"),
         (lambda: rbd.rnea(model, q, v, a, out=unaligned), "unaligned"),
+        (lambda: rbd.rnea(model, q, v, a, out=np.ma.masked_array(np.empty(n))), "masked (its mask ignored)"),
+        (lambda: rbd.rnea(model, Q, Q[:, :n].copy(), Q[:, :n].copy(), out=np.ma.masked_array(np.empty((2, n)))),
+         "masked, a batch"),
     ]
 
 

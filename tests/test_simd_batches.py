@@ -273,6 +273,41 @@ def test_simd_switch():
         rbd_c.set_simd(previous)
 
 
+SWITCHING_WHILE_RUNNING = """
+import threading, time, numpy as np, rbd, rbd_c
+model = rbd.sample_model("arm7")
+Q = rbd.random_configuration(model, rng=0, batch=16)
+Z = np.zeros((16, model.nv))
+expected = rbd.rnea(model, Q, Z, Z)
+done = False
+def switch():
+    while not done:
+        for mode in ("avx2", "auto", "baseline", "auto", "off", "auto"):
+            rbd_c.set_simd(mode)
+thread = threading.Thread(target=switch)
+thread.start()
+end = time.monotonic() + 5.0
+while time.monotonic() < end:
+    got = rbd.rnea(model, Q, Z, Z)
+    assert np.allclose(got, expected, rtol=1e-12, atol=1e-12)
+done = True
+thread.join()
+print("ok")
+"""
+
+
+def test_switching_simd_while_another_thread_runs_batches():
+    """set_simd from one thread while another runs batches: the kernel set is read once per
+    choice (reading it twice could pair an old test with a new cap and run AVX-512 on a
+    machine without it: a SIGILL within seconds, before).  In a child process, so a crash
+    fails this test instead of the run."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", SWITCHING_WHILE_RUNNING], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", (done.returncode, done.stderr[-2000:])
+
+
 def test_a_redundant_contact_set_in_one_lane_raises_as_the_single_call(simd):
     """A planar arm stretched straight loses a direction at its tip: a point contact there
     is redundant in that sample only.  The block raises the single call's error (it names

@@ -1,8 +1,11 @@
 """URDF files as they come: any declared encoding, duplicated elements, absurd values,
 and a derandomized fuzz of mutated real files whose every outcome must be a model
 or an ``rbd.URDFError`` (never another exception, a crash or a hang)."""
+import os
 import random
 import re
+import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -388,3 +391,50 @@ def test_the_root_element_is_found_after_white_space_too(tmp_path):
     path.write_bytes(text.encode("utf-8"))
     assert robot_file_kind(str(path)) == "urdf"
     assert root_element(text) == root_element(text.encode("utf-8")) == "robot"
+
+
+def test_a_device_or_a_pipe_nobody_writes_to_is_refused_not_waited_on(tmp_path):
+    """/dev/zero never ends and a FIFO without a writer would block open() forever: both are
+    clear errors; a pipe some program writes to (``<(xacro ...)``) is read as a file."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    with pytest.raises(rbd.URDFError, match="'/dev/zero' is a device, not a file"):
+        rbd.load_urdf("/dev/zero")
+    fifo = tmp_path / "robot.urdf"
+    os.mkfifo(fifo)
+    rescue = threading.Timer(20.0, lambda: open(fifo, "wb").close())  # (frees a loader stuck in open())
+    rescue.start()
+    try:
+        with pytest.raises(rbd.URDFError, match="is empty \\(a pipe that no program writes to\\)"):
+            rbd.load_urdf(fifo)
+    finally:
+        rescue.cancel()
+    empty = tmp_path / "empty.urdf"
+    empty.write_bytes(b"")
+    with pytest.raises(rbd.URDFError, match="'.*empty.urdf' is empty$"):
+        rbd.load_urdf(empty)
+    xml = PENDULUM.format(encoding="UTF-8").encode("utf-8")
+    keeper = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # (lets the writer open without waiting)
+    writer = os.open(fifo, os.O_WRONLY)
+
+    def write_later():  # the loader is reading by then: it must wait for the data, then the end
+        time.sleep(0.2)
+        os.write(writer, xml)
+        os.close(writer)
+
+    thread = threading.Thread(target=write_later)
+    thread.start()
+    try:
+        piped = rbd.load_urdf(fifo)
+    finally:
+        thread.join()
+        os.close(keeper)
+    assert piped == rbd.load_urdf(xml)
+
+
+def test_repeated_elements_nested_thousands_deep_are_compared_without_recursion():
+    nest = "<x>" * 5000 + "</x>" * 5000
+    xml = PENDULUM.format(encoding="UTF-8").replace("</joint>", "<dynamics>%s</dynamics>" % nest * 2 + "</joint>")
+    model, warned = _loaded(xml)
+    assert model == rbd.load_urdf(PENDULUM.format(encoding="UTF-8"))
+    assert len(warned) == 1 and "repeats an element" in warned[0]
