@@ -63,7 +63,8 @@ numpy Generator, a seed or None; ``batch``: an int or a shape.""",
     "center_of_mass": "center_of_mass(model, q) -> (3,): the centre of mass in the world (m).",
     "com_jacobian": "com_jacobian(model, q) -> (3, nv): J_com with c_dot = J_com v.",
     "rnea": """rnea(model, q, v, a, fext=None) -> tau (nv,): inverse dynamics,
-tau = M(q) a + C(q, v) v + g(q) - sum_i J_i^T fext_i (+ armature * a).
+tau = M(q) a + C(q, v) v + g(q) - sum_i J_i^T fext_i, M with the armature on its
+diagonal (as crba's: counted once).
 
 ``fext`` (nbodies, 6): the wrench [f; tau] on each body, in that body's frame
 (N, N m).  A model with mimic joints returns the forces on its independent

@@ -2,8 +2,8 @@
 
     rbd ROBOT                         the demo: tree, mass matrix, one inverse dynamics
     rbd check ROBOT [--json]          is this robot file usable for dynamics?
-    rbd inverse-dynamics ROBOT TRAJ -o TORQUES [--plot PNG]
-    rbd simulate ROBOT --duration T --dt DT [--torques FILE | --constant-torque X] -o TRAJ [--plot PNG]
+    rbd inverse-dynamics ROBOT TRAJ -o TORQUES [--plot FILE]
+    rbd simulate ROBOT --duration T --dt DT [--torques FILE | --constant-torque X] -o TRAJ [--plot FILE]
     rbd bench ROBOT                   rbd's own timings on this machine
 
 ROBOT is a sample robot name (``rbd.sample_model_names()``), a URDF file, or an MJCF
@@ -759,15 +759,20 @@ def _finite_float(text):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog="rbd", description="Rigid-body dynamics from the command line.",
-                                     epilog="rbd ROBOT (no subcommand) runs the demo; see README.md.")
+    parser = argparse.ArgumentParser(
+        prog="rbd", description="Rigid-body dynamics from the command line.",
+        usage="rbd [--backend {numpy,cython}] {%s} ...\n       rbd [ROBOT] [--floating-base] [--mimic]   "
+              "(the demo; ROBOT defaults to arm7)" % ",".join(SUBCOMMANDS),
+        epilog="rbd ROBOT (no subcommand) runs the demo; see README.md.")
     parser.add_argument("--backend", choices=("numpy", "cython"), help="force a backend")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, prog="rbd")  # ("rbd check", not the usage above)
 
     def robot_args(p):
         p.add_argument("robot", help="a sample robot (%s), a URDF or an MJCF file" % ", ".join(rbd.sample_model_names()))
-        p.add_argument("--floating-base", action="store_true", help="URDF: add a free flyer")
-        p.add_argument("--mimic", action="store_true", help="URDF: enforce <mimic> joints")
+        p.add_argument("--floating-base", action="store_true", help="URDF or sample robot: add a free flyer")
+        p.add_argument("--mimic", action="store_true", help="URDF or sample robot: enforce <mimic> joints")
+        p.add_argument("--backend", choices=("numpy", "cython"), default=argparse.SUPPRESS,
+                       help="force a backend (here or before the subcommand)")
 
     p = sub.add_parser("check", help="check a robot file for dynamics")
     robot_args(p)
@@ -776,16 +781,18 @@ def _parser():
     robot_args(p)
     p.add_argument("trajectory", help="CSV or npz: time, q (and optionally v, a)")
     p.add_argument("-o", "--output", required=True, help="torques out (CSV or npz)")
-    p.add_argument("--plot", metavar="PNG", help="plot the torques (needs matplotlib)")
+    p.add_argument("--plot", metavar="FILE", help="plot the torques: .png, .pdf, .svg, ... (needs matplotlib)")
     p = sub.add_parser("simulate", help="forward dynamics from the neutral configuration at rest")
     robot_args(p)
-    p.add_argument("--duration", type=_positive(float), required=True, help="seconds")
+    p.add_argument("--duration", type=_positive(float), required=True,
+                   help="seconds (rounded to a whole number of steps)")
     p.add_argument("--dt", type=_positive(float), required=True, help="time step, seconds")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--torques", help="a torque file (CSV or npz), each row held until the next")
     group.add_argument("--constant-torque", type=_finite_float, default=0.0, help="the same torque on every coordinate")
     p.add_argument("-o", "--output", required=True, help="trajectory out (CSV or npz)")
-    p.add_argument("--plot", metavar="PNG", help="plot the joint coordinates (needs matplotlib)")
+    p.add_argument("--plot", metavar="FILE",
+                   help="plot the joint coordinates: .png, .pdf, .svg, ... (needs matplotlib)")
     p = sub.add_parser("bench", help="rbd's timings of the main algorithms on this machine")
     robot_args(p)
     p.add_argument("--batch", type=_positive(int), default=1000, help="samples of the batched row")

@@ -203,11 +203,25 @@ def run(name, model, *args, **kwargs):
     return result
 
 
+__all__ = ["run"] + sorted(_STATE)
+
+
 def __getattr__(name):
     if name in _STATE:
+        from . import reference  # (the algorithm's own signature and text, whichever backend runs it)
+        own = getattr(reference, name)
+
         def algorithm(model, *args, **kwargs):
             return run(name, model, *args, **kwargs)
-        algorithm.__name__ = name
-        algorithm.__doc__ = "rbd.%s on Dask arrays chunked along their batch dimensions (see rbd.dask)." % name
+        algorithm.__name__ = algorithm.__qualname__ = name
+        shown = inspect.signature(own)
+        algorithm.__signature__ = shown.replace(parameters=[p for p in shown.parameters.values() if p.name != "out"])
+        algorithm.__doc__ = ("rbd.%s on Dask arrays chunked along their batch dimensions (see rbd.dask): the "
+                             "same arguments, a Dask array (or a tuple of them) as the result.\n\n%s"
+                             % (name, inspect.getdoc(own) or ""))
         return algorithm
     raise AttributeError("module 'rbd.dask' has no attribute %r" % name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_STATE))

@@ -419,6 +419,17 @@ def test_help_after_options_lists_the_subcommands():
     assert demo.returncode == 0 and "robot" in demo.stdout
 
 
+def test_backend_before_or_after_the_subcommand():
+    for argv in (["--backend", "numpy", "check", "arm7"], ["check", "--backend", "numpy", "arm7"],
+                 ["check", "arm7", "--backend", "numpy"]):
+        assert cli._parser().parse_args(argv).backend == "numpy", argv
+    assert cli._parser().parse_args(["check", "arm7"]).backend is None
+    out = run("check", "arm7", "--backend", "numpy")
+    assert out.returncode == 0, out.stderr
+    usage = run("--help").stdout
+    assert "rbd [ROBOT]" in usage and "--plot PNG" not in run("simulate", "--help").stdout
+
+
 def test_writing_to_a_pipe_that_closes_is_not_an_error():
     exe = shutil.which("rbd")
     command = ([exe] if exe else [sys.executable, "-m", "rbd"]) + list(SIM[:2]) + [

@@ -149,3 +149,20 @@ def test_local_cluster_of_two_worker_processes(tmp_path):
     script.write_text(CLUSTER)
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr[-3000:]
+
+
+def test_the_algorithms_are_listed_and_documented_as_rbd_s():
+    """dir(), ``from rbd.dask import *``, help() and inspect.signature show each algorithm
+    with rbd's own arguments (without out=, which a Dask result cannot take)."""
+    import inspect
+    from rbd import reference
+    names = set(rbd.dask._STATE)
+    assert names <= set(dir(rbd.dask)) and names <= set(rbd.dask.__all__)
+    for name in names:
+        function = getattr(rbd.dask, name)
+        expected = [p for p in inspect.signature(getattr(reference, name)).parameters if p != "out"]
+        assert list(inspect.signature(function).parameters) == expected, name
+        assert inspect.getdoc(getattr(reference, name)) in function.__doc__, name
+    namespace = {}
+    exec("from rbd.dask import *", namespace)
+    assert names <= set(namespace)

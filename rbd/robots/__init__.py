@@ -52,8 +52,9 @@ def sample_model_path(name):
 
 
 def sample_model(name, floating_base=None, mimic=False):
-    """Load a sample robot: by default the quadruped with its floating base and the arm
-    fixed; ``floating_base`` (True/False) overrides that, ``mimic`` is ``load_urdf``'s."""
+    """Load the sample robot ``name`` (one of ``sample_model_names()``), each with its own
+    base unless ``floating_base`` (True/False) says otherwise: the quadruped floating, arm7
+    fixed; ``mimic`` is ``load_urdf``'s."""
     path = sample_model_path(name)
     if floating_base is None:
         floating_base = _SAMPLES[name]
