@@ -39,7 +39,8 @@ from . import rotations, spatial
 from ._checks import ResultOverflow, URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
 from .model import JOINT_KINDS, JointKind, Model, assemble_model, _fast_kind
-from .urdf import ENTITIES, is_xml_text, read_file, root_element, stripped_for_mujoco, warn_inverted_limits, xml_text
+from .urdf import (ENTITIES, check_xml_bytes, is_xml_text, read_file, root_element, stripped_for_mujoco,
+                   warn_inverted_limits, xml_text)
 
 __all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
 
@@ -485,7 +486,7 @@ def load_mjcf(source, strict=False):
     mujoco = _import("mujoco", "mujoco")
     source = os.fspath(source) if isinstance(source, os.PathLike) else source
     if isinstance(source, (bytes, bytearray)):  # a file's content, as load_urdf takes it
-        source = xml_text(source, "MJCF")
+        source = xml_text(check_xml_bytes(bytes(source), "MJCF"), "MJCF")
     if not isinstance(source, str):
         raise TypeError("source must be an MJCF file path, an XML string or its bytes, got %s"
                         % type(source).__name__)
@@ -496,24 +497,36 @@ def load_mjcf(source, strict=False):
         raise FileNotFoundError("no MJCF file %s" % short_repr(source))
     if not is_xml and not os.path.isfile(source):  # a pipe (``<(...)``), or a device: refused
         source, is_xml = xml_text(read_file(source, "MJCF"), "MJCF"), True
+    if is_xml:
+        try:
+            source.encode("utf-8")
+        except UnicodeEncodeError as exc:  # (MuJoCo's binding would refuse the argument's type)
+            raise URDFError("MJCF: the XML text holds a character UTF-8 cannot encode (%s)" % exc) from None
     if _is_urdf(source, is_xml):  # MuJoCo's URDF importer, without the meshes it cannot find
         source, is_xml = stripped_for_mujoco(source), True
     try:
         mj_model = mujoco.MjModel.from_xml_string(source) if is_xml else mujoco.MjModel.from_xml_path(source)
     except ValueError as exc:
         raise URDFError("MJCF: MuJoCo cannot compile %s: %s%s" % (short_repr(source, 60), exc,
-                                                                  "" if is_xml else _utf16_hint(source))) from None
+                                                                  "" if is_xml else _file_hint(source))) from None
     return from_mujoco(mj_model, strict=strict)
 
 
-def _utf16_hint(path):
-    """What to do with a UTF-16 file, which MuJoCo's parser (UTF-8 only) cannot read."""
+def _file_hint(path):
+    """What to do with a UTF-16 file, which MuJoCo's parser (UTF-8 only) cannot read, or a
+    compressed one."""
     with open(path, "rb") as f:
-        head = f.read(2)
-    if head not in (b"\xff\xfe", b"\xfe\xff"):
+        head = f.read(4)
+    if head[:2] == b"\x1f\x8b":
+        return " (the file is gzip-compressed: decompress it first)"
+    if head in (b"\xff\xfe\0\0", b"\0\0\xfe\xff"):
+        encoding = "UTF-32"
+    elif head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding = "UTF-16"
+    else:
         return ""
-    return (" (the file is UTF-16, MuJoCo reads UTF-8 files: save it as UTF-8, or give load_mjcf its bytes, "
-            "which rbd decodes)")
+    return (" (the file is %s, MuJoCo reads UTF-8 files: save it as UTF-8, or give load_mjcf its bytes, "
+            "which rbd decodes)" % encoding)
 
 
 # ------------------------------------------------------------------------------------------

@@ -108,7 +108,7 @@ def _read(source):
     """The XML of ``source`` as text (an XML string) or bytes (a file's content, or
     bytes given directly), for the parser to decode as the XML declares."""
     if isinstance(source, (bytes, bytearray)):
-        return _xml_start(bytes(source))
+        return _content(check_xml_bytes(bytes(source), "URDF"))
     if isinstance(source, str) and is_xml_text(source):
         # a byte-order mark would otherwise make it a "path"; white space before an XML
         # declaration (a triple-quoted string's first line) makes the XML malformed
@@ -118,7 +118,7 @@ def _read(source):
     name = os.fspath(source)
     shown = name if len(name) <= 200 else name[:200] + "..."  # (not a whole mistaken URDF in a message)
     try:
-        return _xml_start(read_file(source, "URDF"))
+        return _content(read_file(source, "URDF"))
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "no such URDF file (an XML string would start with '<')",
                                 shown) from None
@@ -129,6 +129,27 @@ def _read(source):
             raise URDFError("URDF: source is neither a file path nor XML (an XML string starts with '<'): %s"
                             % short_repr(shown)) from None
         raise type(exc)(exc.errno, exc.strerror, shown) from None
+
+
+def _content(data):
+    """A file's bytes for the parser: UTF-32 (which it cannot decode) as text."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return xml_text(data, "URDF")
+    return _xml_start(data)
+
+
+def _gzip_hint(data):
+    return " (the data is gzip-compressed: decompress it first)" if data[:2] == b"\x1f\x8b" else ""
+
+
+def check_xml_bytes(data, kind):
+    """``data``, bytes given as a document's content, unless they cannot be XML (a path
+    given as bytes, a compressed file): then a URDFError that says how they were read."""
+    head = (data[3:] if data.startswith(codecs.BOM_UTF8) else data).lstrip(b" \t\r\n")
+    if head.startswith(b"<") or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\0" in data[:4]:
+        return data  # (UTF-16 and UTF-32 with or without their marks: a NUL byte among the first four)
+    raise URDFError("%s: the bytes given are not XML%s: bytes are read as a file's content (a path is a str "
+                    "or a pathlib.Path): %s" % (kind, _gzip_hint(data), short_repr(data[:60])))
 
 
 def read_file(path, kind):
@@ -165,7 +186,8 @@ def xml_text(data, kind):
     try:
         return data.decode(codec)
     except (LookupError, UnicodeDecodeError) as exc:
-        raise URDFError("%s: the bytes given are not XML text in %s (%s)" % (kind, codec, exc)) from None
+        raise URDFError("%s: the bytes given are not XML text in %s (%s)%s" % (kind, codec, exc, _gzip_hint(data))) \
+            from None
 
 
 def is_xml_text(text):
@@ -208,7 +230,8 @@ def _tree(xml):
     except URDFError:
         raise
     except (expat.ExpatError, ValueError, LookupError) as exc:  # text that cannot be encoded, unknown codecs
-        raise URDFError("URDF: malformed XML (%s)" % short_repr(str(exc), 200)) from None
+        raise URDFError("URDF: malformed XML (%s)%s" % (short_repr(str(exc), 200),
+                                                       _gzip_hint(xml) if isinstance(xml, bytes) else "")) from None
     return builder.close()
 
 

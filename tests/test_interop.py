@@ -19,6 +19,7 @@ armature (``armature_applied()``), also with it on: ``mj_fullM``, ``mj_rne`` plu
 armature·qacc, ``mj_forward`` and Pinocchio.
 """
 import copy
+import gzip
 import os
 import re
 import subprocess
@@ -1121,3 +1122,22 @@ def test_from_pinocchio_names_the_joint_of_bad_data(pin, spoil, expected):
         setattr(pm, spoil, np.array([-1.0 if spoil == "armature" else np.nan]))
     with pytest.raises(ValueError, match="pin_model: " + expected):
         from_pinocchio(pm)
+
+
+def test_load_mjcf_bytes_that_cannot_be_xml_compressed_files_and_unencodable_text(mujoco, tmp_path):
+    path = tmp_path / "floating.xml"
+    path.write_text(MJCF_MODELS["floating"], "utf-8")
+    with pytest.raises(rbd.URDFError, match="bytes given are not XML: bytes are read as a file's content"):
+        rbd.load_mjcf(str(path).encode())  # (was: loaded as a path, where load_urdf reads content)
+    squeezed = tmp_path / "floating.xml.gz"
+    squeezed.write_bytes(gzip.compress(MJCF_MODELS["floating"].encode("utf-8")))
+    for source in (squeezed, squeezed.read_bytes()):
+        with pytest.raises(rbd.URDFError, match="gzip-compressed: decompress it first"):
+            rbd.load_mjcf(source)
+    wide = tmp_path / "wide.xml"
+    wide.write_bytes(MJCF_MODELS["floating"].encode("utf-32"))
+    with pytest.raises(rbd.URDFError, match="the file is UTF-32"):
+        rbd.load_mjcf(wide)
+    assert rbd.load_mjcf(wide.read_bytes()) == rbd.load_mjcf(MJCF_MODELS["floating"])
+    with pytest.raises(rbd.URDFError, match="a character UTF-8 cannot encode"):
+        rbd.load_mjcf(MJCF_MODELS["floating"].replace("<mujoco", "<!-- \ud800 --><mujoco", 1))

@@ -1,6 +1,7 @@
 """URDF files as they come: any declared encoding, duplicated elements, absurd values,
 and a derandomized fuzz of mutated real files whose every outcome must be a model
 or an ``rbd.URDFError`` (never another exception, a crash or a hang)."""
+import gzip
 import os
 import random
 import re
@@ -438,3 +439,22 @@ def test_repeated_elements_nested_thousands_deep_are_compared_without_recursion(
     model, warned = _loaded(xml)
     assert model == rbd.load_urdf(PENDULUM.format(encoding="UTF-8"))
     assert len(warned) == 1 and "repeats an element" in warned[0]
+
+
+def test_bytes_that_cannot_be_xml_and_compressed_or_utf32_files(tmp_path):
+    """Bytes are a file's content: a path given as bytes is told so, not 'malformed XML'; a
+    gzip-compressed file says so; UTF-32 (which the XML parser cannot decode) loads."""
+    xml = PENDULUM.format(encoding="UTF-8")
+    expected = rbd.load_urdf(xml)
+    path = tmp_path / "pendulum.urdf"
+    path.write_text(xml, "utf-8")
+    with pytest.raises(rbd.URDFError, match="bytes given are not XML: bytes are read as a file's content"):
+        rbd.load_urdf(str(path).encode())
+    squeezed = tmp_path / "pendulum.urdf.gz"
+    squeezed.write_bytes(gzip.compress(xml.encode("utf-8")))
+    for source in (squeezed, squeezed.read_bytes()):
+        with pytest.raises(rbd.URDFError, match="gzip-compressed: decompress it first"):
+            rbd.load_urdf(source)
+    wide = PENDULUM.format(encoding="UTF-32").encode("utf-32")
+    (tmp_path / "wide.urdf").write_bytes(wide)
+    assert rbd.load_urdf(wide) == rbd.load_urdf(tmp_path / "wide.urdf") == expected
