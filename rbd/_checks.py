@@ -1,6 +1,7 @@
 """Input validation shared by both backends: turn user input into contiguous
 float64 arrays of the expected shape, or raise an error that names the argument."""
 import functools
+import math
 import numbers
 import re
 
@@ -273,6 +274,17 @@ def _in_sample(sample):
 
 #: _in_sample's words, for the callers that tell them again in their own terms (rbd.dask, the
 #: rbd command); ``sample_index`` reads the index back
+def batch_words(states):
+    """", a batch of N samples," for a MemoryError, N the samples the state arrays
+    ``states`` (q, v, ... in any order) broadcast to ("" for a single call)."""
+    shapes = [np.shape(x)[:-1] for x in states if isinstance(x, np.ndarray) and np.ndim(x) >= 1]
+    try:
+        batch = np.broadcast_shapes(*shapes) if shapes else ()
+    except ValueError:  # (fext's trailing (nbodies, 6), or shapes that do not broadcast)
+        batch = shapes[0]
+    return ", a batch of %d samples," % math.prod(batch) if batch else ""
+
+
 IN_SAMPLE = re.compile(r" in sample (\[\d+(?:, \d+)*\]|\d+) of the batch")
 
 

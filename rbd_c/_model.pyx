@@ -1268,10 +1268,8 @@ cdef object _named_run(object model, CompiledModel cm, Call* call, Algorithm alg
         detail = str(exc)
         if detail.startswith("%s on a model" % name):  # the driver's own: named already
             raise
-    batch = getattr(values[0], "shape", (0,))[:-1] if values else ()
     raise MemoryError("%s on a model of %d bodies and %d dofs%s ran out of memory (compiled backend%s)"
-                      % (name, call.m.nb, call.m.nv, ", a batch of %d samples," % np.prod(batch) if batch else "",
-                         ": " + detail if detail else ""))
+                      % (name, call.m.nb, call.m.nv, checks_module().batch_words(values), ": " + detail if detail else ""))
 
 
 cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out,

@@ -485,7 +485,8 @@ Q = np.broadcast_to(rbd.neutral(m), (2 ** 26, m.nq))
 V = np.broadcast_to(np.zeros(m.nv), (2 ** 26, m.nv))
 for call in (lambda: rbd.rnea(m, Q, V, V), lambda: rbd.frame_jacobian(m, Q, "tool0"),
              lambda: rbd.crba(m, Q), lambda: rbd.kinematic_hessian(m, Q, "tool0"),
-             lambda: rbd.joint_torque_regressor(m, Q, V, V)):
+             lambda: rbd.joint_torque_regressor(m, Q, V, V),
+             lambda: rbd.rnea(m, Q[:, None], V[None, :2 ** 5], V[None, :2 ** 5])):  # a batch q and v broadcast to
     try:
         call()
         print("no error")
@@ -500,7 +501,8 @@ for call in (lambda: rbd.rnea(m, Q, V, V), lambda: rbd.frame_jacobian(m, Q, "too
         lines = run.stdout.splitlines()
         assert lines == ["%s on a model of 7 bodies and 7 dofs, a batch of 67108864 samples," % name
                          for name in ("rnea", "frame_jacobian", "crba", "kinematic_hessian",
-                                      "joint_torque_regressor")], (backend, lines)
+                                      "joint_torque_regressor")] + [
+            "rnea on a model of 7 bodies and 7 dofs, a batch of %d samples," % 2 ** 31], (backend, lines)
 
 
 def test_a_random_configuration_batch_too_large_for_memory_names_batch():

@@ -65,10 +65,8 @@ def _out_of_memory(name, model, args, inner, detail):
     """The MemoryError of the call ``name`` on ``model``: Python's own is empty (a list that
     cannot grow) and NumPy's names an array, neither the call nor the model.  ``inner``: the
     call inside this one that ran out, ``detail``: what the first error said."""
-    batch = args[0].shape[:-1] if args and isinstance(args[0], np.ndarray) else ()
     error = MemoryError("%s on a model of %s bodies and %s dofs%s ran out of memory (NumPy backend%s%s)"
-                        % (name, getattr(model, "nbodies", "?"), getattr(model, "nv", "?"),
-                           ", a batch of %d samples," % np.prod(batch) if batch else "",
+                        % (name, getattr(model, "nbodies", "?"), getattr(model, "nv", "?"), _checks.batch_words(args),
                            ", in %s" % inner if inner and inner != name else "", ": " + detail if detail else ""))
     error.call, error.detail = name, detail
     return error
