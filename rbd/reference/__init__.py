@@ -32,8 +32,6 @@ from .kinematics import (REFERENCES, center_of_mass, com_jacobian, forward_kinem
 
 import inspect as _inspect
 
-import numpy as np
-
 from .._names import ALGORITHMS, COMPOSED
 from .. import _checks, _coupled
 
