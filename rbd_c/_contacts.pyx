@@ -141,14 +141,14 @@ cdef void _world_bias(const Call* c, const double* oM, const double* Yw, const d
             for k in range(6):
                 vJ[k] += S[6 * d + k] * v[d]
         if p >= 0:
+            memcpy(A + 6 * i, A + 6 * p, 6 * sizeof(double))
+            motion_cross(V + 6 * p, vJ, t)  # the joint's velocity-product acceleration, v x vJ
+            add6(A + 6 * i, t)              # (the parent's v: (v_p + vJ) x vJ without the sum's rounding)
             memcpy(V + 6 * i, V + 6 * p, 6 * sizeof(double))
             add6(V + 6 * i, vJ)
-            memcpy(A + 6 * i, A + 6 * p, 6 * sizeof(double))
         else:
             memcpy(V + 6 * i, vJ, 6 * sizeof(double))
             gravity_acceleration(c, A + 6 * i)
-        motion_cross(V + 6 * i, vJ, t)  # the joint's velocity-product acceleration
-        add6(A + 6 * i, t)
         inertia_apply(Yw + 10 * i, A + 6 * i, F + 6 * i)
         inertia_cross_term(Yw + 10 * i, V + 6 * i, t)
         add6(F + 6 * i, t)

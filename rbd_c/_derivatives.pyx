@@ -92,7 +92,7 @@ cdef void _rd_forward(const Call* c, const double* q, const double* v, const dou
         memcpy(vp, P + RD_OV if p >= 0 else zero, 6 * sizeof(double))
         for r in range(6):
             B[RD_OV + r] = vp[r] + vJ[r]
-        motion_cross(B + RD_OV, vJ, t)
+        motion_cross(vp, vJ, t)  # v x vJ (= vp x vJ, without the rounding of vp + vJ)
         for r in range(6):
             B[RD_OA + r] = (P[RD_OA + r] if p >= 0 else a0[r]) + aJ[r] + t[r]
         for col in range(m.nvj[i]):

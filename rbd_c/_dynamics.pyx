@@ -485,8 +485,8 @@ cdef int k_aba(const Call* c, const double** ins, double** outs, double* work) n
         if p >= 0:  # the parent's twist at this origin, + vJ
             _offset(Rr, off)
             shift_to_point(off, P + ABA_V, B + ABA_V)
-            add6(B + ABA_V, vJ)
-            motion_cross(B + ABA_V, vJ, B + ABA_C)
+            motion_cross(B + ABA_V, vJ, B + ABA_C)  # v x vJ, as (v_parent + vJ) x vJ without the
+            add6(B + ABA_V, vJ)                     # sum's rounding (eps |vJ|^2 in world axes)
         else:  # (a root's v x vJ is zero)
             memcpy(B + ABA_V, vJ, 6 * sizeof(double))
             memset(B + ABA_C, 0, 6 * sizeof(double))

@@ -634,3 +634,25 @@ def test_results_that_do_not_depend_on_the_world_origin_stay_exact_far_from_it(b
             here, there = (flat(call(x[pick], v[pick], tau[pick])) for x in (q, far))
             scale = max(1.0, float(np.abs(here).max()))
             assert np.abs(there - here).max() <= 1e-9 * scale, (name, pick)
+
+
+@pytest.mark.parametrize("speed", [1.0, 1e5, 1e10])
+def test_a_robot_in_pure_translation_has_no_velocity_products_at_any_speed(backend, speed):
+    """A floating robot moving as one body in pure translation (the base's linear velocity
+    only) has no Coriolis or centrifugal forces, however fast (Galilean invariance): rnea is
+    gravity's, aba and the contact dynamics are those at rest, to rounding of the forces
+    themselves, not of speed^2 (the NumPy backend's bias force, written v x (m v - beta),
+    left eps m speed^2: 1e-4 relative at 1e10 m/s)."""
+    model = rbd.sample_model("quadruped")
+    rng = np.random.default_rng(4)
+    q = rbd.random_configuration(model, rng)
+    v = np.zeros(model.nv)
+    v[:3] = speed * np.array([0.6, -0.48, 0.64])  # (the free flyer's linear velocity, base axes)
+    tau = rng.normal(size=model.nv)
+    g = rbd.gravity(model, q)
+    np.testing.assert_allclose(rbd.rnea(model, q, v, np.zeros(model.nv)), g, rtol=0, atol=1e-12 * np.abs(g).max())
+    at_rest = rbd.aba(model, q, np.zeros(model.nv), tau)
+    np.testing.assert_allclose(rbd.aba(model, q, v, tau), at_rest, rtol=0, atol=1e-12 * np.abs(at_rest).max())
+    feet = [rbd.Contact(f) for f in ("FL_foot", "FR_foot")]
+    moving, resting = (rbd.constrained_dynamics(model, q, x, tau, feet)[0] for x in (v, np.zeros(model.nv)))
+    np.testing.assert_allclose(moving, resting, rtol=0, atol=1e-12 * np.abs(resting).max())
