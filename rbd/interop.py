@@ -571,6 +571,27 @@ class _Layout:
             raise ValueError("the rbd model (nq %d, nv %d) and the peer's (nq %d, nv %d) do not match"
                              % (model.nq, model.nv, self.peer_nq, self.peer_nv))
 
+    def _warn_if_dynamics_differ(self, peer, gravity, armature):
+        """A layout maps coordinates only: a warning when the two models' gravity or armature
+        (``armature`` in the peer's velocity order) differ, as after editing one of them,
+        since their dynamics then differ too with nothing failing."""
+        differ = []
+        if not np.allclose(self.model.gravity, gravity, rtol=1e-12, atol=1e-12):
+            differ.append("gravity %s vs %s" % (np.asarray(self.model.gravity).tolist(), np.asarray(gravity).tolist()))
+        armature = np.asarray(armature, dtype=float)[self.v_perm]
+        if not np.allclose(self.model.armature, armature, rtol=1e-12, atol=1e-12):
+            joints = [self.model.joint_names[b] for b in range(self.model.nbodies)
+                      if not np.allclose(self.model.armature[self.model.v_idx[b]:self.model.v_idx[b] + self.model.joint_nv[b]],
+                                         armature[self.model.v_idx[b]:self.model.v_idx[b] + self.model.joint_nv[b]],
+                                         rtol=1e-12, atol=1e-12)]
+            differ.append("the armature of joints %s" % short_names(joints))
+        if differ:
+            warnings.warn("the rbd model and the %s model differ in %s: the layout converts coordinates, but "
+                          "their dynamics differ (build the rbd model from the %s one: %s)"
+                          % (peer, " and ".join(differ), peer,
+                             "from_pinocchio(pin_model)" if peer == "Pinocchio" else "from_mujoco(mj_model)"),
+                          UserWarning, stacklevel=3)
+
     # -- configuration -------------------------------------------------------------------
     def q_to_peer(self, q):
         q = as_array(q, "q", (self.model.nq,))
@@ -754,6 +775,7 @@ class PinocchioLayout(_Layout):
         # rbd's body frame does (models of one URDF, from_pinocchio); else no fext converter
         self._same_frames = all(np.allclose(model.joint_placements[body], pin_model.jointPlacements[int(jid)].homogeneous,
                                             rtol=0, atol=1e-9) for body, jid in enumerate(self._pin_joint))
+        self._warn_if_dynamics_differ("Pinocchio", np.array(pin_model.gravity.linear), np.array(pin_model.armature))
 
     def jacobian_from_peer(self, q_peer, J_peer):
         """The peer's (k, nv) Jacobian in rbd's columns; for a one-dof model, Pinocchio's (k,)
@@ -817,6 +839,9 @@ class MujocoLayout(_Layout):
             joints[body] = (mj_model.jnt_qposadr[j], mj_model.jnt_dofadr[j], False, False, kind == JointKind.FREE)
         super().__init__(model, mj_model.nq, mj_model.nv, joints)
         self._mj_model = mj_model
+        gravity_off = mj_model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY
+        self._warn_if_dynamics_differ("MuJoCo", np.zeros(3) if gravity_off else np.array(mj_model.opt.gravity),
+                                      np.array(mj_model.dof_armature))
         # The rbd body each MuJoCo body moves with: its last joint's, else its parent's (-1: the world).
         self._rbd_body = [-1] * mj_model.nbody
         for b in range(1, mj_model.nbody):

@@ -1141,3 +1141,32 @@ def test_load_mjcf_bytes_that_cannot_be_xml_compressed_files_and_unencodable_tex
     assert rbd.load_mjcf(wide.read_bytes()) == rbd.load_mjcf(MJCF_MODELS["floating"])
     with pytest.raises(rbd.URDFError, match="a character UTF-8 cannot encode"):
         rbd.load_mjcf(MJCF_MODELS["floating"].replace("<mujoco", "<!-- \ud800 --><mujoco", 1))
+
+
+def test_a_layout_warns_when_the_models_armature_or_gravity_differ(pin, mujoco):
+    """A layout converts coordinates only: paired with a peer model whose armature or gravity
+    was changed, the dynamics differ with nothing failing, so the layout says so (and is
+    silent for a model built from the peer's)."""
+    urdf = str(rbd.sample_model_path("quadruped"))
+    robot = rbd.load_urdf(urdf, floating_base=True)
+    pm = pin.buildModelFromUrdf(urdf, pin.JointModelFreeFlyer())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PinocchioLayout(robot, pm)
+    armature = np.array(pm.armature)
+    armature[6:9] = 0.02
+    pm.armature = armature
+    with pytest.warns(UserWarning, match="differ in the armature of joints 'FL_hip_abduction', 'FL_hip_flexion', "
+                                         "'FL_knee': .*from_pinocchio"):
+        PinocchioLayout(robot, pm)
+    pm.gravity = pin.Motion(np.array([0.5, 0.0, -3.7]), np.zeros(3))
+    with pytest.warns(UserWarning, match=r"differ in gravity \[0.0, 0.0, -9.81\] vs \[0.5, 0.0, -3.7\] and the armature"):
+        PinocchioLayout(robot, pm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PinocchioLayout(from_pinocchio(pm), pm)
+    mj_model = mujoco.MjModel.from_xml_string(MJCF_MODELS["floating"])
+    model = from_mujoco(mj_model)
+    mj_model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_GRAVITY
+    with pytest.warns(UserWarning, match="the MuJoCo model differ in gravity"):
+        MujocoLayout(model, mj_model)
