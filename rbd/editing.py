@@ -170,6 +170,11 @@ def attach(model, other, frame, placement=None, prefix="", strict=False):
         return _recoupled(model, attach, other, frame, placement, prefix, strict)
     if not isinstance(prefix, str):
         raise TypeError("prefix must be a string, got %s" % short_repr(prefix))
+    # Across the two models every frame name (link and joint frames) must stay one frame's:
+    # a link of ``other`` named like a joint of ``model`` would take over that joint's frame.
+    clashes = sorted(set(model.frame_names) & {prefix + n for n in other.frame_names})
+    if clashes:
+        raise ValueError("the model would have several frames named %s (use a prefix)" % short_names(clashes))
     f = model.frame_id(frame)
     mount = model.frame_offsets[f] @ (np.eye(4) if placement is None else
                                       as_transform(as_array(placement, "placement", (4, 4), allow_batch=False),

@@ -187,8 +187,16 @@ def test_attach_against_pinocchio_append_model(backend):
 
 def test_attach_names_stay_unique(backend):
     arm = rbd.load_urdf(ARM)
-    with pytest.raises(ValueError, match="several joints named"):
+    with pytest.raises(ValueError, match="several frames named 'base', 'elbow'"):
         rbd.attach(arm, arm, "flange")
+    # a link of one named like a joint of the other (and back) would take over its frame
+    tool = rbd.ModelBuilder("tool")
+    tool.add_link("elbow")
+    tool.add_link("finger", mass=0.1, inertia=np.eye(3) * 1e-5)
+    tool.add_joint("flange", "revolute", parent="elbow", child="finger")
+    with pytest.raises(ValueError, match="several frames named 'elbow', 'flange' \\(use a prefix\\)"):
+        rbd.attach(arm, tool.build(), "flange")
+    assert rbd.attach(arm, tool.build(), "flange", prefix="tool_").frame_names.count("elbow") == 1
     twice = rbd.attach(arm, arm, "flange", prefix="second_")
     assert twice.nv == 4 and "second_elbow" in twice.joint_names and "second_flange" in twice.frame_names
     with pytest.raises(ValueError, match="unknown frame"):
