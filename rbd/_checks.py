@@ -326,8 +326,11 @@ def redundant_contacts_error(model, contacts, regularization=0.0, sample=None):
         if 0 < dofs < c.dim and not model.mimic:  # (a mimic joint moves a frame with its primary's dof)
             few.append("%s (%d rows, %d dofs)" % (short_repr(name), c.dim, dofs))
     why = "a contact given twice, or a pose that aligns them"
+    rows = sum(c.dim for c in contacts)
     if fixed:
         why = "contacts on frames fixed to the world, which no joint moves: %s" % short_names(fixed)
+    elif rows > model.nv:
+        why = "%d rows, more than the model's %d dofs, at any pose" % (rows, model.nv)
     elif few:
         why = "contacts with more rows than the dofs that move their frames: %s" % ", ".join(few)
     message = ("the contact set %s is rank-deficient%s (its constraints are redundant there: %s)"

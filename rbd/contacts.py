@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (CONTACT_RANK_TOLERANCE, as_array, check_model, finite_results, flag, model_arrays, real_number,
-                      redundant_contacts_error, short_repr)
+from ._checks import (CONTACT_RANK_TOLERANCE, ResultOverflow, as_array, check_model, finite_results, flag, model_arrays,
+                      real_number, redundant_contacts_error, short_repr)
 
 __all__ = ["Contact", "inertial_parameters", "model_from_parameters"]
 
@@ -206,8 +206,18 @@ def constrained_dynamics_on(rbd, model, q, v, tau, contacts, fext=None, regulari
     batch, (q, v, tau, fext) = model_arrays(model, q=q, v=v, tau=tau, fext=fext)
     if model.nv == 0 and not contacts:
         return _nothing_to_solve(batch)
-    J, gamma = _rows(rbd, model, q, v, contacts)
-    h = rbd.rnea(model, q, v, np.zeros_like(v), fext)
+    try:
+        J, gamma = _rows(rbd, model, q, v, contacts)
+        h = rbd.rnea(model, q, v, np.zeros_like(v), fext)
+        overflow = None
+    except ResultOverflow as error:
+        overflow = error
+    if overflow is not None:
+        # The velocity terms or fext overflow: a rank-deficient sample's error still comes first
+        # (in any sample, as the compiled kernel, which checks the contact set before them).
+        J, _ = _rows(rbd, model, q, None, contacts)
+        _solve_contacts(rbd, model, q, J, np.zeros_like(v), np.zeros(J.shape[:-1]), contacts, regularization)
+        raise overflow
     return _solve_contacts(rbd, model, q, J, tau - h, -gamma, contacts, regularization)
 
 

@@ -120,6 +120,27 @@ def test_a_rank_deficient_contact_set_says_why_it_cannot_be_independent(backend)
     with pytest.raises(ValueError, match="more rows than the dofs that move their frames: '%s' \\(6 rows, 2 dofs\\)"
                        % second):
         rbd.impulse_dynamics(model, q, z, [rbd.Contact(second, 6)])
+    with pytest.raises(ValueError, match="9 rows, more than the model's 7 dofs, at any pose"):
+        rbd.constrained_dynamics(model, q, z, z, [rbd.Contact("tool0", 6), rbd.Contact("link3")])
+
+
+def test_a_rank_deficient_sample_is_named_before_an_overflowing_one(backend):
+    """Velocities whose products overflow float64 and a contact set that is rank-deficient
+    (in the same sample or another): the rank-deficient sample is the error, on both
+    backends (the NumPy backend computed the overflowing velocity terms first)."""
+    model = rbd.sample_model("arm7")
+    Q = np.stack([np.full(7, 0.3), np.zeros(7)])  # sample 1: the arm straight up, its tool's 6-D rows rank 5
+    V = np.stack([np.full(7, 1e155), np.ones(7)])  # sample 0: v x v overflows
+    tool = [rbd.Contact("tool0", 6)]
+    for order, singular in ((slice(None), 1), (slice(None, None, -1), 0)):
+        with pytest.raises(ValueError, match="rank-deficient in sample %d of the batch" % singular):
+            rbd.constrained_dynamics(model, Q[order], V[order], np.zeros((2, 7)), tool)
+    with pytest.raises(rbd.ResultOverflow, match="in sample 0 of the batch"):  # no singular sample: the overflow
+        rbd.constrained_dynamics(model, Q[:1], V[:1], np.zeros((1, 7)), tool)
+    quad = rbd.sample_model("quadruped")
+    twice = [rbd.Contact("FL_foot"), rbd.Contact("FL_foot")]
+    with pytest.raises(ValueError, match="'FL_foot', 'FL_foot' is rank-deficient"):
+        rbd.constrained_dynamics(quad, rbd.neutral(quad), np.full(quad.nv, 1e155), np.zeros(quad.nv), twice)
 
 
 def test_an_exactly_singular_arm_is_refused_at_every_pose(backend):
