@@ -47,6 +47,7 @@ Joints (``q`` = configuration coordinates, ``v`` = velocity coordinates):
 The motion subspace of every kind is constant in the body frame, so no joint
 has a bias acceleration term.
 """
+import difflib
 import enum
 from dataclasses import dataclass, field
 
@@ -572,8 +573,11 @@ def _lookup(key, index, count, what):
     if isinstance(key, str):
         try:
             return index[key]
-        except KeyError:
-            raise ValueError("unknown %s %s (known: %s)" % (what, short_repr(key), short_names(index))) from None
+        except KeyError:  # (the closest names first, then the model's own order: its links before joint frames)
+            close = difflib.get_close_matches(key, list(index), n=3)
+            raise ValueError("unknown %s %s (%sknown: %s)" % (
+                what, short_repr(key), "did you mean %s? " % " or ".join(map(short_repr, close)) if close else "",
+                short_names(sorted(index, key=index.get)))) from None
     raise TypeError("%s must be a name (str) or an index (int), got %r" % (what, type(key).__name__))
 
 

@@ -846,3 +846,13 @@ def test_random_configuration_within_limits_of_any_size_and_its_rng_argument(bac
         rbd.random_configuration(model, rng=-1)
     with pytest.raises(TypeError, match="rng must be a numpy.random.Generator.*got True"):
         rbd.random_configuration(model, rng=True)  # (NumPy would seed with 1)
+
+
+def test_an_unknown_name_suggests_the_closest_and_lists_links_first():
+    model = rbd.sample_model("arm7")
+    with pytest.raises(ValueError, match=r"unknown frame 'tool' \(did you mean 'tool0'\? known: 'base_link', 'link1'"):
+        model.frame_id("tool")
+    with pytest.raises(ValueError, match=r"unknown joint 'joint9' \(did you mean 'joint7'"):
+        rbd.lock_joints(model, ["joint9"], rbd.neutral(model))
+    with pytest.raises(ValueError, match=r"unknown frame 'zzz' \(known: 'base_link'"):
+        rbd.frame_placement(model, rbd.neutral(model), "zzz")
