@@ -63,7 +63,7 @@ class Contact:
         if self.dim not in (3, 6):
             raise ValueError("Contact dim must be 3 (a point contact) or 6 (a flat contact), got %s"
                              % short_repr(self.dim))
-        if self.reference not in _REFERENCES:
+        if not isinstance(self.reference, str) or self.reference not in _REFERENCES:  # (a 0-d array equals one)
             raise ValueError("Contact reference must be 'local' or 'local_world_aligned', got %s"
                              % short_repr(self.reference))
 

@@ -190,6 +190,8 @@ def test_contact_errors(backend):
         rbd.Contact(0, dim=4)
     with pytest.raises(ValueError, match="reference"):
         rbd.Contact(0, reference="world")
+    with pytest.raises(ValueError, match="reference must be"):  # (it equals "local", but is no str: unhashable)
+        rbd.Contact(0, reference=np.array("local"))
     with pytest.raises(ValueError, match="unknown frame"):
         rbd.contact_jacobian(model, q, [rbd.Contact("nowhere")])
     with pytest.raises(ValueError, match="regularization"):
