@@ -274,10 +274,12 @@ def _in_sample(sample):
 
 #: _in_sample's words, for the callers that tell them again in their own terms (rbd.dask, the
 #: rbd command); ``sample_index`` reads the index back
-def batch_words(states):
-    """", a batch of N samples," for a MemoryError, N the samples the state arrays
-    ``states`` (q, v, ... in any order) broadcast to ("" for a single call)."""
-    shapes = [np.shape(x)[:-1] for x in states if isinstance(x, np.ndarray) and np.ndim(x) >= 1]
+def batch_words(named):
+    """", a batch of N samples," for a MemoryError, N the samples the state arrays of
+    ``named`` ((name, value) pairs of a call's arguments) broadcast to ("" for a single
+    call): each array's dimensions before its per-sample ones (two for fext, else one)."""
+    shapes = [np.shape(x)[:-2 if name == "fext" else -1] for name, x in named
+              if isinstance(x, np.ndarray) and np.ndim(x) >= (2 if name == "fext" else 1)]
     try:
         batch = np.broadcast_shapes(*shapes) if shapes else ()
     except ValueError:  # (fext's trailing (nbodies, 6), or shapes that do not broadcast)

@@ -32,7 +32,7 @@ import numpy as np
 
 import rbd
 from rbd._checks import IN_SAMPLE, sample_index
-from rbd.urdf import root_element
+from rbd.urdf import read_file, root_element
 
 SUBCOMMANDS = ("check", "inverse-dynamics", "simulate", "bench")
 CHUNK = 8192  # samples per batched call (a progress bar step)
@@ -53,12 +53,15 @@ def load_robot(spec, floating_base=False, mimic=False):
     try:
         if spec in rbd.sample_model_names():
             return rbd.sample_model(spec, floating_base=True if floating_base else None, mimic=mimic)
-        if robot_file_kind(spec) == "mjcf":
+        source = spec
+        if os.path.exists(spec) and not os.path.isfile(spec) and not os.path.isdir(spec):
+            source = read_file(spec, "")  # a pipe (<(xacro ...)): read once, a second open finds it drained
+        if robot_file_kind(spec, source) == "mjcf":
             if floating_base or mimic:
                 raise CommandError("%s: --floating-base and --mimic apply to URDF files; an MJCF file declares "
                                    "its joints itself (a <freejoint> for a floating base)" % spec)
-            return rbd.load_mjcf(spec)
-        return rbd.load_urdf(spec, floating_base=floating_base, mimic=mimic)
+            return rbd.load_mjcf(source)
+        return rbd.load_urdf(source, floating_base=floating_base, mimic=mimic)
     except FileNotFoundError:
         raise CommandError("%s: no such robot (a sample robot: %s; or a URDF or MJCF file)"
                            % (spec, ", ".join(rbd.sample_model_names()))) from None
@@ -66,13 +69,17 @@ def load_robot(spec, floating_base=False, mimic=False):
         raise CommandError("%s: %s" % (spec, exc)) from None
 
 
-def robot_file_kind(path):
+def robot_file_kind(path, content=None):
     """``"mjcf"`` for a file whose root element is ``<mujoco>``, ``"urdf"`` for
     ``<robot>``; otherwise by the file name (``.xml``/``.mjcf``: MJCF), so that the
-    loader that can say what is wrong reads it."""
+    loader that can say what is wrong reads it.  ``content``: the file's bytes, read
+    already (a pipe)."""
     try:
-        with open(path, "rb") as f:
-            root = root_element(f.read(1 << 16))
+        if isinstance(content, bytes):
+            root = root_element(content)
+        else:
+            with open(path, "rb") as f:
+                root = root_element(f.read(1 << 16))
     except OSError:  # the loader gives the error
         root = None
     return {"mujoco": "mjcf", "robot": "urdf"}.get(root, _kind_by_name(path))

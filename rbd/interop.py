@@ -484,7 +484,7 @@ def load_mjcf(source, strict=False):
     Needs ``mujoco`` (``pip install mujoco``); a file MuJoCo refuses raises ``rbd.URDFError``
     with MuJoCo's message."""
     mujoco = _import("mujoco", "mujoco")
-    source = os.fspath(source) if isinstance(source, os.PathLike) else source
+    source = os.fsdecode(source) if isinstance(source, os.PathLike) else source  # (a path, even of bytes)
     if isinstance(source, (bytes, bytearray)):  # a file's content, as load_urdf takes it
         source = xml_text(check_xml_bytes(bytes(source), "MJCF"), "MJCF")
     if not isinstance(source, str):
@@ -587,8 +587,9 @@ class _Layout:
             differ.append("the armature of joints %s" % short_names(joints))
         if differ:
             warnings.warn("the rbd model and the %s model differ in %s: the layout converts coordinates, but "
-                          "their dynamics differ (build the rbd model from the %s one: %s)"
-                          % (peer, " and ".join(differ), peer,
+                          "their dynamics differ (give both the same, e.g. model.replace(gravity=..., armature=...), "
+                          "or build the rbd model with %s)"
+                          % (peer, " and ".join(differ),
                              "from_pinocchio(pin_model)" if peer == "Pinocchio" else "from_mujoco(mj_model)"),
                           UserWarning, stacklevel=3)
 

@@ -131,9 +131,19 @@ def _read(source):
         raise type(exc)(exc.errno, exc.strerror, shown) from None
 
 
+def _wide_codec(data):
+    """UTF-16 or UTF-32 (and which byte order) of text without a byte-order mark, told by
+    the NUL bytes of its first character (ASCII: '<' or white space), else None."""
+    if data[:3] == b"\0\0\0":
+        return "utf-32-be"
+    if data[1:4] == b"\0\0\0":
+        return "utf-32-le"
+    return "utf-16-be" if data[:1] == b"\0" else "utf-16-le" if data[1:2] == b"\0" else None
+
+
 def _content(data):
-    """A file's bytes for the parser: UTF-32 (which it cannot decode) as text."""
-    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+    """A file's bytes for the parser: UTF-32 (which it cannot decode), with a mark or not, as text."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)) or (_wide_codec(data) or "").startswith("utf-32"):
         return xml_text(data, "URDF")
     return _xml_start(data)
 
@@ -156,17 +166,25 @@ def read_file(path, kind):
     """The bytes of the file at ``path``; a URDFError naming it for a device (``/dev/zero``
     never ends).  A pipe is read as a file (``<(xacro robot.urdf.xacro)``), but one that
     no program writes to is empty instead of waiting for a writer forever."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # (the open itself waits on a pipe)
-    with open(fd, "rb") as f:
+    shown = "%s%s" % (kind + ": " if kind else "", short_repr(os.fsdecode(path), 200))
+    # (O_NONBLOCK: the open itself would wait for a pipe's writer; O_BINARY: Windows' open)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
         mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", os.fsdecode(path))
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-            raise URDFError("%s: %s is a device, not a file" % (kind, short_repr(os.fspath(path), 200)))
-        if stat.S_ISFIFO(mode):
+            raise URDFError("%s is a device, not a file" % shown)
+        if stat.S_ISFIFO(mode) and hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)  # (a writer's data may still be on its way)
+        f = open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:
         data = f.read()
     if not data:
-        raise URDFError("%s: %s is empty%s" % (kind, short_repr(os.fspath(path), 200),
-                                               " (a pipe that no program writes to)" if stat.S_ISFIFO(mode) else ""))
+        raise URDFError("%s is empty%s" % (shown, " (a pipe that no program writes to)" if stat.S_ISFIFO(mode) else ""))
     return data
 
 
@@ -180,9 +198,10 @@ def xml_text(data, kind):
                         (codecs.BOM_UTF16_BE, "utf-16")):  # (UTF-32's little-endian mark starts like UTF-16's)
         if data.startswith(mark):
             break
-    else:
+    else:  # without a mark: UTF-16 or UTF-32 by where the first character has its NUL bytes
+        wide = _wide_codec(data)
         declared = re.match(rb"""\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z][A-Za-z0-9._-]*)["']""", data)
-        codec = declared.group(1).decode("ascii") if declared else "utf-8"
+        codec = wide or (declared.group(1).decode("ascii") if declared else "utf-8")
     try:
         return data.decode(codec)
     except (LookupError, UnicodeDecodeError) as exc:

@@ -1269,7 +1269,7 @@ cdef object _named_run(object model, CompiledModel cm, Call* call, Algorithm alg
         if detail.startswith("%s on a model" % name):  # the driver's own: named already
             raise
     raise MemoryError("%s on a model of %d bodies and %d dofs%s ran out of memory (compiled backend%s)"
-                      % (name, call.m.nb, call.m.nv, checks_module().batch_words(values), ": " + detail if detail else ""))
+                      % (name, call.m.nb, call.m.nv, checks_module().batch_words(list(zip(alg.names, values))), ": " + detail if detail else ""))
 
 
 cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm alg, tuple values, object out,

@@ -652,3 +652,24 @@ def test_simulate_reports_the_drift_against_the_kinetic_energy_not_an_arbitrary_
     assert drift == pytest.approx(energy[-1] - energy[0], rel=1e-2)
     assert largest == pytest.approx(kinetic.max(), rel=1e-2) and largest > 0.0
     assert percent == pytest.approx(100 * abs(drift) / largest, rel=0.05) and percent < 10  # dt/t of free fall
+
+
+def test_a_robot_file_from_a_pipe(tmp_path):
+    """A pipe (``rbd check <(xacro ...)``) is read once: the file kind and the model come from
+    those bytes (reading it twice found it drained); a named pipe no program writes to is an
+    error at once, not a wait."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    fifo = tmp_path / "robot.urdf"
+    os.mkfifo(fifo)
+    keeper = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # (lets the writer open and leave its data)
+    writer = os.open(fifo, os.O_WRONLY)
+    os.write(writer, open(rbd.sample_model_path("arm7"), "rb").read())
+    os.close(writer)
+    try:
+        out = run("check", fifo)
+    finally:
+        os.close(keeper)
+    assert out.returncode == 0 and "robot 'arm7': nq = 7" in out.stdout, out.stderr
+    out = run("check", fifo)  # nobody writes now
+    assert out.returncode == 1 and "is empty (a pipe that no program writes to)" in out.stdout

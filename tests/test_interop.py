@@ -1139,6 +1139,11 @@ def test_load_mjcf_bytes_that_cannot_be_xml_compressed_files_and_unencodable_tex
     with pytest.raises(rbd.URDFError, match="the file is UTF-32"):
         rbd.load_mjcf(wide)
     assert rbd.load_mjcf(wide.read_bytes()) == rbd.load_mjcf(MJCF_MODELS["floating"])
+    for codec in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"):  # without a byte-order mark
+        assert rbd.load_mjcf(MJCF_MODELS["floating"].encode(codec)) == rbd.load_mjcf(MJCF_MODELS["floating"])
+    for entry in os.scandir(os.fsencode(tmp_path)):  # a path object whose path is bytes: a path
+        if entry.name == b"floating.xml":
+            assert rbd.load_mjcf(entry) == rbd.load_mjcf(path)
     with pytest.raises(rbd.URDFError, match="a character UTF-8 cannot encode"):
         rbd.load_mjcf(MJCF_MODELS["floating"].replace("<mujoco", "<!-- \ud800 --><mujoco", 1))
 

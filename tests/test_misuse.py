@@ -848,6 +848,15 @@ def test_random_configuration_within_limits_of_any_size_and_its_rng_argument(bac
         rbd.random_configuration(model, rng=True)  # (NumPy would seed with 1)
 
 
+def test_the_batch_a_memory_error_names_is_the_states_not_fext_s_bodies():
+    from rbd._checks import batch_words
+    q, fext = np.zeros(7), np.zeros((7, 6))
+    assert batch_words([("q", q), ("fext", fext)]) == ""  # a single call: its fext's 7 bodies are no batch
+    assert batch_words([("q", q), ("fext", np.zeros((5, 7, 6)))]) == ", a batch of 5 samples,"
+    assert batch_words([("q", np.zeros((4, 1, 7))), ("v", np.zeros((3, 7))), ("fext", fext)]) == \
+        ", a batch of 12 samples,"
+
+
 def test_an_unknown_name_suggests_the_closest_and_lists_links_first():
     model = rbd.sample_model("arm7")
     with pytest.raises(ValueError, match=r"unknown frame 'tool' \(did you mean 'tool0'\? known: 'base_link', 'link1'"):

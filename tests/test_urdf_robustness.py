@@ -433,6 +433,22 @@ def test_a_device_or_a_pipe_nobody_writes_to_is_refused_not_waited_on(tmp_path):
     assert piped == rbd.load_urdf(xml)
 
 
+def test_a_folder_refused_again_and_again_leaks_no_file_descriptor(tmp_path):
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd here")
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        with pytest.raises(IsADirectoryError):
+            rbd.load_urdf(tmp_path)
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_utf16_and_utf32_bytes_without_a_mark_load(codec):
+    xml = PENDULUM.format(encoding="UTF-8").split("?>", 1)[1].strip()  # (no declaration to contradict)
+    assert rbd.load_urdf(xml.encode(codec)) == rbd.load_urdf(xml)
+
+
 def test_repeated_elements_nested_thousands_deep_are_compared_without_recursion():
     nest = "<x>" * 5000 + "</x>" * 5000
     xml = PENDULUM.format(encoding="UTF-8").replace("</joint>", "<dynamics>%s</dynamics>" % nest * 2 + "</joint>")

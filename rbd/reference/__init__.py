@@ -59,12 +59,13 @@ def _public(name, function):
     return algorithm
 
 
-def _out_of_memory(name, model, args, inner, detail):
-    """The MemoryError of the call ``name`` on ``model``: Python's own is empty (a list that
-    cannot grow) and NumPy's names an array, neither the call nor the model.  ``inner``: the
-    call inside this one that ran out, ``detail``: what the first error said."""
+def _out_of_memory(name, model, named, inner, detail):
+    """The MemoryError of the call ``name`` on ``model`` with the arguments ``named`` ((name,
+    value) pairs): Python's own is empty (a list that cannot grow) and NumPy's names an
+    array, neither the call nor the model.  ``inner``: the call inside this one that ran
+    out, ``detail``: what the first error said."""
     error = MemoryError("%s on a model of %s bodies and %s dofs%s ran out of memory (NumPy backend%s%s)"
-                        % (name, getattr(model, "nbodies", "?"), getattr(model, "nv", "?"), _checks.batch_words(args),
+                        % (name, getattr(model, "nbodies", "?"), getattr(model, "nv", "?"), _checks.batch_words(named),
                            ", in %s" % inner if inner and inner != name else "", ": " + detail if detail else ""))
     error.call, error.detail = name, detail
     return error
@@ -73,12 +74,14 @@ def _out_of_memory(name, model, args, inner, detail):
 def _naming_memory_errors(name, function):
     """``function`` whose MemoryError says which call on which model (the one place for every
     function of this backend, as each of the compiled backend's says what it needed)."""
+    names = tuple(_inspect.signature(function).parameters)[1:]
+
     def call(model, *args, **kwargs):
         try:
             return function(model, *args, **kwargs)
         except MemoryError as exc:  # (its words kept, not it: its traceback holds the call's memory)
             inner, detail = getattr(exc, "call", None), getattr(exc, "detail", str(exc))
-        raise _out_of_memory(name, model, args, inner, detail)
+        raise _out_of_memory(name, model, list(zip(names, args)) + list(kwargs.items()), inner, detail)
     call.__name__ = call.__qualname__ = name  # (as ``_public``'s)
     call.__doc__ = function.__doc__
     call.__wrapped__ = function  # (inspect.signature finds out= on _public's)
