@@ -274,6 +274,14 @@ def _in_sample(sample):
 
 #: _in_sample's words, for the callers that tell them again in their own terms (rbd.dask, the
 #: rbd command); ``sample_index`` reads the index back
+IN_SAMPLE = re.compile(r" in sample (\[\d+(?:, \d+)*\]|\d+) of the batch")
+
+
+def sample_index(match):
+    """The sample an IN_SAMPLE match names, as a list of indices."""
+    return [int(i) for i in match.group(1).strip("[]").split(", ")]
+
+
 def batch_words(named):
     """", a batch of N samples," for a MemoryError, N the samples the state arrays of
     ``named`` ((name, value) pairs of a call's arguments) broadcast to ("" for a single
@@ -282,17 +290,9 @@ def batch_words(named):
               if isinstance(x, np.ndarray) and np.ndim(x) >= (2 if name == "fext" else 1)]
     try:
         batch = np.broadcast_shapes(*shapes) if shapes else ()
-    except ValueError:  # (fext's trailing (nbodies, 6), or shapes that do not broadcast)
+    except ValueError:  # (shapes that do not broadcast: the call's own error, its first array's batch here)
         batch = shapes[0]
     return ", a batch of %d samples," % math.prod(batch) if batch else ""
-
-
-IN_SAMPLE = re.compile(r" in sample (\[\d+(?:, \d+)*\]|\d+) of the batch")
-
-
-def sample_index(match):
-    """The sample an IN_SAMPLE match names, as a list of indices."""
-    return [int(i) for i in match.group(1).strip("[]").split(", ")]
 
 
 def without_com(Y10):

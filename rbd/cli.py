@@ -53,10 +53,11 @@ def load_robot(spec, floating_base=False, mimic=False):
     try:
         if spec in rbd.sample_model_names():
             return rbd.sample_model(spec, floating_base=True if floating_base else None, mimic=mimic)
-        source = spec
+        content = None  # a pipe (<(xacro ...)): read once here, a second open finds it drained
         if os.path.exists(spec) and not os.path.isfile(spec) and not os.path.isdir(spec):
-            source = read_file(spec, "")  # a pipe (<(xacro ...)): read once, a second open finds it drained
-        if robot_file_kind(spec, source) == "mjcf":
+            content = read_file(spec, "")
+        source = spec if content is None else content
+        if robot_file_kind(spec, content) == "mjcf":
             if floating_base or mimic:
                 raise CommandError("%s: --floating-base and --mimic apply to URDF files; an MJCF file declares "
                                    "its joints itself (a <freejoint> for a floating base)" % spec)
@@ -75,7 +76,7 @@ def robot_file_kind(path, content=None):
     loader that can say what is wrong reads it.  ``content``: the file's bytes, read
     already (a pipe)."""
     try:
-        if isinstance(content, bytes):
+        if content is not None:
             root = root_element(content)
         else:
             with open(path, "rb") as f:

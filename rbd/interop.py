@@ -39,7 +39,7 @@ from . import rotations, spatial
 from ._checks import ResultOverflow, URDFError, as_array, check_model, short_names, short_repr
 from ._inertia import check_inertias
 from .model import JOINT_KINDS, JointKind, Model, assemble_model, _fast_kind
-from .urdf import (ENTITIES, check_xml_bytes, is_xml_text, read_file, root_element, stripped_for_mujoco,
+from .urdf import (ENTITIES, check_xml_bytes, gzip_hint, is_xml_text, read_file, root_element, stripped_for_mujoco,
                    warn_inverted_limits, xml_text)
 
 __all__ = ["from_pinocchio", "from_mujoco", "load_mjcf", "PinocchioLayout", "MujocoLayout"]
@@ -517,8 +517,9 @@ def _file_hint(path):
     compressed one."""
     with open(path, "rb") as f:
         head = f.read(4)
-    if head[:2] == b"\x1f\x8b":
-        return " (the file is gzip-compressed: decompress it first)"
+    compressed = gzip_hint(head)
+    if compressed:
+        return compressed
     if head in (b"\xff\xfe\0\0", b"\0\0\xfe\xff"):
         encoding = "UTF-32"
     elif head[:2] in (b"\xff\xfe", b"\xfe\xff"):
@@ -578,12 +579,10 @@ class _Layout:
         differ = []
         if not np.allclose(self.model.gravity, gravity, rtol=1e-12, atol=1e-12):
             differ.append("gravity %s vs %s" % (np.asarray(self.model.gravity).tolist(), np.asarray(gravity).tolist()))
-        armature = np.asarray(armature, dtype=float)[self.v_perm]
-        if not np.allclose(self.model.armature, armature, rtol=1e-12, atol=1e-12):
-            joints = [self.model.joint_names[b] for b in range(self.model.nbodies)
-                      if not np.allclose(self.model.armature[self.model.v_idx[b]:self.model.v_idx[b] + self.model.joint_nv[b]],
-                                         armature[self.model.v_idx[b]:self.model.v_idx[b] + self.model.joint_nv[b]],
-                                         rtol=1e-12, atol=1e-12)]
+        m = self.model
+        unlike = ~np.isclose(m.armature, np.asarray(armature, dtype=float)[self.v_perm], rtol=1e-12, atol=1e-12)
+        if unlike.any():
+            joints = [m.joint_names[b] for b in range(m.nbodies) if unlike[m.v_idx[b]:m.v_idx[b] + m.joint_nv[b]].any()]
             differ.append("the armature of joints %s" % short_names(joints))
         if differ:
             warnings.warn("the rbd model and the %s model differ in %s: the layout converts coordinates, but "

@@ -148,7 +148,8 @@ def _content(data):
     return _xml_start(data)
 
 
-def _gzip_hint(data):
+def gzip_hint(data):
+    """What to say of data that is gzip-compressed ("" for any other)."""
     return " (the data is gzip-compressed: decompress it first)" if data[:2] == b"\x1f\x8b" else ""
 
 
@@ -159,7 +160,7 @@ def check_xml_bytes(data, kind):
     if head.startswith(b"<") or data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\0" in data[:4]:
         return data  # (UTF-16 and UTF-32 with or without their marks: a NUL byte among the first four)
     raise URDFError("%s: the bytes given are not XML%s: bytes are read as a file's content (a path is a str "
-                    "or a pathlib.Path): %s" % (kind, _gzip_hint(data), short_repr(data[:60])))
+                    "or a pathlib.Path): %s" % (kind, gzip_hint(data), short_repr(data[:60])))
 
 
 def read_file(path, kind):
@@ -205,7 +206,7 @@ def xml_text(data, kind):
     try:
         return data.decode(codec)
     except (LookupError, UnicodeDecodeError) as exc:
-        raise URDFError("%s: the bytes given are not XML text in %s (%s)%s" % (kind, codec, exc, _gzip_hint(data))) \
+        raise URDFError("%s: the bytes given are not XML text in %s (%s)%s" % (kind, codec, exc, gzip_hint(data))) \
             from None
 
 
@@ -250,7 +251,7 @@ def _tree(xml):
         raise
     except (expat.ExpatError, ValueError, LookupError) as exc:  # text that cannot be encoded, unknown codecs
         raise URDFError("URDF: malformed XML (%s)%s" % (short_repr(str(exc), 200),
-                                                       _gzip_hint(xml) if isinstance(xml, bytes) else "")) from None
+                                                       gzip_hint(xml) if isinstance(xml, bytes) else "")) from None
     return builder.close()
 
 

@@ -1040,13 +1040,6 @@ static inline void RBD_SFX(ln_at_frame)(int ref, int dim, const double* restrict
     }
 }
 
-/* The contact dynamics on a block (k_constrained_dynamics, or k_impulse_dynamics when
-   tau is NULL; lane by lane): from the placements X (12 rows per body), v, tau (nv rows
-   each) and fext (6 rows per body, or NULL), x (nv rows: q_ddot, or v after the impact)
-   and f (the contact rows: forces or impulses).  The steps and their order are the
-   one-sample kernels' (rbd_c/_contacts.pyx), each number a row of L lanes.  work: 61 rows
-   per body, 7 per dof, nv^2, 2 nrows nv + nrows^2 + 2 nrows.  Returns 0, or 1 when a pivot of
-   some lane (M's or the contacts') fails: the caller then runs the lanes one by one. */
 /* b <- (L L^T)^-1 b in lanes, with rbd_contacts_lanes' factor L of n rows (its diagonal
    inverted) */
 static void RBD_SFX(ln_factor_solve)(const double* K, int n, double* b) {
@@ -1065,6 +1058,13 @@ static void RBD_SFX(ln_factor_solve)(const double* K, int n, double* b) {
 }
 
 
+/* The contact dynamics on a block (k_constrained_dynamics, or k_impulse_dynamics when
+   tau is NULL; lane by lane): from the placements X (12 rows per body), v, tau (nv rows
+   each) and fext (6 rows per body, or NULL), x (nv rows: q_ddot, or v after the impact)
+   and f (the contact rows: forces or impulses).  The steps and their order are the
+   one-sample kernels' (rbd_c/_contacts.pyx), each number a row of L lanes.  work: 61 rows
+   per body, 7 per dof, nv^2, 2 nrows nv + nrows^2 + 2 nrows.  Returns 0, or 1 when a pivot of
+   some lane (M's or the contacts') fails: the caller then runs the lanes one by one. */
 static int RBD_SFX(rbd_contacts_lanes)(const rbd_lanes_model* m, const rbd_lanes_contacts* c, const double* g,
                                        const double* X, const double* v, const double* tau, const double* fext,
                                        double* x, double* f, double* work) {

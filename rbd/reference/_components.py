@@ -246,14 +246,13 @@ def bias_force(Y, twist):
     mass v - beta, crossed with v, would leave eps |v|^2: a free flyer at 1e10 m/s)."""
     v0, v1, v2, w0, w1, w2 = twist
     mass, h0, h1, h2, xx, xy, xz, yy, yz, zz = Y
-    b0, b1, b2 = h1 * w2 - h2 * w1, h2 * w0 - h0 * w2, h0 * w1 - h1 * w0
-    f0, f1, f2 = mass * v0 - b0, mass * v1 - b1, mass * v2 - b2
+    b0, b1, b2 = cross(h0, h1, h2, w0, w1, w2)
+    f0, f1, f2 = mass * v0 - b0, mass * v1 - b1, mass * v2 - b2  # (Y v as inertia_apply, beta kept)
     n0 = h1 * v2 - h2 * v1 + xx * w0 + xy * w1 + xz * w2
     n1 = h2 * v0 - h0 * v2 + xy * w0 + yy * w1 + yz * w2
     n2 = h0 * v1 - h1 * v0 + xz * w0 + yz * w1 + zz * w2
-    return (w1 * f2 - w2 * f1, w2 * f0 - w0 * f2, w0 * f1 - w1 * f0,
-            w1 * n2 - w2 * n1 - (v1 * b2 - v2 * b1), w2 * n0 - w0 * n2 - (v2 * b0 - v0 * b2),
-            w0 * n1 - w1 * n0 - (v0 * b1 - v1 * b0))
+    wn, vb = cross(w0, w1, w2, n0, n1, n2), cross(v0, v1, v2, b0, b1, b2)
+    return cross(w0, w1, w2, f0, f1, f2) + (wn[0] - vb[0], wn[1] - vb[1], wn[2] - vb[2])
 
 
 def velocity_variation(Y, V):
