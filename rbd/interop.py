@@ -36,9 +36,9 @@ import warnings
 import numpy as np
 
 from . import rotations, spatial
-from ._checks import ResultOverflow, URDFError, as_array, check_model, short_names, short_repr
+from ._checks import ResultOverflow, URDFError, as_array, as_transform, check_model, short_names, short_repr
 from ._inertia import check_inertias
-from .model import JOINT_KINDS, JointKind, Model, assemble_model, _fast_kind
+from .model import JOINT_KINDS, JointKind, Model, assemble_model, couple_joints, _fast_kind
 from .urdf import (ENTITIES, check_xml_bytes, gzip_hint, is_xml_text, read_file, root_element, stripped_for_mujoco,
                    warn_inverted_limits, xml_text)
 
@@ -111,13 +111,37 @@ _PIN_JOINTS = {
 def _pin_joint(pin_model, jid):
     """(rbd kind, continuous) of Pinocchio joint ``jid``; ValueError if rbd has no such joint."""
     name = pin_model.joints[jid].shortname()
-    if name == "JointModelMimic":
-        raise ValueError("Pinocchio joint %s is a mimic joint, which from_pinocchio does not convert: load "
-                         "the URDF with rbd.load_urdf(..., mimic=True)" % short_repr(pin_model.names[jid]))
     if name not in _PIN_JOINTS:
         raise ValueError("Pinocchio joint %s is a %s, which rbd does not represent (rbd takes %s)"
                          % (short_repr(pin_model.names[jid]), name, ", ".join(sorted(_PIN_JOINTS))))
     return _PIN_JOINTS[name]
+
+
+def _pin_mimic(pin_model, pin_data, jid):
+    """(kind, axis, primary joint name, multiplier, offset) of Pinocchio's mimic joint ``jid``:
+    its motion subspace is its multiplier times its own axis (in its frame), its coordinate
+    the primary's."""
+    name, mimic = short_repr(pin_model.names[jid]), pin_model.joints[jid].extract()
+    primary = [int(p) for j, p in zip(pin_model.mimicking_joints, pin_model.mimicked_joints) if int(j) == jid]
+    if len(primary) != 1 or _pin_joint(pin_model, primary[0])[0] not in _REVOLUTE + (JointKind.PRISMATIC,):
+        raise ValueError("Pinocchio joint %s is a mimic joint of no revolute or prismatic joint, which rbd does "
+                         "not represent" % name)
+    S = np.array(pin_data.joints[jid].S, dtype=float).reshape(6, -1)[:, 0]
+    if mimic.scaling == 0.0:  # (its axis is then nowhere in Pinocchio's data)
+        raise ValueError("Pinocchio joint %s is a mimic joint with scaling 0, a fixed joint: make it one (or give "
+                         "it a non-zero scaling)" % name)
+    revolute = bool(S[3:].any())
+    axis = (S[3:] if revolute else S[:3]) / mimic.scaling
+    return (JointKind.REVOLUTE if revolute else JointKind.PRISMATIC), axis, str(pin_model.names[primary[0]]), \
+        float(mimic.scaling), float(mimic.offset)
+
+
+def _pin_placement(M, owner):
+    """The 4x4 matrix of a ``pinocchio.SE3`` (of ``owner``, named in its errors)."""
+    try:
+        return as_transform(M.homogeneous, "placement").copy()
+    except ValueError as exc:  # (a NaN, a scaled rotation, ...: whose)
+        raise ValueError("pin_model: %s: %s" % (owner, exc)) from None
 
 
 def _pin_inertia(Y, owner):
@@ -138,13 +162,14 @@ def from_pinocchio(pin_model, strict=False):
 
     Bodies keep Pinocchio's joint order (use ``PinocchioLayout`` to pair it with another
     rbd model of the robot) and joint names; a body is named after the BODY frame that sits
-    on its joint frame. BODY, OP_FRAME and SENSOR frames become rbd frames (JOINT frames are
-    rbd's joint frames; FIXED_JOINT frames are left out, as ``load_urdf`` leaves out the
-    frames of fixed joints); frames on the universe are fixed to the world. Inertias go through rbd's inertia policy (``strict``: an
-    inconsistent inertia raises instead of warning); limits, ``armature``, ``damping``,
-    ``friction`` and gravity are kept (a gravity with an angular part, which rbd cannot hold,
-    raises ValueError). Joint types rbd lacks (mimic, composite, helical, universal, ...)
-    raise ValueError naming the joint.
+    on its joint frame. Frames become rbd frames, but a joint's own JOINT frame (rbd's joint
+    frame) and a FIXED_JOINT frame where a BODY frame of its joint is (a URDF's fixed joint:
+    ``load_urdf`` leaves out the frames of fixed joints); frames on the universe are fixed
+    to the world. Inertias go through rbd's inertia policy (``strict``: an inconsistent
+    inertia raises instead of warning); limits, ``armature``, ``damping``, ``friction`` and
+    gravity are kept (a gravity with an angular part, which rbd cannot hold, raises
+    ValueError). Mimic joints become couplings (``couple_joints``). Joint types rbd lacks
+    (composite, helical, universal, ...) raise ValueError naming the joint.
     """
     pin = _import("pinocchio", "pin")
     if not isinstance(pin_model, pin.Model):
@@ -153,10 +178,18 @@ def from_pinocchio(pin_model, strict=False):
     if np.any(angular != 0.0):  # (a base's spatial acceleration, e.g. a ship's): no rbd equivalent
         raise ValueError("pin_model.gravity has an angular part %s: rbd's gravity is a linear acceleration "
                          "only (set pin_model.gravity.angular to zero to convert the rest)" % angular.tolist())
-    bodies, pin_data, unlimited = [], pin_model.createData(), []
+    bodies, pin_data, unlimited, mimics = [], pin_model.createData(), [], []
     for jid in range(1, pin_model.njoints):
+        name, joint = str(pin_model.names[jid]), pin_model.joints[jid]
+        placement = _pin_placement(pin_model.jointPlacements[jid], "joint %s" % short_repr(name))
+        if joint.shortname() == "JointModelMimic":  # a coordinate of its own, then coupled to its primary's
+            kind, axis, primary, multiplier, offset = _pin_mimic(pin_model, pin_data, jid)
+            bodies.append(_body(int(pin_model.parents[jid]) - 1, _fast_kind(kind, axis), axis, placement,
+                                name, name, 1, 1))
+            bodies[-1]["inertia"] = _pin_inertia(pin_model.inertias[jid], "the body of joint %s" % short_repr(name))
+            mimics.append((name, primary, multiplier, offset))
+            continue
         kind, continuous = _pin_joint(pin_model, jid)
-        joint = pin_model.joints[jid]
         # A 1-DoF joint's motion subspace (constant, in the joint frame) is its axis.
         S = np.array(pin_data.joints[jid].S, dtype=float).reshape(6, -1)[:, 0]
         axis = {JointKind.REVOLUTE: S[3:], JointKind.PRISMATIC: S[:3]}.get(kind, np.zeros(3))
@@ -169,13 +202,12 @@ def from_pinocchio(pin_model, strict=False):
         elif kind in (JointKind.FREE, JointKind.PLANAR):  # the position is bounded, the rotation is not
             n = 3 if kind == JointKind.FREE else 2
             lower, upper = (np.concatenate([x[:n], np.full(nq - n, s * np.inf)]) for x, s in ((lower, -1), (upper, 1)))
-        name = str(pin_model.names[jid])
         inverted = lower > upper  # (Bullet's "no limit", which Pinocchio's URDF parser keeps): as load_urdf
         if inverted.any():
             lower, upper = np.where(inverted, -np.inf, lower), np.where(inverted, np.inf, upper)
             unlimited.append(name)
         bodies.append(_body(int(pin_model.parents[jid]) - 1, _fast_kind(kind, axis), axis,
-                            pin_model.jointPlacements[jid].homogeneous.copy(), name, name, nv, nq,
+                            placement, name, name, nv, nq,
                             lower=lower, upper=upper,
                             velocity=_finite_or_inf(pin_model.velocityLimit[rv]),
                             effort=_finite_or_inf(pin_model.effortLimit[rv]),
@@ -188,10 +220,15 @@ def from_pinocchio(pin_model, strict=False):
                     "numbers, -inf/inf for none" if key in ("lower", "upper") else "non-negative numbers"))
         bodies[-1]["inertia"] = _pin_inertia(pin_model.inertias[jid], "the body of joint %s" % short_repr(name))
     frames = []
-    for frame in pin_model.frames:
-        if frame.type not in (pin.FrameType.BODY, pin.FrameType.OP_FRAME, pin.FrameType.SENSOR):
-            continue
+    body_frames = {(int(f.parentJoint), f.placement.homogeneous.tobytes()) for f in pin_model.frames
+                   if f.type == pin.FrameType.BODY}
+    for frame in list(pin_model.frames)[1:]:  # (the first is Pinocchio's universe: rbd's world)
         body, placement = int(frame.parentJoint) - 1, frame.placement.homogeneous.copy()
+        if frame.type == pin.FrameType.JOINT and str(frame.name) == str(pin_model.names[frame.parentJoint]):
+            continue  # a joint's own frame: rbd's joint frame
+        if frame.type == pin.FrameType.FIXED_JOINT and (body + 1, placement.tobytes()) in body_frames:
+            continue  # where its child link's frame is (a URDF's fixed joint): as load_urdf
+        _pin_placement(frame.placement, "frame %s" % short_repr(str(frame.name)))
         frames.append((str(frame.name), body, placement))
         if body >= 0 and frame.type == pin.FrameType.BODY and np.array_equal(placement, np.eye(4)) \
                 and bodies[body]["link"] == bodies[body]["joint"]:
@@ -199,9 +236,10 @@ def from_pinocchio(pin_model, strict=False):
     check_inertias([b["inertia"] for b in bodies], [b["link"] for b in bodies], strict=strict)
     if unlimited:
         warn_inverted_limits(unlimited, stacklevel=3)
-    return assemble_model(pin_model.name, bodies, _unique_frames(frames, "from_pinocchio"),
-                          gravity=np.array(pin_model.gravity.linear),
-                          world_inertia=_pin_inertia(pin_model.inertias[0], "the universe"))  # the universe's: a fixed root link
+    model = assemble_model(pin_model.name, bodies, _unique_frames(frames, "from_pinocchio"),
+                           gravity=np.array(pin_model.gravity.linear),
+                           world_inertia=_pin_inertia(pin_model.inertias[0], "the universe"))  # the universe's: a fixed root link
+    return couple_joints(model, mimics) if mimics else model
 
 
 # ------------------------------------------------------------------------------------------

@@ -231,8 +231,66 @@ def test_pinocchio_layout_pairs_mimic_models(pin, backend):
         PinocchioLayout(load_urdf_quietly(path, False), pm)
     with pytest.raises(ValueError, match="'panda_finger_joint2' is a mimic joint in rbd only"):
         PinocchioLayout(model, pin.buildModelFromUrdf(path))
-    with pytest.raises(ValueError, match="mimic joint, which from_pinocchio does not convert.*mimic=True"):
-        from_pinocchio(pm)
+    converted = from_pinocchio(pm)  # the same coupling as load_urdf's
+    assert converted.mimic == model.mimic and converted.nv == 8
+
+
+def test_from_pinocchio_converts_mimic_joints(pin, backend):
+    """Pinocchio's mimic joints (revolute about any axis, prismatic; a multiplier and an
+    offset) become rbd's couplings: the dynamics and the mimic bodies' placements agree
+    through the layout; a mimic joint with scaling 0 (its axis is lost) is refused naming it."""
+    rng = np.random.default_rng(23)
+    pm = pin.Model()
+    parent = 0
+    for name, joint in [("a", pin.JointModelRX()), ("b", pin.JointModelRevoluteUnaligned(0.0, 0.6, 0.8)),
+                        ("c", pin.JointModelPZ()), ("d", pin.JointModelPrismaticUnaligned(0.8, 0.0, 0.6)),
+                        ("e", pin.JointModelRY())]:
+        parent = pm.addJoint(parent, joint, pin.exp6(rng.normal(size=6)), name)
+        pm.appendBodyToJoint(parent, pin.Inertia(rng.uniform(0.5, 2), rng.normal(size=3), np.diag([0.3, 0.4, 0.5])),
+                             pin.SE3.Identity())
+    pm = pin.transformJointIntoMimic(pm, 1, 2, 2.5, 0.75)  # b follows a (revolute about another axis)
+    pm = pin.transformJointIntoMimic(pm, 3, 4, -0.5, 0.1)  # d follows c (prismatic)
+    model = from_pinocchio(pm)
+    assert model.mimic == (("b", "a", 2.5, 0.75), ("d", "c", -0.5, 0.1)) and model.nv == pm.nv == 3
+    layout, pd = PinocchioLayout(model, pm), pm.createData()
+    for _ in range(3):
+        q, v, a = random_state(model, rng)
+        q_pin, v_pin, a_pin = layout.to_peer(q, v, a)
+        assert_close(rbd.rnea(model, q, v, a), layout.tau_from_peer(q_pin, pin.rnea(pm, pd, q_pin, v_pin, a_pin)), "rnea")
+        # (Pinocchio 4.1's crba on a mimic joint's Data gives another M when called again: fresh Data)
+        M_pin = layout.matrix_from_peer(q_pin, pin_mass_matrix(pin, pm, pm.createData(), q_pin))
+        assert_close(rbd.crba(model, q), M_pin, "crba")
+        tau = rng.normal(size=model.nv)  # (Pinocchio's aba takes no mimic joint: M^-1 (tau - nle) of its own)
+        nle_pin = layout.tau_from_peer(q_pin, pin.nonLinearEffects(pm, pd, q_pin, v_pin))
+        assert_close(rbd.aba(model, q, v, tau), np.linalg.solve(M_pin, tau - nle_pin), "aba")
+        pin.forwardKinematics(pm, pd, q_pin)
+        placements = rbd.forward_kinematics(model, q)
+        for body in range(model.nbodies):
+            assert_close(placements[body], pd.oMi[pm.getJointId(model.joint_names[body])].homogeneous, "oMi")
+    fixed = pin.transformJointIntoMimic(pm, 1, 5, 0.0, 0.0)
+    with pytest.raises(ValueError, match="joint 'e' is a mimic joint with scaling 0"):
+        from_pinocchio(fixed)
+
+
+def test_from_pinocchio_keeps_frames_of_every_type_but_the_joints_own(pin, backend):
+    """A JOINT or FIXED_JOINT frame placed by hand (its own name, anywhere) is a frame at
+    Pinocchio's placement; a joint's own JOINT frame is rbd's joint frame, and a URDF's fixed
+    joint frame, where its child link's frame is, is left out as load_urdf does."""
+    pm = pin.Model()
+    j = pm.addJoint(0, pin.JointModelRX(), pin.SE3(np.eye(3), np.array([0.0, 0.0, 0.3])), "hinge")
+    pm.appendBodyToJoint(j, pin.Inertia(1.0, np.zeros(3), np.eye(3) * 0.1), pin.SE3.Identity())
+    pm.addJointFrame(j, 0)
+    X = pin.SE3(rbd.rotations.so3_exp([0.1, 0.2, 0.3]), np.array([0.0, 0.0, 0.5]))
+    pm.addFrame(pin.Frame("motor_output", j, X, pin.FrameType.JOINT))
+    pm.addFrame(pin.Frame("flange", j, X.inverse(), pin.FrameType.FIXED_JOINT))
+    pm.addFrame(pin.Frame("arm", j, pin.SE3.Identity(), pin.FrameType.BODY))
+    pm.addFrame(pin.Frame("arm_fixed", j, pin.SE3.Identity(), pin.FrameType.FIXED_JOINT))  # where "arm" is
+    model = from_pinocchio(pm)
+    assert sorted(model.frame_names) == ["arm", "flange", "hinge", "motor_output"]
+    pd, q = pm.createData(), np.array([0.7])
+    pin.framesForwardKinematics(pm, pd, q)
+    for frame in ("motor_output", "flange", "arm"):
+        assert_close(rbd.frame_placement(model, q, frame), pd.oMf[pm.getFrameId(frame)].homogeneous, frame)
 
 
 def test_from_pinocchio_keeps_sensor_frames(pin, backend):
@@ -1109,6 +1167,8 @@ def test_load_mjcf_refuses_a_device_and_reads_a_pipe(mujoco, tmp_path):
     ("lowerPositionLimit", "joint 'hinge' has lowerPositionLimit \\[nan\\]"),
     ("velocityLimit", "joint 'hinge' has velocityLimit \\[nan\\]"),
     ("armature", "joint 'hinge' has armature \\[-1.0\\]"),
+    ("jointPlacements", "joint 'hinge': placement must be a rigid transform"),
+    ("frame", "frame 'tool': placement must contain only finite numbers"),
 ])
 def test_from_pinocchio_names_the_joint_of_bad_data(pin, spoil, expected):
     pm = pin.Model()
@@ -1118,6 +1178,11 @@ def test_from_pinocchio_names_the_joint_of_bad_data(pin, spoil, expected):
         pm.inertias[1 if spoil == "mass" else 0] = pin.Inertia(-1.0, np.zeros(3), np.eye(3))
     elif spoil == "com":
         pm.inertias[1] = pin.Inertia(1.0, np.array([np.nan, 0.0, 0.0]), np.eye(3))
+    elif spoil == "jointPlacements":
+        pm.jointPlacements[1] = pin.SE3(1.01 * np.eye(3), np.zeros(3))
+    elif spoil == "frame":
+        pm.addFrame(pin.Frame("tool", jid, pin.SE3(np.eye(3), np.array([np.nan, 0.0, 0.0])), pin.FrameType.OP_FRAME),
+                    False)  # (not its inertia into the body's: that would be NaN too)
     else:
         setattr(pm, spoil, np.array([-1.0 if spoil == "armature" else np.nan]))
     with pytest.raises(ValueError, match="pin_model: " + expected):
