@@ -330,9 +330,14 @@ def _mujoco_unsupported(mj_model, joint_names, bodies):
     named(mujoco.mjtObj.mjOBJ_EQUALITY, m.neq, "equality constraints", "")
     named(mujoco.mjtObj.mjOBJ_ACTUATOR, m.nu, "actuators", " (rbd's tau is the joint-space force, MuJoCo's qfrc_actuator)")
     named(mujoco.mjtObj.mjOBJ_FLEX, m.nflex, "flexes", "")
-    springs = [joint_names[j] for j in np.flatnonzero(m.jnt_stiffness)]
+    stiffness = np.column_stack([m.jnt_stiffness, getattr(m, "jnt_stiffnesspoly", np.zeros((m.njnt, 0)))])
+    springs = [joint_names[j] for j in np.flatnonzero(stiffness.any(axis=1))]  # (MuJoCo 4: polynomial terms too)
     if springs:
         notes.append("joint springs (stiffness, springref) on %s" % short_names(springs))
+    nonlinear = np.asarray(getattr(m, "dof_dampingpoly", np.zeros((m.nv, 0)))).any(axis=1)
+    if nonlinear.any():
+        notes.append("the damping beyond its linear term on joints %s (rbd's damping is that term)"
+                     % short_names(dict.fromkeys(joint_names[j] for j in m.dof_jntid[nonlinear])))
     cones = [joint_names[j] for j in range(m.njnt)
              if m.jnt_limited[j] and _mj_kind(mujoco, m.jnt_type[j]) in (JointKind.SPHERICAL, JointKind.FREE)]
     if cones:
@@ -360,8 +365,10 @@ def from_mujoco(mj_model, strict=False):
     Each MuJoCo joint becomes an rbd joint of the same name (unnamed ones: see the module
     docstring), in MuJoCo's order: hinge -> revolute, slide -> prismatic, ball -> spherical,
     free -> free flyer. A body with several joints becomes a chain of massless rbd bodies
-    (named ``<body>/<joint>``), the last one carrying the MuJoCo body. An rbd body's frame
-    sits at its joint's anchor (MuJoCo's ``pos`` of the joint); every MuJoCo body and site
+    (named ``<body>/<joint>``, with a trailing ``_`` while a body, site or joint holds that
+    name), the last one carrying the MuJoCo body. An rbd body's frame sits at its hinge or
+    ball joint's anchor (MuJoCo's ``pos`` of the joint; a slide moves the same wherever its
+    anchor is: its body's frame is the MuJoCo body's, at qpos0); every MuJoCo body and site
     is an rbd frame of its own name, the world body included. A joint's ``ref`` is folded
     into its placement, so rbd's q equals MuJoCo's qpos (and rbd's zero is not MuJoCo's
     qpos0 then). Bodies without joints are merged into their parent. ``dof_armature``,
@@ -398,6 +405,7 @@ def from_mujoco(mj_model, strict=False):
                       % (short_names([r[0] for r in renamed_sites]), short_names([r[1] for r in renamed_sites])),
                       UserWarning, stacklevel=2)
     bodies, frames = [], [(body_names[0], -1, np.eye(4))]
+    taken = set(body_names) | set(site_names) | set(joint_names)  # (the massless links' names must be new)
     place = [(-1, np.eye(4))]  # per MuJoCo body: (rbd body, rbd-body-from-MuJoCo-body)
     world_inertia = np.zeros(10)  # the bodies welded to the world
     for b in range(1, m.nbody):
@@ -438,7 +446,12 @@ def from_mujoco(mj_model, strict=False):
                     notes.append("the asymmetric actuatorfrcrange of joint %s (kept as the larger bound)"
                                  % short_repr(joint_names[j]))
                 extra["effort"] = np.full(nv, max(-low, high))
-            link = body_names[b] if j == first + count - 1 else "%s/%s" % (body_names[b], joint_names[j])
+            link = body_names[b]
+            if j < first + count - 1:  # a massless link between two joints of one MuJoCo body
+                link = "%s/%s" % (body_names[b], joint_names[j])
+                while link in taken:
+                    link += "_"
+                taken.add(link)
             bodies.append(_body(body, _fast_kind(kind, axis), axis, placement, joint_names[j], link, nv, nq, **extra))
             body = len(bodies) - 1
         try:
@@ -470,6 +483,7 @@ _MUJOCO_NUMBERS = {"body": ("body_pos", "body_quat", "body_ipos", "body_iquat", 
                    "joint": ("jnt_axis", "jnt_pos", "jnt_range", "jnt_actfrcrange"),
                    "dof": ("dof_armature", "dof_damping", "dof_frictionloss"),
                    "site": ("site_pos", "site_quat")}
+_MUJOCO_RANGES = ("jnt_range", "jnt_actfrcrange")
 
 
 def _check_mujoco_finite(m, body_names, joint_names, site_names):
@@ -483,11 +497,13 @@ def _check_mujoco_finite(m, body_names, joint_names, site_names):
         element, names = owners[kind]
         for field in fields:
             values = np.asarray(getattr(m, field))
-            bad = np.flatnonzero(~np.isfinite(values).all(axis=tuple(range(1, values.ndim))))
+            # (a range may be infinite: no bound there, as rbd's limits)
+            good = ~np.isnan(values) if field in _MUJOCO_RANGES else np.isfinite(values)
+            bad = np.flatnonzero(~good.all(axis=tuple(range(1, values.ndim))))
             if bad.size:
-                raise URDFError("the MuJoCo model's %s %s has a non-finite %s: %s"
-                                % (element, short_repr(names[bad[0]]), field.split("_", 1)[1],
-                                   np.array2string(values[bad[0]])))
+                raise URDFError("the MuJoCo model's %s %s has a %s %s: %s"
+                                % (element, short_repr(names[bad[0]]), "NaN in its" if field in _MUJOCO_RANGES
+                                   else "non-finite", field.split("_", 1)[1], np.array2string(values[bad[0]])))
     for what, values in (("gravity", m.opt.gravity), ("qpos0 (the joints' ref)", m.qpos0)):
         if not np.all(np.isfinite(values)):
             raise URDFError("the MuJoCo model's %s is not finite" % what)
@@ -547,7 +563,62 @@ def load_mjcf(source, strict=False):
     except ValueError as exc:
         raise URDFError("MJCF: MuJoCo cannot compile %s: %s%s" % (short_repr(source, 60), exc,
                                                                   "" if is_xml else _file_hint(source))) from None
-    return from_mujoco(mj_model, strict=strict)
+    model = from_mujoco(mj_model, strict=strict)  # (its errors name the NaNs MuJoCo keeps)
+    _refuse_written_nan(source, is_xml)
+    return model
+
+
+# MJCF attributes that hold names, files or words: 'nan' there is not a number
+_MJCF_WORDS = {"name", "class", "childclass", "prefix", "suffix", "file", "content_type", "type", "mesh",
+               "material", "texture", "hfield", "plugin", "instance", "key", "target", "objname", "refname",
+               "camera", "actuator", "tendon", "joint", "joint1", "joint2", "body", "body1", "body2", "site",
+               "site1", "site2", "geom", "geom1", "geom2", "cranksite", "slidersite", "jointinparent",
+               "meshdir", "texturedir", "assetdir", "modelname", "model", "flex", "mode"}
+
+
+def _refuse_written_nan(source, is_xml):
+    """A URDFError naming the first NaN written in a number attribute of the MJCF text (or
+    of the files it includes, as MuJoCo finds them): MuJoCo reads a NaN in some attributes
+    (a geom's mass or pos) as not given, with only a printed warning, where rbd's checks of
+    the compiled model cannot see it."""
+    import xml.etree.ElementTree as ElementTree
+
+    folder = os.getcwd() if is_xml else os.path.dirname(os.path.abspath(source))
+    documents, seen = [(source if is_xml else None, None if is_xml else source)], set()
+    while documents:
+        text, path = documents.pop()
+        if path is not None:
+            if path in seen or not os.path.isfile(path):
+                continue  # (MuJoCo compiled it: an include it found elsewhere is its business)
+            seen.add(path)
+            with open(path, "rb") as f:
+                text = xml_text(f.read(), "MJCF")
+        try:
+            root = ElementTree.fromstring(text)
+        except (ElementTree.ParseError, ValueError):  # (MuJoCo's reader took it; rbd's does not)
+            continue
+        for element in root.iter():
+            if element.tag == "include" and element.get("file"):
+                documents.append((None, os.path.join(folder, element.get("file"))))
+            for attribute, value in element.attrib.items():
+                if attribute in _MJCF_WORDS:
+                    continue
+                words = value.split()
+                if words and any(w.lower().lstrip("+-") == "nan" for w in words) and all(_is_float(w) for w in words):
+                    where = "<%s%s>" % (element.tag, " name=%s" % short_repr(element.get("name"))
+                                        if element.get("name") else "")
+                    raise URDFError("MJCF: %s has a NaN in %s=%s%s, which MuJoCo reads as not given (with a printed "
+                                    "warning): write a number, or leave the attribute out"
+                                    % (where, attribute, short_repr(value),
+                                       "" if path in (None, source) else " (in the included file %s)" % short_repr(path, 300)))
+
+
+def _is_float(word):
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
 
 
 def _file_hint(path):

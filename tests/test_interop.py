@@ -629,6 +629,81 @@ def test_a_non_finite_mujoco_number_names_its_element(mujoco, element, expected,
         rbd.load_mjcf(xml)
 
 
+@pytest.mark.parametrize("where, attribute", [
+    ('<body name="b"><joint name="h"/><geom name="g" size="0.1" mass="nan"/></body>', "<geom name='g'> has a NaN in mass='nan'"),
+    ('<body name="b"><joint name="h"/><geom size="0.1" pos="-NaN 0 0"/></body>', "<geom> has a NaN in pos='-NaN 0 0'"),
+])
+def test_a_nan_mujoco_reads_as_not_given_is_refused(mujoco, where, attribute, tmp_path, monkeypatch):
+    """MuJoCo takes a NaN in a geom's mass or pos as not given (a sphere's mass from its
+    density, the geom at the origin), with only a printed warning: load_mjcf names the element
+    and attribute, in the file given and in the files it includes; a body named 'nan' is a name."""
+    monkeypatch.chdir(tmp_path)  # (MuJoCo writes its warning to MUJOCO_LOG.TXT here)
+    xml = "<mujoco><worldbody>%s</worldbody></mujoco>" % where
+    mujoco.MjModel.from_xml_string(xml)  # (what makes this test: MuJoCo compiles it)
+    with pytest.raises(rbd.URDFError, match="^MJCF: " + re.escape(attribute) + ", which MuJoCo reads as not given"):
+        rbd.load_mjcf(xml)
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "arm.xml").write_text("<mujoco><worldbody>%s</worldbody></mujoco>" % where)
+    (tmp_path / "robot.xml").write_text('<mujoco><include file="parts/arm.xml"/></mujoco>')
+    with pytest.raises(rbd.URDFError, match=re.escape(attribute) + r" \(in the included file .*arm.xml'\)"):
+        rbd.load_mjcf(str(tmp_path / "robot.xml"))
+    named = '<mujoco><worldbody><body name="nan"><joint name="inf"/><geom size="0.1"/></body></worldbody></mujoco>'
+    assert rbd.load_mjcf(named).joint_names == ("inf",)
+
+
+def test_mujoco_ranges_may_be_infinite(mujoco, backend):
+    """MuJoCo compiles a limited joint's range with an infinite end (no bound there), and an
+    infinite actuatorfrcrange: rbd's limits take them as they are (they were refused as
+    non-finite); a NaN range is still refused."""
+    xml = ('<mujoco><compiler angle="radian"/><worldbody><body name="b"><joint name="h" limited="true" '
+           'range="-1 inf" actuatorfrclimited="true" actuatorfrcrange="-inf inf"/><geom size="0.1"/>'
+           '</body></worldbody></mujoco>')
+    model = rbd.load_mjcf(xml)
+    np.testing.assert_array_equal([model.lower_limits[0], model.upper_limits[0], model.effort_limits[0]],
+                                  mujoco.MjModel.from_xml_string(xml).jnt_range[0].tolist() + [np.inf])
+    mj_model = mujoco.MjModel.from_xml_string(xml)
+    mj_model.jnt_range[0, 1] = np.nan
+    with pytest.raises(rbd.URDFError, match="joint 'h' has a NaN in its range"):
+        from_mujoco(mj_model)
+
+
+def test_from_mujoco_names_polynomial_springs_and_damping(mujoco):
+    """MuJoCo 4's joint stiffness and damping take polynomial coefficients: a spring given by
+    its higher terms only is a spring, and damping beyond the linear term is named (rbd's
+    damping is the linear coefficient)."""
+    if not hasattr(mujoco.MjModel, "dof_dampingpoly"):
+        pytest.skip("this MuJoCo has no polynomial damping")
+    xml = ('<mujoco><worldbody><body name="b"><joint name="spring" stiffness="0 5"/><geom size="0.1"/>'
+           '<body name="c" pos="0 0 1"><joint name="damper" damping="1 2 3"/><geom size="0.1"/></body>'
+           '</body></worldbody></mujoco>')
+    with pytest.warns(UserWarning) as record:
+        model = rbd.load_mjcf(xml)
+    message = " ".join(str(w.message) for w in record)
+    assert "joint springs (stiffness, springref) on 'spring'" in message
+    assert "damping beyond its linear term on joints 'damper'" in message
+    np.testing.assert_array_equal(model.damping, [0.0, 1.0])
+
+
+def test_the_massless_links_of_a_mujoco_body_with_several_joints_take_new_names(mujoco, backend):
+    """A body 'b' with joints 'j' and 'k' has a massless link 'b/j': a body of the file named
+    'b/j' keeps its name, the made-up one takes a trailing '_', and frames and editing work.
+    Oracle: MuJoCo's body poses."""
+    xml = """<mujoco><worldbody>
+      <body name="b" pos="0 0 0.3"><joint name="j" axis="1 0 0"/><joint name="k" axis="0 1 0" pos="0.1 0 0"/>
+        <geom size="0.1" pos="0.2 0 0"/></body>
+      <body name="b/j" pos="5 0 0.3"><joint name="z"/><geom size="0.1"/></body></worldbody></mujoco>"""
+    mj_model = mujoco.MjModel.from_xml_string(xml)
+    model = from_mujoco(mj_model)
+    assert sorted(model.body_names) == ["b", "b/j", "b/j_"]
+    data = mujoco.MjData(mj_model)
+    data.qpos[:] = [0.4, -0.2, 0.9]
+    mujoco.mj_kinematics(mj_model, data)
+    q = MujocoLayout(model, mj_model).q_from_peer(data.qpos)
+    for body in ("b", "b/j"):
+        assert_close(rbd.frame_placement(model, q, body)[:3, 3], data.xpos[mj_model.body(body).id], body)
+    assert "tool" in rbd.add_frame(model, "tool", "b/j", np.eye(4)).frame_names
+
+
 def test_a_mujoco_body_too_heavy_for_float64_is_named(mujoco):
     """A mass and a centre of mass whose inertia about the body frame overflows (m c^2 past
     1e308): the error names the body (it was a bare overflow from rbd's spatial algebra)."""
