@@ -489,16 +489,20 @@ def _couple(model, mimic):
                              "offset" % short_repr(full.joint_names[j]))
         rules[j] = (p, multiplier, offset)
     # q_j = m q_p + o, with the primary itself perhaps a mimic: resolve to an independent joint
+    # (each joint once: a chain of k mimics costs k, not k^2, as every rebuild of the model runs this)
     resolved = {}
     for j in rules:
-        p, m, o, seen = rules[j][0], rules[j][1], rules[j][2], {j}
-        while p in rules:
-            if p in seen:
-                raise ValueError("mimic joints %s form a cycle" % short_names([full.joint_names[k] for k in seen]))
-            seen.add(p)
-            p2, m2, o2 = rules[p]
-            p, m, o = p2, m * m2, m * o2 + o
-        resolved[j] = (p, m, o)
+        path, on_path, p = [], set(), j
+        while p in rules and p not in resolved:  # up to an independent joint, or one resolved already
+            if p in on_path:
+                raise ValueError("mimic joints %s form a cycle" % short_names([full.joint_names[k] for k in path]))
+            path.append(p)
+            on_path.add(p)
+            p = rules[p][0]
+        for k in reversed(path):  # q_k = m q_primary + o, the primary's own rule resolved already
+            primary, m, o = rules[k]
+            root, m2, o2 = resolved.get(primary, (primary, 1.0, 0.0))
+            resolved[k] = (root, m * m2, m * o2 + o)
     nb = full.nbodies
     q_idx, v_idx = np.zeros(nb, np.intp), np.zeros(nb, np.intp)
     nq = nv = 0

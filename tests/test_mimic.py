@@ -144,6 +144,27 @@ def test_passive_terms_of_a_coupled_model_are_its_effective_ones(backend):
     np.testing.assert_allclose(rbd.crba(coupled, q) - rbd.crba(bare, q), np.diag(coupled.armature), atol=1e-14)
 
 
+def test_a_chain_of_mimics_resolves_to_its_independent_joint(backend):
+    """joint7 follows joint6, which follows joint5, which follows joint4 (listed out of order):
+    every mimic's q is its primary's through the chain, q_j = m (q_primary) + o written out
+    from joint4 on; the coupled model's placements are the full model's there."""
+    model = rbd.sample_model("arm7")
+    rules = [("joint6", "joint5", -0.5, 0.1), ("joint7", "joint6", 2.0, -0.3), ("joint5", "joint4", 0.7, 0.2)]
+    coupled = rbd.couple_joints(model, rules)
+    assert coupled.nv == model.nv - 3
+    q = rbd.random_configuration(coupled, np.random.default_rng(5))
+    q_full = np.zeros(model.nq)
+    for name in ("joint1", "joint2", "joint3", "joint4"):
+        q_full[model.joint_idx_q(name)] = q[coupled.joint_idx_q(name)]
+    for joint, primary, multiplier, offset in sorted(rules, key=lambda r: r[1]):  # joint4's follower first
+        q_full[model.joint_idx_q(joint)] = multiplier * q_full[model.joint_idx_q(primary)] + offset
+    np.testing.assert_allclose(rbd.forward_kinematics(coupled, q), rbd.forward_kinematics(model, q_full),
+                               rtol=0, atol=1e-14)
+    with pytest.raises(ValueError, match="form a cycle"):
+        rbd.couple_joints(model, [("joint5", "joint6", 1.0, 0.0), ("joint6", "joint7", 1.0, 0.0),
+                                  ("joint7", "joint5", 1.0, 0.0)])
+
+
 def test_couplings_are_checked(backend):
     model = rbd.sample_model("arm7")
     with pytest.raises(ValueError, match="unknown joint"):
