@@ -256,7 +256,7 @@ cdef inline double so3_log(const double* M, double* out) noexcept nogil:
     cdef double sz = 0.5 * (M[4] - M[1])
     cdef double c = 0.5 * (M[0] + M[5] + M[10] - 1.0)
     cdef double s = sqrt(sx * sx + sy * sy + sz * sz)
-    cdef double theta = atan2(s, c), k, ax, ay, az, bxx, byy, bzz, n
+    cdef double theta = atan2(s, c), k, ax, ay, az, bxx, byy, bzz, n, d
     if c >= -0.5:
         if theta < RBD_SMALL_ANGLE:  # t / sin t = 1 + t^2/6 + 7 t^4/360 + O(t^6): below 1e-18 dropped
             k = 1.0 + theta * theta / 6.0 * (1.0 + 7.0 * theta * theta / 60.0)
@@ -275,7 +275,10 @@ cdef inline double so3_log(const double* M, double* out) noexcept nogil:
         ax = 0.5 * (M[2] + M[8]); ay = 0.5 * (M[6] + M[9]); az = bzz
     n = sqrt(ax * ax + ay * ay + az * az)  # > 0: the largest diagonal entry is >= (1 - cos t)/3
     k = theta / n
-    if ax * sx + ay * sy + az * sz < 0.0:
+    d = ax * sx + ay * sy + az * sz
+    # (d == 0: a half turn, R symmetric: w and -w are both its log; as the NumPy backend, the
+    # one whose first non-zero component is positive)
+    if d < 0.0 or (d == 0.0 and (ax < 0.0 or (ax == 0.0 and (ay < 0.0 or (ay == 0.0 and az < 0.0))))):
         k = -k
     out[0] = k * ax; out[1] = k * ay; out[2] = k * az
     return theta
