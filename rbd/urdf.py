@@ -327,11 +327,19 @@ def _parse(source):
     return _robot(_read(source))
 
 
+_URDF_VERSIONS = ((1, 0), (1, 1), (1, 2))  # (what urdfdom reads: a later version may mean other things)
+
+
 def _robot(xml):
     root = _tree(xml)
     if root.tag != "robot":
         raise URDFError("URDF: the root element must be <robot>, got <%s>" % short_repr(root.tag, 40).strip("'\""))
     _refuse_xacro(root)
+    version = root.get("version")
+    written = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", version or "1.0")
+    if not written or (int(written.group(1)), int(written.group(2))) not in _URDF_VERSIONS:
+        raise URDFError("URDF: <robot version=%s>: rbd reads URDF versions 1.0 to 1.2, as urdfdom does "
+                        "(written 'major.minor'; a file without the attribute is 1.0)" % short_repr(version, 40))
     if root.find("link") is None:  # (MuJoCo's importer would make a robot of nothing of it)
         raise URDFError("URDF: <robot> has no <link> elements")
     return root

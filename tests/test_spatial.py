@@ -624,6 +624,23 @@ def test_backends_agree(fname, rng):
         np.testing.assert_allclose(c, r, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
+def test_backends_take_the_same_log_of_an_exact_half_turn(rng):
+    """A half turn written as the symmetric R = 2 a a^T - I has two logarithms, +-pi a: both
+    backends take the one whose first non-zero component is positive, as Pinocchio's log6
+    does (the compiled one kept its largest column's sign, the other one for some axes)."""
+    import rbd_c
+    axes = [[-0.1, 0.2, 0.97], [0.0, -1.0, 1.0], [0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.3, -0.4, -0.2]]
+    for axis in [np.array(a) / np.linalg.norm(a) for a in axes] + list(rng.normal(size=(20, 3))):
+        axis = axis / np.linalg.norm(axis)
+        M = transform(2.0 * np.outer(axis, axis) - np.eye(3), rng.normal(size=3))
+        assert np.array_equal(M[:3, :3], M[:3, :3].T)  # (what makes this test: no skew part at all)
+        ours, reference = rbd_c.se3_log(M), rbd.spatial.se3_log(M)
+        w = reference[3:]
+        assert w[np.flatnonzero(w)[0]] > 0.0
+        np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-13)
+
+
 # ------------------------------------------------------------------------------------------
 # Inputs: untouched, read-only, non-contiguous, wrong
 # ------------------------------------------------------------------------------------------

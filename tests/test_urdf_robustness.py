@@ -345,6 +345,22 @@ def test_an_unexpanded_xacro_file_is_refused(edit, shown):
     assert rbd.load_urdf(declared) == rbd.load_urdf(xml)
 
 
+@pytest.mark.parametrize("version, readable", [("1.0", True), ("1.2", True), (" 1.1 ", True), ("2.0", False),
+                                               ("1.3", False), ("0.9", False), ("one", False), ("1", False)])
+def test_a_urdf_version_urdfdom_does_not_read_is_refused(version, readable):
+    """urdfdom (Pinocchio's parser) reads versions 1.0 to 1.2 written 'major.minor' and refuses
+    the rest: a later version may mean other things, read as 1.0 it would be silently wrong."""
+    xml = PENDULUM.format(encoding="UTF-8")
+    versioned = xml.replace("<robot name=", '<robot version="%s" name=' % version, 1)
+    assert versioned != xml
+    if readable:
+        assert rbd.load_urdf(versioned) == rbd.load_urdf(xml)
+    else:
+        with pytest.raises(rbd.URDFError, match=r"<robot version='%s'>: rbd reads URDF versions 1.0 to 1.2"
+                           % re.escape(version)):
+            rbd.load_urdf(versioned)
+
+
 def test_inverted_limits_mean_no_limit_as_in_bullet():
     xml = PENDULUM.format(encoding="UTF-8")
     inverted, warned = _loaded(xml.replace('lower="-3" upper="3"', 'lower="1" upper="0"'))
