@@ -216,6 +216,9 @@ def _header_columns(path, f):
     columns = _header_fields(path, f)
     if len(columns) == 1 and any(sep in columns[0] for sep in ";\t"):
         raise CommandError("%s: the header has no commas: columns must be separated by ',' (not ';' or tabs)" % path)
+    if all(_is_number(c) for c in columns):
+        raise CommandError("%s: the first line holds numbers, not column names: the file needs a header line "
+                           "(time, then the joint columns)" % path)
     unnamed = [k + 1 for k, c in enumerate(columns) if not c]
     if unnamed:
         raise CommandError("%s: header column %d has no name (a trailing comma?)" % (path, unnamed[0]))
@@ -226,6 +229,14 @@ def _header_columns(path, f):
                            % (path, "s" if len(repeated) > 1 else "", ", ".join(repeated[:12]),
                               "" if len(repeated) > 1 else "s"))
     return columns
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _bad_row(path, columns):
@@ -429,12 +440,15 @@ def check_outputs(output, plot_path=None):
     for path in (output, plot_path):
         if path == "-":  # (not standard output: the summary line goes there)
             raise CommandError("cannot write '-': rbd writes files, not standard output (give a file name)")
+        if path == "":
+            raise CommandError("cannot write '': give a file name")
         if path is not None:
             folder = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(folder):
                 raise CommandError("cannot write %s: no folder %s" % (path, folder))
             if os.path.isdir(path):
                 raise CommandError("cannot write %s: it is a folder (give a file name)" % path)
+            _check_writable(path)
     if plot_path is not None:
         kind, plt = plot_type(plot_path), _pyplot()
         fig = plt.figure()
@@ -445,6 +459,20 @@ def check_outputs(output, plot_path=None):
                                % (plot_path, "" if not kind else "; not .%s" % kind))
         if os.path.abspath(plot_path) == os.path.abspath(output):
             raise CommandError("--plot %s: the same file as -o" % plot_path)
+
+
+def _check_writable(path):
+    """Whether ``path`` can be written, found before the work (a read-only file or folder,
+    /proc): an existing file is opened for appending, a new one created and removed."""
+    try:
+        if os.path.exists(path):
+            with open(path, "ab"):
+                pass
+        else:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+            os.unlink(path)
+    except OSError as exc:
+        raise CommandError("cannot write %s: %s" % (path, exc.strerror or exc)) from None
 
 
 def plot_type(path):
@@ -516,7 +544,7 @@ def check(args):
         try:
             model = load_robot(args.robot, args.floating_base, args.mimic)
         except CommandError as exc:
-            return 1, {"robot": args.robot, "usable": False, "reason": str(exc)}
+            return 1, {"robot": args.robot, "usable": False, "reason": one_line(exc)}
     report = {
         "robot": args.robot, "name": model.name, "nq": model.nq, "nv": model.nv, "nbodies": model.nbodies,
         "total_mass": model.total_mass, "joints": _joint_reports(model, args),
@@ -526,11 +554,12 @@ def check(args):
                    for i, b in enumerate(model.body_names)],
         "frames": list(model.link_frame_names),
         "mimic": [list(m) for m in model.mimic],
-        "warnings": [str(w.message) for w in caught],
+        "warnings": [as_options(w.message) for w in caught],
     }
     problems = []
     if model.nbodies == 0:
-        problems.append("the model has no moving joint")
+        problems.append("the model has no moving joint%s" % ("" if args.floating_base else
+                                                           " (--floating-base gives a URDF's root link a free flyer)"))
     if model.total_mass <= 0.0:
         problems.append("the model has no mass")
     if model.nv:
@@ -773,6 +802,7 @@ def _parser():
               "(the demo; ROBOT defaults to arm7)" % ",".join(SUBCOMMANDS),
         epilog="rbd ROBOT (no subcommand) runs the demo; see README.md.")
     parser.add_argument("--backend", choices=("numpy", "cython"), help="force a backend")
+    parser.add_argument("--version", action="version", version="rbd %s" % rbd.__version__)
     sub = parser.add_subparsers(dest="command", required=True, prog="rbd")  # ("rbd check", not the usage above)
 
     def robot_args(p):
@@ -806,7 +836,13 @@ def _parser():
     p.add_argument("--batch", type=_positive(int), default=1000, help="samples of the batched row")
     p.add_argument("--seconds", type=_positive(float, MAX_SECONDS), default=0.2, help="time per measurement")
     parser.subcommands = sub.choices  # name -> its parser
+    for p in [parser, *sub.choices.values()]:  # (argparse's own pattern takes -5 and -.5, not -1e3 or -inf)
+        p._negative_number_matcher = _NEGATIVE_NUMBER
     return parser
+
+
+# An option value that starts with '-' and is a number, not an option (argparse decides by it)
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
 
 
 def main(argv=None):
@@ -815,6 +851,9 @@ def main(argv=None):
     except BrokenPipeError:  # the reader went away (rbd check robot | head): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: the shell's status for SIGINT, no traceback
+        print("rbd: interrupted", file=sys.stderr)
+        return 130
 
 
 def one_line(text):
@@ -823,12 +862,24 @@ def one_line(text):
     return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
 
+#: the loaders' advice as Python calls, and the same advice on the command line
+_OPTIONS_OF_CALLS = (("load_urdf(..., mimic=True)", "--mimic"), ("load_urdf(..., floating_base=True)", "--floating-base"))
+
+
+def as_options(message):
+    """A warning on one line, its advice given as this command's options, not Python calls."""
+    text = one_line(message)
+    for call, option in _OPTIONS_OF_CALLS:
+        text = text.replace(call, option)
+    return text
+
+
 @contextlib.contextmanager
 def _warnings_as_lines(prefix):
     """Warnings print as ``PREFIX: warning: ...`` lines on stderr (not Python's file:line
     and source line, which name rbd's code, not the user's input)."""
     def show(message, category, filename, lineno, file=None, line=None):
-        print("%s: warning: %s" % (prefix, one_line(message)), file=sys.stderr)
+        print("%s: warning: %s" % (prefix, as_options(message)), file=sys.stderr)
     with warnings.catch_warnings():  # (restores showwarning)
         warnings.showwarning = show
         yield
@@ -879,10 +930,10 @@ def _positionals(argv):
 
 def _wants_demo(argv):
     """``rbd [ROBOT] [options]`` without a subcommand is the demo, but ``rbd [--backend B]
-    --help`` lists the subcommands."""
+    --help`` lists the subcommands (and ``rbd --version`` says the version)."""
     if any(a in SUBCOMMANDS for a in argv):
         return False
-    return bool(_positionals(argv)) or not any(a in ("-h", "--help") for a in argv)
+    return bool(_positionals(argv)) or not any(a in ("-h", "--help", "--version") for a in argv)
 
 
 def _mistyped_subcommand(argv):

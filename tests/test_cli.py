@@ -325,6 +325,7 @@ def bad_files(d):
     (d / "huge.csv").write_text(q_header + "\n0,1e308,2,3,4,5,6,7\n0.1,-1e308,2,3,4,5,6,7\n0.2,1e308,2,3,4,5,6,7\n")
     (d / "tinydt.csv").write_text(q_header + "\n0,1,2,3,4,5,6,7\n1e-300,2,2,3,4,5,6,7\n2e-300,3,2,3,4,5,6,7\n")
     (d / "two_rows.csv").write_text(q_header + "\n0,1,2,3,4,5,6,7\n0.1,2,2,3,4,5,6,7\n")
+    (d / "no_header.csv").write_text("0,1,2,3,4,5,6,7\n0.1,1,2,3,4,5,6,7\n0.2,1,2,3,4,5,6,7\n")
     (d / "tau_header.csv").write_text(TAU_HEADER + "\n")
     np.savez(d / "tau_empty.npz", time=np.zeros(0), tau=np.zeros((0, 7)))
     (d / "tau_nan_time.csv").write_text(TAU_HEADER + "\n0" + ",0" * 7 + "\nnan" + ",5" * 7 + "\n")
@@ -357,6 +358,9 @@ USER_ERRORS = [
     (SIM + ("--torques", "tau_extra.csv", "-o", "s.csv"), "unknown column tau:joint8"),
     (SIM + ("--torques", "tau_late.csv", "-o", "s.csv"), "first row is at t = 0.005 s"),
     (SIM + ("-o", "-"), "cannot write '-': rbd writes files, not standard output"),
+    (SIM + ("-o", ""), "cannot write '': give a file name"),
+    (SIM + ("-o", "/proc/s.csv"), "cannot write /proc/s.csv: "),
+    (("inverse-dynamics", "arm7", "no_header.csv", "-o", "t.csv"), "the first line holds numbers, not column names"),
     (SIM + ("--constant-torque", "1e200", "-o", "s.csv"), "t = 0 s: the velocities or the work of the torques overflow"),
     (("check", "arm7", "extra"), "unrecognized arguments: extra"),
     (SIM + ("-o", "s.csv", "--dtt", "1"), "unrecognized arguments: --dtt 1"),
@@ -417,6 +421,52 @@ def test_help_after_options_lists_the_subcommands():
     assert out.returncode == 0 and "{%s}" % ",".join(cli.SUBCOMMANDS) in out.stdout, out.stdout  # not the demo's
     demo = run("arm7", "--help")  # the demo's own help, with a robot
     assert demo.returncode == 0 and "robot" in demo.stdout
+
+
+def test_negative_numbers_of_every_spelling_are_option_values(tmp_path):
+    """argparse takes -5 and -.5 as values but -1e3, -5. and -inf as options ("expected one
+    argument"): every number is a value, and -inf then gets the option's own error."""
+    torques = {}
+    for value in ("-5", "-.5", "-5.", "-1e-1", "-2E0"):
+        out = run(*SIM[:1], "arm7", "--duration", "0.003", "--dt", "0.001", "--constant-torque", value, "-o",
+                  tmp_path / "s.npz")
+        assert out.returncode == 0, (value, out.stderr)
+        torques[value] = np.load(tmp_path / "s.npz")["q"][-1]
+    model = rbd.sample_model("arm7")  # oracle: the same three steps, semi-implicit Euler as the README says
+    for value, q_end in torques.items():
+        q, v = rbd.neutral(model), np.zeros(model.nv)
+        for _ in range(3):
+            v = v + 0.001 * rbd.aba(model, q, v, np.full(model.nv, float(value)))
+            q = rbd.integrate(model, q, 0.001 * v)
+        np.testing.assert_allclose(q_end, q, rtol=0, atol=1e-12, err_msg=value)
+    out = run(*SIM[:1], "arm7", "--duration", "0.003", "--dt", "0.001", "--constant-torque", "-inf", "-o",
+              tmp_path / "s.npz")
+    assert out.returncode == 2 and "--constant-torque: expected a finite number, got '-inf'" in out.stderr
+
+
+def test_ctrl_c_ends_quietly_with_the_status_of_sigint(tmp_path):
+    """Ctrl-C (SIGINT) during a long run: 'rbd: interrupted' and status 130, no traceback."""
+    import signal
+    import time
+    exe = shutil.which("rbd")
+    command = ([exe] if exe else [sys.executable, "-m", "rbd"]) + [
+        "simulate", "quadruped", "--duration", "1e4", "--dt", "0.001", "-o", str(tmp_path / "s.npz")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(5.0)  # (past the imports and the loading, into the simulation: 1e7 steps take minutes)
+    assert process.poll() is None
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "rbd: interrupted", err
+
+
+def test_version_and_a_one_body_robots_hint(tmp_path):
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == "rbd %s" % rbd.__version__, out
+    (tmp_path / "drone.urdf").write_text('<robot name="drone"><link name="base">%s</link></robot>' % INERTIAL)
+    report = json.loads(run("check", "--json", tmp_path / "drone.urdf").stdout)
+    assert "the model has no moving joint (--floating-base gives a URDF's root link a free flyer)" in report["problems"]
+    assert json.loads(run("check", "--json", "--floating-base", tmp_path / "drone.urdf").stdout)["usable"]
 
 
 def test_backend_before_or_after_the_subcommand():
@@ -560,11 +610,10 @@ def test_errors_are_one_line_and_warnings_are_rbd_lines(tmp_path):
         out = run(*args, cwd=tmp_path)
         assert out.returncode == 0, out.stderr
         assert out.stderr.splitlines() == ["rbd %s: warning: mimic joints 'jb' are loaded as independent joints "
-                                           "(load_urdf(..., mimic=True) enforces them)" % args[0]], out.stderr
+                                           "(--mimic enforces them)" % args[0]], out.stderr
     demo = run("m.urdf", cwd=tmp_path)
     assert demo.returncode == 0 and demo.stderr.splitlines() == ["rbd: warning: mimic joints 'jb' are loaded as "
-                                                                 "independent joints (load_urdf(..., mimic=True) "
-                                                                 "enforces them)"], demo.stderr
+                                                                 "independent joints (--mimic enforces them)"], demo.stderr
     pytest.importorskip("mujoco")
     (tmp_path / "massless.xml").write_text('<mujoco model="m"><worldbody><body name="b"><joint type="hinge"/>'
                                            '</body></worldbody></mujoco>')
