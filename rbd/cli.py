@@ -848,12 +848,18 @@ _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infin
 def main(argv=None):
     try:
         return _main(argv)
-    except BrokenPipeError:  # the reader went away (rbd check robot | head): not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError:  # the reader went away (rbd simulate ... | head): not an error
+        _quiet_stdout()
         return 0
     except KeyboardInterrupt:  # Ctrl-C: the shell's status for SIGINT, no traceback
         print("rbd: interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_stdout():
+    """Standard output to nowhere, once its reader went away (Python's flush at exit would
+    raise BrokenPipeError again)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def one_line(text):
@@ -909,10 +915,14 @@ def _run(args):
     try:
         if args.command == "check":
             status, report = check(args)
-            if args.json:
-                print(json.dumps(json_safe(report), indent=1, allow_nan=False))
-            else:
-                _print_check(report)
+            try:
+                if args.json:
+                    print(json.dumps(json_safe(report), indent=1, allow_nan=False))
+                else:
+                    _print_check(report)
+                sys.stdout.flush()
+            except BrokenPipeError:  # (rbd check robot | head: the verdict's status all the same)
+                _quiet_stdout()
             return status
         {"inverse-dynamics": inverse_dynamics, "simulate": simulate, "bench": bench}[args.command](args)
         return 0

@@ -491,6 +491,18 @@ def test_writing_to_a_pipe_that_closes_is_not_an_error():
     assert proc.returncode == 0 and "error" not in stderr and "Traceback" not in stderr, stderr
 
 
+def test_a_check_whose_reader_goes_away_keeps_its_verdicts_status(tmp_path):
+    """rbd check robot | true: the reader is gone before the report is printed; the status is
+    still the verdict's (a missing file: 1), and no traceback."""
+    exe = shutil.which("rbd")
+    for robot, status in ((tmp_path / "missing.urdf", 1), ("arm7", 0)):
+        command = ([exe] if exe else [sys.executable, "-m", "rbd"]) + ["check", str(robot), "--json"]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.close()  # (gone before rbd writes: importing rbd takes longer)
+        stderr = proc.communicate(timeout=120)[1].decode()
+        assert proc.returncode == status and "Traceback" not in stderr, (robot, stderr)
+
+
 def test_csv_with_a_blank_first_line_and_a_quoted_header_read_like_a_plain_one(tmp_path):
     model = rbd.sample_model("arm7")
     t, q, v, a = sine_trajectory(model, n=10)
