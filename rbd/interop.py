@@ -223,12 +223,12 @@ def from_pinocchio(pin_model, strict=False):
     body_frames = {(int(f.parentJoint), f.placement.homogeneous.tobytes()) for f in pin_model.frames
                    if f.type == pin.FrameType.BODY}
     for frame in list(pin_model.frames)[1:]:  # (the first is Pinocchio's universe: rbd's world)
-        body, placement = int(frame.parentJoint) - 1, frame.placement.homogeneous.copy()
+        body = int(frame.parentJoint) - 1
         if frame.type == pin.FrameType.JOINT and str(frame.name) == str(pin_model.names[frame.parentJoint]):
             continue  # a joint's own frame: rbd's joint frame
-        if frame.type == pin.FrameType.FIXED_JOINT and (body + 1, placement.tobytes()) in body_frames:
+        if frame.type == pin.FrameType.FIXED_JOINT and (body + 1, frame.placement.homogeneous.tobytes()) in body_frames:
             continue  # where its child link's frame is (a URDF's fixed joint): as load_urdf
-        _pin_placement(frame.placement, "frame %s" % short_repr(str(frame.name)))
+        placement = _pin_placement(frame.placement, "frame %s" % short_repr(str(frame.name)))
         frames.append((str(frame.name), body, placement))
         if body >= 0 and frame.type == pin.FrameType.BODY and np.array_equal(placement, np.eye(4)) \
                 and bodies[body]["link"] == bodies[body]["joint"]:
