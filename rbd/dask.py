@@ -11,8 +11,9 @@ state arguments (and a batched ``fext``) are Dask (or NumPy) arrays whose leadin
 dimensions are chunked, their trailing coordinate dimensions whole, broadcast against
 each other as ``rbd``'s own batches are; the result is a
 Dask array (a tuple of them for the algorithms with several outputs) with the
-inputs' batch chunks and the algorithm's per-sample shape.  Each chunk runs through
-the active backend (rbd_c in parallel on a worker's threads, or NumPy).
+inputs' batch chunks (on each batch axis, the finest of the arguments that span it) and
+the algorithm's per-sample shape.  Each chunk runs through the backend active when the
+graph is built (rbd_c in parallel on a worker's threads, or NumPy), in worker processes too.
 
 The model goes to the workers once: with a ``dask.distributed`` client it is
 scattered to every worker (``Client.scatter(..., broadcast=True)``) and the tasks
@@ -26,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from ._checks import IN_SAMPLE, _in_sample, sample_index
+from ._checks import IN_SAMPLE, MAX_BATCH_DIMS, _in_sample, sample_index
 
 
 # the per-sample state arguments of each algorithm (what is chunked), in order
@@ -88,10 +89,11 @@ def _states_and_keywords(name, args, kwargs):
         if key in kwargs:
             raise TypeError("%s got multiple values for argument %r" % (name, key))
         kwargs[key] = value
-    missing = [key for key in positional[:count] if key not in kwargs]
+    missing = [key for key in positional[:count] if kwargs.get(key) is None]
     if missing:
-        raise TypeError("%s needs its state arguments %s" % (name, ", ".join(positional[:count])))
-    return [kwargs.pop(key) for key in positional[:count]], kwargs
+        raise TypeError("%s needs its state arguments %s (%s missing)"
+                        % (name, ", ".join(positional[:count]), ", ".join(missing)))
+    return positional[:count], [kwargs.pop(key) for key in positional[:count]], kwargs
 
 
 def _in_batch(error, starts, names):
@@ -112,27 +114,37 @@ def _in_batch(error, starts, names):
 
     entries = re.compile(r"\b(%s)\[(\d+(?:, \d+)*)(?=[,\]])" % "|".join(map(re.escape, names)))
     told = IN_SAMPLE.sub(sample, entries.sub(entry, message, count=1), count=1)
-    if told == message:
+    if told == message and any(starts):
         told = "%s (in the chunk of the batch from sample %s)" % (message, ", ".join(map(str, starts)))
     error.args = (told,) + tuple(error.args[1:])
     return error
 
 
-def _on_chunk(name, count, nbatch, model, *states, **kwargs):
-    import rbd
+def _backend(name):
+    """The module of the backend named ``name`` (the one active when the graph was built:
+    a worker process has its own active backend)."""
+    if name == "numpy":
+        from . import reference
+        return reference
+    import rbd_c
+    return rbd_c
+
+
+def _on_chunk(name, count, nbatch, backend, model, *states, **kwargs):
     starts, states = [int(x[0]) if len(x) else 0 for x in states[:nbatch]], states[nbatch:]  # (its first sample)
     batched_fext = count > len(_STATE[name])
     if batched_fext:  # the chunk of a batched fext
         kwargs = dict(kwargs, fext=states[-1])
         states = states[:-1]
+    algorithm = getattr(_backend(backend), name)
     try:
-        results = getattr(rbd, name)(model, *states, **kwargs)
+        results = algorithm(model, *states, **kwargs)
     except ValueError as error:  # (the chunked arguments' entries are shifted: an unbatched fext's are not)
-        names = list(inspect.signature(getattr(rbd, name)).parameters)[1:1 + len(_STATE[name])]
+        names = list(inspect.signature(algorithm).parameters)[1:1 + len(_STATE[name])]
         raise _in_batch(error, starts, names + ["fext"] * batched_fext) from None
     if isinstance(results, tuple):  # several outputs: each sample's flattened one after the other
-        batch = np.shape(results[0])[:nbatch]
-        return np.concatenate([np.reshape(r, batch + (-1,)) for r in results], axis=-1)
+        batch = np.shape(results[0])[:nbatch]  # (a chunk may have no samples: each size written out)
+        return np.concatenate([np.reshape(r, batch + (int(np.prod(np.shape(r)[nbatch:])),)) for r in results], axis=-1)
     return np.asarray(results)
 
 
@@ -149,37 +161,42 @@ def run(name, model, *args, **kwargs):
     if "out" in kwargs:
         raise TypeError("rbd.dask.%s takes no out= (its result is a Dask array: store it with "
                         "to_zarr, da.store or compute)" % name)
-    states, kwargs = _states_and_keywords(name, args, kwargs)
+    names, states, kwargs = _states_and_keywords(name, args, kwargs)
     trailing = [(model.nq,) if kind == "q" else (model.nv,) for kind in kinds]
-    if kwargs.get("fext") is not None and np.ndim(kwargs["fext"]) > 2:  # a batched fext: chunked as the states
+    fext = kwargs.get("fext")
+    if fext is not None and np.ndim(fext) > 2:  # a batched fext: chunked as the states
+        names.append("fext")
         states.append(kwargs.pop("fext"))
         trailing.append((model.nbodies, 6))
+    elif isinstance(fext, da.Array):  # one sample's: computed once here, not in every chunk's task
+        kwargs["fext"] = fext.compute()
     states = [da.asarray(x) for x in states]
-    if any(np.isnan(d) for x in states for d in x.shape):
-        raise ValueError("%s: a state argument has unknown chunk sizes (shape %s, as after boolean indexing): "
-                         "call its compute_chunk_sizes() first"
-                         % (name, next(x.shape for x in states if np.isnan(x.shape).any())))
-    for x, own in zip(states, trailing):
+    for key, x in zip(names, states):
+        if any(np.isnan(d) for d in x.shape):
+            raise ValueError("%s: %s has unknown chunk sizes (shape %s, as after boolean indexing): "
+                             "call its compute_chunk_sizes() first" % (name, key, x.shape))
+    for key, x, own in zip(names, states, trailing):
         if x.ndim < len(own) or x.shape[x.ndim - len(own):] != own:
-            raise ValueError("%s: a state argument has shape %s; expected (..., %s)"
-                             % (name, x.shape, ", ".join(map(str, own))))
+            raise ValueError("%s: %s has shape %s; expected (..., %s)" % (name, key, x.shape, ", ".join(map(str, own))))
     try:
         batch = np.broadcast_shapes(*(x.shape[:x.ndim - len(own)] for x, own in zip(states, trailing)))
     except ValueError:
         raise ValueError("%s: the state arguments' batch dimensions do not match: %s"
-                         % (name, ", ".join(str(x.shape) for x in states))) from None
+                         % (name, ", ".join("%s %s" % (key, x.shape) for key, x in zip(names, states)))) from None
     batch_ndim = len(batch)
     if batch_ndim < 1:
         raise ValueError("rbd.dask works on batches: give the state arrays leading batch dimensions")
-    whole = [x for x, own in zip(states, trailing) if x.shape[:x.ndim - len(own)] == batch]
-    # the chunks of the finest-chunked argument that spans the whole batch (else Dask's choice)
-    batch_chunks = (max(whole, key=lambda x: x.npartitions).chunks if whole else
-                    da.empty(batch, chunks="auto").chunks)[:batch_ndim]
+    if batch_ndim > MAX_BATCH_DIMS:
+        raise ValueError("%s: the state arguments have %d batch dimensions; at most %d are supported"
+                         % (name, batch_ndim, MAX_BATCH_DIMS))
+    batch_chunks = tuple(_axis_chunks(states, trailing, batch, k) for k in range(batch_ndim))
     inputs = [da.broadcast_to(x, batch + own).rechunk(batch_chunks + tuple((n,) for n in own))
               for x, own in zip(states, trailing)]
     # the per-sample output shapes, and the other arguments checked, from a batch of no samples
     # (one sample, any one, could be where the algorithm raises: a contact set singular there)
-    empty = getattr(rbd, name)(model, *[np.empty((0, model.nq if k == "q" else model.nv)) for k in kinds], **kwargs)
+    # (in the arguments' dtypes: a complex or boolean one gets rbd's own error, before any chunk runs)
+    empty = getattr(rbd, name)(model, *[np.empty((0,) + own, dtype=x.dtype) for x, own in zip(states, trailing[:len(kinds)])],
+                               **kwargs)
     several = isinstance(empty, tuple)
     shapes = [np.shape(x)[1:] for x in (empty if several else (empty,))]
     shape = (sum(int(np.prod(s)) for s in shapes),) if several else shapes[0]
@@ -190,7 +207,8 @@ def run(name, model, *args, **kwargs):
         pairs += [da.arange(batch[k], chunks=chunks), batch_index[k]]
     for x, own, axes in zip(inputs, trailing, ("q", "r", "s", "tu")):  # (fext, last: two axes of its own)
         pairs += [x, batch_index + axes[:len(own)]]
-    result = da.blockwise(functools.partial(_on_chunk, name, len(inputs), batch_ndim, **kwargs), out_index, *pairs,
+    result = da.blockwise(functools.partial(_on_chunk, name, len(inputs), batch_ndim, rbd.backend, **kwargs),
+                          out_index, *pairs,
                           dtype=float, concatenate=True, meta=np.empty((0,) * len(out_index)),
                           new_axes={axis: size for axis, size in zip(out_index[batch_ndim:], shape)})
     if several:
@@ -201,6 +219,15 @@ def run(name, model, *args, **kwargs):
             start = stop
         return tuple(parts)
     return result
+
+
+def _axis_chunks(states, trailing, batch, k):
+    """The chunks of batch axis ``k``: the finest of the arguments' that span it (broadcasting
+    puts a length-1 axis against it; one argument always spans it), so each batch axis keeps
+    the chunking its arguments were given, whichever argument gives which."""
+    spans = [x.chunks[x.ndim - len(own) - len(batch) + k] for x, own in zip(states, trailing)
+             if x.ndim - len(own) - len(batch) + k >= 0 and x.shape[x.ndim - len(own) - len(batch) + k] == batch[k]]
+    return max(spans, key=len)
 
 
 __all__ = ["run"] + sorted(_STATE)

@@ -81,6 +81,50 @@ def test_errors():
         rbd.dask.rnea("arm7", Q, v, v)
     with pytest.raises(TypeError, match="takes no out="):
         rbd.dask.rnea(model, Q, v, v, out=np.empty((10, model.nv)))
+    # the argument named, and rbd's own errors before any chunk runs
+    with pytest.raises(ValueError, match=r"rnea: v has shape \(10, 3\); expected \(\.\.\., 7\)"):
+        rbd.dask.rnea(model, Q, v[:, :3], v)
+    with pytest.raises(TypeError, match=r"needs its state arguments q, v, a \(v missing\)"):
+        rbd.dask.rnea(model, Q, None, v)
+    with pytest.raises(TypeError, match="v must be an array of real numbers, got dtype complex128"):
+        rbd.dask.rnea(model, Q, da.from_array(v + 1j, chunks=(4, model.nv)), v)
+    with pytest.raises(ValueError, match="17 batch dimensions; at most 16"):
+        rbd.dask.gravity(model, da.from_array(q[:1].reshape((1,) * 17 + (model.nq,))))
+
+
+def test_outer_broadcasting_keeps_each_axis_chunks_and_empty_chunks_compute(backend):
+    """q (n, 1, nq) against v (1, n, nv): each batch axis keeps its argument's chunks (the
+    whole batch was one chunk of n^2 samples); a chunk of no samples (after slicing), and a
+    batch of none, give the algorithms with several outputs their shapes."""
+    model = rbd.sample_model("quadruped")
+    q, v, a = batch(model, 40)
+    Q = da.from_array(q[:, None, :], chunks=(10, 1, model.nq))
+    V = da.from_array(v[None, :, :], chunks=(1, 8, model.nv))
+    dq, dv, M = rbd.dask.rnea_derivatives(model, Q, V, a[0])
+    assert M.chunks[:2] == ((10,) * 4, (8,) * 5)
+    np.testing.assert_allclose(dv.compute(), rbd.rnea_derivatives(model, q[:, None], v[None], a[0])[1], atol=1e-12)
+    Q = da.from_array(q[:10], chunks=((5, 0, 5), (model.nq,)))  # (as slicing or filtering leave them)
+    results = rbd.dask.aba_derivatives(model, Q, v[:10], a[:10])
+    for ours, expected in zip(results, rbd.aba_derivatives(model, q[:10], v[:10], a[:10])):
+        np.testing.assert_allclose(ours.compute(), expected, atol=1e-10)
+    empty = rbd.dask.crba(model, da.from_array(q[:0].reshape(2, 0, model.nq)))
+    assert empty.compute().shape == (2, 0, model.nv, model.nv)
+    assert [x.compute().shape for x in rbd.dask.rnea_derivatives(model, Q[:0], v[:0], a[:0])] == [(0, 18, 18)] * 3
+
+
+def test_the_backend_is_the_one_active_when_the_graph_is_built():
+    """A graph built under the NumPy backend computes with it, after a switch and in worker
+    processes (which start with their own default): bit for bit the NumPy backend's."""
+    model = rbd.sample_model("arm7")
+    q, v, a = batch(model, 64)
+    before = rbd.backend
+    rbd.set_backend("numpy")
+    try:
+        tau = rbd.dask.rnea(model, da.from_array(q, chunks=(16, model.nq)), v, a)
+        expected = rbd.reference.rnea(model, q, v, a)
+    finally:
+        rbd.set_backend(before)
+    assert np.array_equal(tau.compute(scheduler="threads"), expected)
 
 
 def test_errors_name_the_sample_in_the_whole_batch(backend):
