@@ -336,10 +336,14 @@ def _robot(xml):
         raise URDFError("URDF: the root element must be <robot>, got <%s>" % short_repr(root.tag, 40).strip("'\""))
     _refuse_xacro(root)
     version = root.get("version")
-    written = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", version or "1.0")
-    if not written or (int(written.group(1)), int(written.group(2))) not in _URDF_VERSIONS:
+    written = re.fullmatch(r"([0-9]+)\.([0-9]+)", "1.0" if version is None else version)
+    major_minor = (int(written.group(1)), int(written.group(2))) if written else None
+    if major_minor not in _URDF_VERSIONS:
         raise URDFError("URDF: <robot version=%s>: rbd reads URDF versions 1.0 to 1.2, as urdfdom does "
                         "(written 'major.minor'; a file without the attribute is 1.0)" % short_repr(version, 40))
+    if major_minor < (1, 1) and any("quat_xyzw" in origin.attrib for origin in root.iter("origin")):
+        raise URDFError("URDF: an <origin> has quat_xyzw, which URDF 1.1 added, in a version 1.0 file (a 1.0 "
+                        "reader, urdfdom's, leaves the rotation out): declare <robot version=\"1.1\">")
     if root.find("link") is None:  # (MuJoCo's importer would make a robot of nothing of it)
         raise URDFError("URDF: <robot> has no <link> elements")
     return root
@@ -439,11 +443,21 @@ def _number(token):
 
 
 def _origin(elem, owner):
-    """The 4x4 pose of an ``<origin xyz rpy>`` element (identity if absent)."""
+    """The 4x4 pose of an ``<origin xyz rpy>`` element, or ``<origin xyz quat_xyzw>`` (URDF
+    1.1; the quaternion normalized, as urdfdom does) (identity if absent)."""
     origin = _single(elem, "origin", owner)
     pose = np.eye(4)
-    roll, pitch, yaw = _floats(origin, "rpy", 3, (0.0, 0.0, 0.0), owner)
-    pose[:3, :3] = rotations.euler_zyx_to_matrix([yaw, pitch, roll])
+    if origin is not None and origin.get("quat_xyzw") is not None:
+        if origin.get("rpy") is not None:
+            raise URDFError("URDF: %s has both rpy and quat_xyzw: give one of them" % _where(origin, owner))
+        x, y, z, w = _floats(origin, "quat_xyzw", 4, None, owner)
+        if not math.hypot(x, y, z, w) > 0.0:
+            raise URDFError("URDF: %s: quat_xyzw=%s is zero: no rotation" % (_where(origin, owner),
+                                                                              short_repr(origin.get("quat_xyzw"))))
+        pose[:3, :3] = rotations.quat_to_matrix([w, x, y, z])  # (normalizes)
+    else:
+        roll, pitch, yaw = _floats(origin, "rpy", 3, (0.0, 0.0, 0.0), owner)
+        pose[:3, :3] = rotations.euler_zyx_to_matrix([yaw, pitch, roll])
     pose[:3, 3] = _floats(origin, "xyz", 3, (0.0, 0.0, 0.0), owner)
     return pose
 

@@ -345,8 +345,9 @@ def test_an_unexpanded_xacro_file_is_refused(edit, shown):
     assert rbd.load_urdf(declared) == rbd.load_urdf(xml)
 
 
-@pytest.mark.parametrize("version, readable", [("1.0", True), ("1.2", True), (" 1.1 ", True), ("2.0", False),
-                                               ("1.3", False), ("0.9", False), ("one", False), ("1", False)])
+@pytest.mark.parametrize("version, readable", [("1.0", True), ("1.2", True), (" 1.1 ", False), ("2.0", False),
+                                               ("1.3", False), ("0.9", False), ("one", False), ("1", False),
+                                               ("", False), ("\u0661.0", False)])
 def test_a_urdf_version_urdfdom_does_not_read_is_refused(version, readable):
     """urdfdom (Pinocchio's parser) reads versions 1.0 to 1.2 written 'major.minor' and refuses
     the rest: a later version may mean other things, read as 1.0 it would be silently wrong."""
@@ -359,6 +360,32 @@ def test_a_urdf_version_urdfdom_does_not_read_is_refused(version, readable):
         with pytest.raises(rbd.URDFError, match=r"<robot version='%s'>: rbd reads URDF versions 1.0 to 1.2"
                            % re.escape(version)):
             rbd.load_urdf(versioned)
+
+
+def test_urdf_1_1_origins_with_a_quaternion():
+    """URDF 1.1's <origin quat_xyzw> (normalized, as urdfdom does), on joints and inertials:
+    the dynamics and placements of Pinocchio's reading; rpy and quat_xyzw together, a zero
+    quaternion, and quat_xyzw in a 1.0 file (which a 1.0 reader leaves out) are refused."""
+    def urdf(version, origin):
+        return ('<robot name="r"%s><link name="a"/><link name="b"><inertial><origin xyz="0.1 0 0" %s/>'
+                '<mass value="1"/><inertia ixx="0.1" iyy="0.2" izz="0.25" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+                '<joint name="j" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0 0 1" %s/>'
+                '<axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>'
+                % (version, origin, origin))
+    pin = pytest.importorskip("pinocchio")
+    text = urdf(' version="1.1"', 'quat_xyzw="0.1 0.2 0.7 0.7"')  # (not unit: normalized)
+    model, pm = rbd.load_urdf(text), pin.buildModelFromXML(text)
+    pd, q = pm.createData(), np.array([0.4])
+    pin.forwardKinematics(pm, pd, q)
+    np.testing.assert_allclose(rbd.forward_kinematics(model, q)[0], pd.oMi[1].homogeneous, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(rbd.crba(model, q), pin.crba(pm, pd, q), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(rbd.rnea(model, q, np.ones(1), np.ones(1)), pin.rnea(pm, pd, q, np.ones(1), np.ones(1)),
+                               rtol=0, atol=1e-13)
+    for version, origin, message in [(' version="1.1"', 'rpy="0 0 1" quat_xyzw="0 0 1 1"', "both rpy and quat_xyzw"),
+                                     (' version="1.1"', 'quat_xyzw="0 0 0 0"', "is zero: no rotation"),
+                                     ('', 'quat_xyzw="0 0 1 1"', "quat_xyzw, which URDF 1.1 added, in a version 1.0")]:
+        with pytest.raises(rbd.URDFError, match=message):
+            rbd.load_urdf(urdf(version, origin))
 
 
 def test_inverted_limits_mean_no_limit_as_in_bullet():
