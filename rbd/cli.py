@@ -23,6 +23,7 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import time as _time
 import warnings
@@ -463,12 +464,15 @@ def check_outputs(output, plot_path=None):
 
 def _check_writable(path):
     """Whether ``path`` can be written, found before the work (a read-only file or folder,
-    /proc): an existing file is opened for appending, a new one created and removed."""
+    /proc): an existing regular file is opened for appending, a new one created and removed;
+    a pipe or a device is left alone (opening a FIFO would pair with its reader and end
+    it), and so is a name already taken by a dangling symbolic link (written through it)."""
     try:
         if os.path.exists(path):
-            with open(path, "ab"):
-                pass
-        else:
+            if os.path.isfile(path):
+                with open(path, "ab"):
+                    pass
+        elif not os.path.islink(path):
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
             os.unlink(path)
     except OSError as exc:
@@ -544,7 +548,7 @@ def check(args):
         try:
             model = load_robot(args.robot, args.floating_base, args.mimic)
         except CommandError as exc:
-            return 1, {"robot": args.robot, "usable": False, "reason": one_line(exc)}
+            return 1, {"robot": args.robot, "usable": False, "reason": as_options(exc)}
     report = {
         "robot": args.robot, "name": model.name, "nq": model.nq, "nv": model.nv, "nbodies": model.nbodies,
         "total_mass": model.total_mass, "joints": _joint_reports(model, args),
@@ -851,8 +855,12 @@ def main(argv=None):
     except BrokenPipeError:  # the reader went away (rbd simulate ... | head): not an error
         _quiet_stdout()
         return 0
-    except KeyboardInterrupt:  # Ctrl-C: the shell's status for SIGINT, no traceback
+    except KeyboardInterrupt:  # Ctrl-C: no traceback, and ended by SIGINT as the shell expects (a loop stops)
         print("rbd: interrupted", file=sys.stderr)
+        sys.stderr.flush()
+        if hasattr(signal, "SIGINT") and os.name == "posix":
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
         return 130
 
 
@@ -869,11 +877,12 @@ def one_line(text):
 
 
 #: the loaders' advice as Python calls, and the same advice on the command line
-_OPTIONS_OF_CALLS = (("load_urdf(..., mimic=True)", "--mimic"), ("load_urdf(..., floating_base=True)", "--floating-base"))
+_OPTIONS_OF_CALLS = (("load_urdf(..., mimic=True)", "--mimic"), ("floating_base=True", "--floating-base"))
 
 
 def as_options(message):
-    """A warning on one line, its advice given as this command's options, not Python calls."""
+    """A warning or error on one line, its advice given as this command's options, not
+    Python calls."""
     text = one_line(message)
     for call, option in _OPTIONS_OF_CALLS:
         text = text.replace(call, option)
@@ -927,7 +936,7 @@ def _run(args):
         {"inverse-dynamics": inverse_dynamics, "simulate": simulate, "bench": bench}[args.command](args)
         return 0
     except CommandError as exc:
-        print("rbd %s: error: %s" % (args.command, one_line(exc)), file=sys.stderr)
+        print("rbd %s: error: %s" % (args.command, as_options(exc)), file=sys.stderr)
         return 2
     except MemoryError as exc:
         print("rbd %s: error: %s" % (args.command, one_line(exc) or "not enough memory for this job"), file=sys.stderr)

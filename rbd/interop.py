@@ -563,24 +563,22 @@ def load_mjcf(source, strict=False):
     except ValueError as exc:
         raise URDFError("MJCF: MuJoCo cannot compile %s: %s%s" % (short_repr(source, 60), exc,
                                                                   "" if is_xml else _file_hint(source))) from None
-    model = from_mujoco(mj_model, strict=strict)  # (its errors name the NaNs MuJoCo keeps)
     _refuse_written_nan(source, is_xml)
-    return model
+    return from_mujoco(mj_model, strict=strict)
 
 
-# MJCF attributes that hold names, files or words: 'nan' there is not a number
-_MJCF_WORDS = {"name", "class", "childclass", "prefix", "suffix", "file", "content_type", "type", "mesh",
-               "material", "texture", "hfield", "plugin", "instance", "key", "target", "objname", "refname",
-               "camera", "actuator", "tendon", "joint", "joint1", "joint2", "body", "body1", "body2", "site",
-               "site1", "site2", "geom", "geom1", "geom2", "cranksite", "slidersite", "jointinparent",
-               "meshdir", "texturedir", "assetdir", "modelname", "model", "flex", "mode"}
+# The MJCF attributes that shape rbd's model (poses, sizes, masses, inertias, joints, gravity)
+_MJCF_NUMBERS = {"pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto", "size", "mass", "density",
+                 "diaginertia", "fullinertia", "axis", "ref", "range", "armature", "damping", "frictionloss",
+                 "stiffness", "springref", "actuatorfrcrange", "gravity", "settotalmass", "boundmass",
+                 "boundinertia"}
 
 
 def _refuse_written_nan(source, is_xml):
-    """A URDFError naming the first NaN written in a number attribute of the MJCF text (or
-    of the files it includes, as MuJoCo finds them): MuJoCo reads a NaN in some attributes
-    (a geom's mass or pos) as not given, with only a printed warning, where rbd's checks of
-    the compiled model cannot see it."""
+    """A URDFError naming the first NaN written in an attribute that shapes rbd's model, in
+    the MJCF text or the files it includes (as MuJoCo finds them): MuJoCo compiles a NaN with
+    only a printed warning, and reads some (a geom's mass or pos) as not given, where rbd's
+    checks of the compiled model cannot see them."""
     import xml.etree.ElementTree as ElementTree
 
     folder = os.getcwd() if is_xml else os.path.dirname(os.path.abspath(source))
@@ -601,24 +599,14 @@ def _refuse_written_nan(source, is_xml):
             if element.tag == "include" and element.get("file"):
                 documents.append((None, os.path.join(folder, element.get("file"))))
             for attribute, value in element.attrib.items():
-                if attribute in _MJCF_WORDS:
-                    continue
-                words = value.split()
-                if words and any(w.lower().lstrip("+-") == "nan" for w in words) and all(_is_float(w) for w in words):
+                if attribute in _MJCF_NUMBERS and any(w.lower().lstrip("+-") == "nan" for w in value.split()):
                     where = "<%s%s>" % (element.tag, " name=%s" % short_repr(element.get("name"))
                                         if element.get("name") else "")
-                    raise URDFError("MJCF: %s has a NaN in %s=%s%s, which MuJoCo reads as not given (with a printed "
-                                    "warning): write a number, or leave the attribute out"
+                    raise URDFError("MJCF: %s has a NaN in %s=%s%s (MuJoCo compiles it with only a printed warning, "
+                                    "and reads some as not given): write a number, or leave the attribute out"
                                     % (where, attribute, short_repr(value),
                                        "" if path in (None, source) else " (in the included file %s)" % short_repr(path, 300)))
 
-
-def _is_float(word):
-    try:
-        float(word)
-    except ValueError:
-        return False
-    return True
 
 
 def _file_hint(path):

@@ -494,8 +494,9 @@ def _couple(model, mimic):
     for j in rules:
         path, on_path, p = [], set(), j
         while p in rules and p not in resolved:  # up to an independent joint, or one resolved already
-            if p in on_path:
-                raise ValueError("mimic joints %s form a cycle" % short_names([full.joint_names[k] for k in path]))
+            if p in on_path:  # (the joints from p on: those before it only lead into the cycle)
+                raise ValueError("mimic joints %s form a cycle"
+                                 % short_names([full.joint_names[k] for k in path[path.index(p):]]))
             path.append(p)
             on_path.add(p)
             p = rules[p][0]

@@ -95,9 +95,11 @@ cdef inline void _quat_exp(const double* w, double* out) noexcept nogil:
 
 @cython.cdivision(True)
 cdef inline void _quat_log(const double* q, double* out) noexcept nogil:
-    """Rotation vector (angle in [0, pi]) of the unit quaternion q."""
+    """Rotation vector (angle in [0, pi]) of the unit quaternion q: of q and -q the one with
+    w > 0, at w == 0 (a half turn) the one whose first non-zero component is positive, as
+    the NumPy backend (rotations._canonical)."""
     cdef double w = q[0], x = q[1], y = q[2], z = q[3], n, k
-    if w < 0.0:
+    if w < 0.0 or (w == 0.0 and (x < 0.0 or (x == 0.0 and (y < 0.0 or (y == 0.0 and z < 0.0))))):
         w = -w; x = -x; y = -y; z = -z
     n = sqrt(x * x + y * y + z * z)
     if n < 1e-8:

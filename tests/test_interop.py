@@ -626,7 +626,9 @@ def test_a_non_finite_mujoco_number_names_its_element(mujoco, element, expected,
     monkeypatch.chdir(tmp_path)  # (MuJoCo writes its warning to MUJOCO_LOG.TXT here)
     xml = "<mujoco><worldbody>%s</worldbody></mujoco>" % (element % '<geom size="0.1"/>')
     with pytest.raises(ValueError, match="^the MuJoCo model's " + re.escape(expected)):
-        rbd.load_mjcf(xml)
+        from_mujoco(mujoco.MjModel.from_xml_string(xml))
+    with pytest.raises(ValueError, match="^MJCF: <.*> has a NaN in|^the MuJoCo model's " + re.escape(expected)):
+        rbd.load_mjcf(xml)  # (a NaN written in the file: named as written)
 
 
 @pytest.mark.parametrize("where, attribute", [
@@ -640,14 +642,15 @@ def test_a_nan_mujoco_reads_as_not_given_is_refused(mujoco, where, attribute, tm
     monkeypatch.chdir(tmp_path)  # (MuJoCo writes its warning to MUJOCO_LOG.TXT here)
     xml = "<mujoco><worldbody>%s</worldbody></mujoco>" % where
     mujoco.MjModel.from_xml_string(xml)  # (what makes this test: MuJoCo compiles it)
-    with pytest.raises(rbd.URDFError, match="^MJCF: " + re.escape(attribute) + ", which MuJoCo reads as not given"):
+    with pytest.raises(rbd.URDFError, match="^MJCF: " + re.escape(attribute) + r" \(MuJoCo compiles it with only"):
         rbd.load_mjcf(xml)
     (tmp_path / "parts").mkdir()
     (tmp_path / "parts" / "arm.xml").write_text("<mujoco><worldbody>%s</worldbody></mujoco>" % where)
     (tmp_path / "robot.xml").write_text('<mujoco><include file="parts/arm.xml"/></mujoco>')
     with pytest.raises(rbd.URDFError, match=re.escape(attribute) + r" \(in the included file .*arm.xml'\)"):
         rbd.load_mjcf(str(tmp_path / "robot.xml"))
-    named = '<mujoco><worldbody><body name="nan"><joint name="inf"/><geom size="0.1"/></body></worldbody></mujoco>'
+    named = ('<mujoco><worldbody><body name="nan"><joint name="inf"/><geom size="0.1" rgba="nan 0 0 1" user="nan"/>'
+             '<site name="s" rgba="1 NaN 0 1"/></body></worldbody></mujoco>')  # (names and colors: no numbers of rbd's)
     assert rbd.load_mjcf(named).joint_names == ("inf",)
 
 

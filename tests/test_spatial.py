@@ -626,9 +626,10 @@ def test_backends_agree(fname, rng):
 
 @pytest.mark.skipif(not HAVE_COMPILED, reason="rbd_c is not built")
 def test_backends_take_the_same_log_of_an_exact_half_turn(rng):
-    """A half turn written as the symmetric R = 2 a a^T - I has two logarithms, +-pi a: both
-    backends take the one whose first non-zero component is positive, as Pinocchio's log6
-    does (the compiled one kept its largest column's sign, the other one for some axes)."""
+    """A half turn written as the symmetric R = 2 a a^T - I (or as the quaternion (0, a)) has
+    two logarithms, +-pi a: both backends take the one whose first non-zero component is
+    positive, as Pinocchio's log6 does (the compiled one kept its largest column's sign, or
+    the quaternion's, the other one for some axes)."""
     import rbd_c
     axes = [[-0.1, 0.2, 0.97], [0.0, -1.0, 1.0], [0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.3, -0.4, -0.2]]
     for axis in [np.array(a) / np.linalg.norm(a) for a in axes] + list(rng.normal(size=(20, 3))):
@@ -639,6 +640,14 @@ def test_backends_take_the_same_log_of_an_exact_half_turn(rng):
         w = reference[3:]
         assert w[np.flatnonzero(w)[0]] > 0.0
         np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-13)
+    # the free joint's difference from the identity to a half turn's quaternion (w = 0 exactly)
+    model = rbd.sample_model("quadruped")
+    start = rbd.reference.neutral(model)
+    for axis in axes[1:]:
+        end = start.copy()
+        end[3:7] = np.concatenate([[0.0], np.array(axis) / np.linalg.norm(axis)])
+        np.testing.assert_allclose(rbd_c.difference(model, start, end), rbd.reference.difference(model, start, end),
+                                   rtol=0, atol=1e-15)
 
 
 # ------------------------------------------------------------------------------------------
