@@ -77,4 +77,18 @@ def _select_initial_backend():
         set_backend("numpy")
 
 
-_select_initial_backend()
+def _running_the_command():
+    """Whether this process is the ``rbd`` command (the console script, or ``python -m rbd``)."""
+    import sys
+    command = list(getattr(sys, "orig_argv", sys.argv))
+    return _os.path.basename(sys.argv[0]) in ("rbd", "rbd.exe") or any(
+        command[k:k + 2] == ["-m", "rbd"] for k in range(len(command)))
+
+
+try:
+    _select_initial_backend()
+except (ValueError, ImportError) as _exc:  # RBD_BACKEND wrong, or naming a backend not built here
+    if not _running_the_command():
+        raise
+    print("rbd: error: %s" % _exc, file=__import__("sys").stderr)  # (the command's one line, no traceback)
+    raise SystemExit(2) from None

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 import rbd
-from rbd.cli import CommandError, load_robot, one_line
+from rbd.cli import CommandError, load_robot, one_line, use_backend
 
 
 def demo(argv=None):
@@ -19,9 +19,8 @@ def demo(argv=None):
     parser.add_argument("--mimic", action="store_true", help="URDF: enforce <mimic> joints")
     parser.add_argument("--backend", choices=("numpy", "cython"), help="force a backend")
     args = parser.parse_args(argv)
-    if args.backend:
-        rbd.set_backend(args.backend)
     try:
+        use_backend(args.backend)
         model = load_robot(args.robot, args.floating_base, args.mimic)
     except CommandError as exc:
         parser.error(one_line(exc))

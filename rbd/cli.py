@@ -418,8 +418,9 @@ def write_table(path, t, blocks):
         names = [n for _, names, _ in blocks for n in names]
         check_csv_names(path, names)
         data = np.column_stack([t] + [values for _, _, values in blocks])
-        np.savetxt(path, data, delimiter=",", header=",".join(_csv_name(n) for n in ["time"] + names), comments="",
-                   fmt="%.17g")
+        with open(path, "w") as f:  # (one open: savetxt given a name opens it twice, which ends a FIFO's reader)
+            np.savetxt(f, data, delimiter=",", header=",".join(_csv_name(n) for n in ["time"] + names), comments="",
+                       fmt="%.17g")
     except BrokenPipeError:  # -o /dev/stdout | head: the reader went away, main() says it is fine
         raise
     except OSError as exc:
@@ -918,10 +919,19 @@ def _main(argv=None):
         return _run(args)
 
 
+def use_backend(name):
+    """--backend: switch to it (None: keep the one import chose); a backend not built here
+    is the command's error."""
+    if name:
+        try:
+            rbd.set_backend(name)
+        except ImportError as exc:
+            raise CommandError("--backend %s: %s" % (name, exc)) from None
+
+
 def _run(args):
-    if args.backend:
-        rbd.set_backend(args.backend)
     try:
+        use_backend(args.backend)
         if args.command == "check":
             status, report = check(args)
             try:

@@ -483,6 +483,27 @@ def test_output_to_a_named_pipe_and_through_a_dangling_link(tmp_path):
     assert (tmp_path / "target.csv").read_text() == received[0]
 
 
+def test_backend_errors_are_the_commands_one_line(monkeypatch, capsys):
+    """RBD_BACKEND naming no backend (import rbd fails in the command), and --backend naming
+    one not built here: one 'rbd: error:' line and status 2, no traceback; a Python import
+    still raises."""
+    env = dict(os.environ, RBD_BACKEND="bogus")
+    exe = shutil.which("rbd")
+    for command in ([exe, "check", "arm7"] if exe else [], [sys.executable, "-m", "rbd", "arm7"]):
+        if command:
+            out = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+            assert out.returncode == 2 and out.stderr.splitlines() == [
+                "rbd: error: RBD_BACKEND must be 'numpy' or 'cython' (or unset: the compiled backend when it is "
+                "built), got 'bogus'"], out.stderr
+    out = subprocess.run([sys.executable, "-c", "import rbd"], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 1 and "ValueError: RBD_BACKEND must be" in out.stderr
+    before = rbd.backend
+    monkeypatch.setattr(rbd, "set_backend", lambda name: (_ for _ in ()).throw(ImportError("rbd_c is not built")))
+    assert cli.main(["check", "arm7", "--backend", "cython"]) == 2
+    assert capsys.readouterr().err.strip() == "rbd check: error: --backend cython: rbd_c is not built"
+    assert rbd.backend == before
+
+
 def test_version_and_a_one_body_robots_hint(tmp_path):
     out = run("--version")
     assert out.returncode == 0 and out.stdout.strip() == "rbd %s" % rbd.__version__, out
