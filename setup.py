@@ -30,8 +30,8 @@ class OptionalBuildExt(build_ext):
 
     def finalize_options(self):
         super().finalize_options()
-        if not self.parallel:
-            self.parallel = os.cpu_count() or 1
+        if not self.parallel:  # (the cores this process may run on: a CI container's share)
+            self.parallel = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
     def run(self):
         if self.inplace:

@@ -78,11 +78,13 @@ def _select_initial_backend():
 
 
 def _running_the_command():
-    """Whether this process is the ``rbd`` command (the console script, or ``python -m rbd``)."""
+    """Whether this import is the ``rbd`` command's: the console script, or ``python -m rbd``
+    (its argv[0] is "-m" while it imports the package, and the command line names rbd)."""
     import sys
-    command = list(getattr(sys, "orig_argv", sys.argv))
-    return _os.path.basename(sys.argv[0]) in ("rbd", "rbd.exe") or any(
-        command[k:k + 2] == ["-m", "rbd"] for k in range(len(command)))
+    if _os.path.basename(sys.argv[0]) in ("rbd", "rbd.exe"):
+        return True
+    words = list(getattr(sys, "orig_argv", ()))
+    return sys.argv[0] == "-m" and any(w in ("rbd", "rbd.__main__", "-mrbd", "-mrbd.__main__") for w in words)
 
 
 try:
@@ -90,5 +92,7 @@ try:
 except (ValueError, ImportError) as _exc:  # RBD_BACKEND wrong, or naming a backend not built here
     if not _running_the_command():
         raise
-    print("rbd: error: %s" % _exc, file=__import__("sys").stderr)  # (the command's one line, no traceback)
+    _message = str(_exc)
+    print("rbd: error: %s" % (_message[5:] if _message.startswith("rbd: ") else _message),
+          file=__import__("sys").stderr)  # (the command's one line, no traceback)
     raise SystemExit(2) from None

@@ -48,5 +48,5 @@ def demo(argv=None):
 
 
 if __name__ == "__main__":
-    from .cli import main
-    sys.exit(main())
+    from .cli import command
+    command()

@@ -418,7 +418,8 @@ def write_table(path, t, blocks):
         names = [n for _, names, _ in blocks for n in names]
         check_csv_names(path, names)
         data = np.column_stack([t] + [values for _, _, values in blocks])
-        with open(path, "w") as f:  # (one open: savetxt given a name opens it twice, which ends a FIFO's reader)
+        # (one open: savetxt given a name opens it twice, which ends a FIFO's reader; UTF-8, as read back)
+        with open(path, "w", encoding="utf-8", newline="") as f:
             np.savetxt(f, data, delimiter=",", header=",".join(_csv_name(n) for n in ["time"] + names), comments="",
                        fmt="%.17g")
     except BrokenPipeError:  # -o /dev/stdout | head: the reader went away, main() says it is fine
@@ -444,13 +445,15 @@ def check_outputs(output, plot_path=None):
             raise CommandError("cannot write '-': rbd writes files, not standard output (give a file name)")
         if path == "":
             raise CommandError("cannot write '': give a file name")
-        if path is not None:
-            folder = os.path.dirname(os.path.abspath(path))
+        if path is not None and not (os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)):
+            # (a pipe or a device, /dev/stdout: left alone; a symbolic link: where it leads is written)
+            real = os.path.realpath(path)
+            folder = os.path.dirname(real)
             if not os.path.isdir(folder):
                 raise CommandError("cannot write %s: no folder %s" % (path, folder))
-            if os.path.isdir(path):
+            if os.path.isdir(real):
                 raise CommandError("cannot write %s: it is a folder (give a file name)" % path)
-            _check_writable(path)
+            _check_writable(path, real)
     if plot_path is not None:
         kind, plt = plot_type(plot_path), _pyplot()
         fig = plt.figure()
@@ -463,19 +466,18 @@ def check_outputs(output, plot_path=None):
             raise CommandError("--plot %s: the same file as -o" % plot_path)
 
 
-def _check_writable(path):
-    """Whether ``path`` can be written, found before the work (a read-only file or folder,
-    /proc): an existing regular file is opened for appending, a new one created and removed;
-    a pipe or a device is left alone (opening a FIFO would pair with its reader and end
-    it), and so is a name already taken by a dangling symbolic link (written through it)."""
+def _check_writable(path, real):
+    """Whether ``path`` (``real`` where it leads; not a pipe or a device: opening a FIFO
+    would pair with its reader and end it) can be written, found before the work (a
+    read-only file or folder, /proc): an existing file is opened for appending, a new one
+    created and removed."""
     try:
-        if os.path.exists(path):
-            if os.path.isfile(path):
-                with open(path, "ab"):
-                    pass
-        elif not os.path.islink(path):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
-            os.unlink(path)
+        if os.path.exists(real):
+            with open(real, "ab"):
+                pass
+        else:
+            os.close(os.open(real, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+            os.unlink(real)
     except OSError as exc:
         raise CommandError("cannot write %s: %s" % (path, exc.strerror or exc)) from None
 
@@ -856,13 +858,26 @@ def main(argv=None):
     except BrokenPipeError:  # the reader went away (rbd simulate ... | head): not an error
         _quiet_stdout()
         return 0
-    except KeyboardInterrupt:  # Ctrl-C: no traceback, and ended by SIGINT as the shell expects (a loop stops)
+    except KeyboardInterrupt:  # Ctrl-C: no traceback (command() then ends the process by SIGINT)
         print("rbd: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+INTERRUPTED = 130  # main()'s status after Ctrl-C: the shell's for SIGINT
+
+
+def command():
+    """The ``rbd`` command (the console script, ``python -m rbd``): ``main()``, then the
+    process ends with its status; after Ctrl-C by SIGINT itself, as the shell expects of
+    an interrupted command (a loop around it stops).  Callers of ``main()`` (a notebook, a
+    test) get the status back instead."""
+    status = main()
+    if status == INTERRUPTED and os.name == "posix":
+        sys.stdout.flush()
         sys.stderr.flush()
-        if hasattr(signal, "SIGINT") and os.name == "posix":
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGINT)
-        return 130
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    sys.exit(status)
 
 
 def _quiet_stdout():

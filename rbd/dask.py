@@ -126,8 +126,8 @@ def _backend(name):
     if name == "numpy":
         from . import reference
         return reference
-    import rbd_c
-    return rbd_c
+    from . import _import_compiled  # (a worker without rbd_c: the build hint, as set_backend gives)
+    return _import_compiled()
 
 
 def _on_chunk(name, count, nbatch, backend, model, *states, **kwargs):
@@ -195,8 +195,9 @@ def run(name, model, *args, **kwargs):
     # the per-sample output shapes, and the other arguments checked, from a batch of no samples
     # (one sample, any one, could be where the algorithm raises: a contact set singular there)
     # (in the arguments' dtypes: a complex or boolean one gets rbd's own error, before any chunk runs)
-    empty = getattr(rbd, name)(model, *[np.empty((0,) + own, dtype=x.dtype) for x, own in zip(states, trailing[:len(kinds)])],
-                               **kwargs)
+    probe = [np.empty((0,) + own, dtype=x.dtype) for x, own in zip(states, trailing)]
+    empty = getattr(rbd, name)(model, *probe[:len(kinds)], **dict(kwargs, **(
+        {"fext": probe[-1]} if len(probe) > len(kinds) else {})))  # (a batched fext's dtype checked too)
     several = isinstance(empty, tuple)
     shapes = [np.shape(x)[1:] for x in (empty if several else (empty,))]
     shape = (sum(int(np.prod(s)) for s in shapes),) if several else shapes[0]
@@ -222,12 +223,16 @@ def run(name, model, *args, **kwargs):
 
 
 def _axis_chunks(states, trailing, batch, k):
-    """The chunks of batch axis ``k``: the finest of the arguments' that span it (broadcasting
-    puts a length-1 axis against it; one argument always spans it), so each batch axis keeps
-    the chunking its arguments were given, whichever argument gives which."""
-    spans = [x.chunks[x.ndim - len(own) - len(batch) + k] for x, own in zip(states, trailing)
-             if x.ndim - len(own) - len(batch) + k >= 0 and x.shape[x.ndim - len(own) - len(batch) + k] == batch[k]]
-    return max(spans, key=len)
+    """The chunks of batch axis ``k``: split wherever an argument that spans it splits it
+    (broadcasting puts a length-1 axis against it; one argument always spans it), so no
+    chunk is larger than any argument's there, whichever argument gives which."""
+    cuts = {0}
+    for x, own in zip(states, trailing):
+        axis = x.ndim - len(own) - len(batch) + k
+        if axis >= 0 and x.shape[axis] == batch[k]:
+            cuts.update(np.cumsum(x.chunks[axis]).tolist())
+    cuts = sorted(cuts | {batch[k]})
+    return tuple(b - a for a, b in zip(cuts[:-1], cuts[1:])) or (0,)
 
 
 __all__ = ["run"] + sorted(_STATE)

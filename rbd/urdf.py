@@ -341,7 +341,8 @@ def _robot(xml):
     if major_minor not in _URDF_VERSIONS:
         raise URDFError("URDF: <robot version=%s>: rbd reads URDF versions 1.0 to 1.2, as urdfdom does "
                         "(written 'major.minor'; a file without the attribute is 1.0)" % short_repr(version, 40))
-    if major_minor < (1, 1) and any("quat_xyzw" in origin.attrib for origin in root.iter("origin")):
+    read = [e.find("origin") for e in root.findall("joint") + root.findall("link/inertial")]  # (not visuals')
+    if major_minor < (1, 1) and any(origin is not None and "quat_xyzw" in origin.attrib for origin in read):
         raise URDFError("URDF: an <origin> has quat_xyzw, which URDF 1.1 added, in a version 1.0 file (a 1.0 "
                         "reader, urdfdom's, leaves the rotation out): declare <robot version=\"1.1\">")
     if root.find("link") is None:  # (MuJoCo's importer would make a robot of nothing of it)
@@ -451,10 +452,11 @@ def _origin(elem, owner):
         if origin.get("rpy") is not None:
             raise URDFError("URDF: %s has both rpy and quat_xyzw: give one of them" % _where(origin, owner))
         x, y, z, w = _floats(origin, "quat_xyzw", 4, None, owner)
-        if not math.hypot(x, y, z, w) > 0.0:
+        largest = max(abs(x), abs(y), abs(z), abs(w))
+        if not largest > 0.0:
             raise URDFError("URDF: %s: quat_xyzw=%s is zero: no rotation" % (_where(origin, owner),
                                                                               short_repr(origin.get("quat_xyzw"))))
-        pose[:3, :3] = rotations.quat_to_matrix([w, x, y, z])  # (normalizes)
+        pose[:3, :3] = rotations.quat_to_matrix(np.array([w, x, y, z]) / largest)  # (normalizes; scaled first: 1e-200)
     else:
         roll, pitch, yaw = _floats(origin, "rpy", 3, (0.0, 0.0, 0.0), owner)
         pose[:3, :3] = rotations.euler_zyx_to_matrix([yaw, pitch, roll])

@@ -450,7 +450,7 @@ def test_ctrl_c_ends_quietly_as_killed_by_sigint(tmp_path):
     import signal
     import time
     script = ("import sys; from rbd import cli; print('ready', flush=True); "
-              "sys.exit(cli.main(['simulate', 'quadruped', '--duration', '1e4', '--dt', '0.001', '-o', %r]))"
+              "sys.argv[1:] = ['simulate', 'quadruped', '--duration', '1e4', '--dt', '0.001', '-o', %r]; cli.command()"
               % str(tmp_path / "s.npz"))
     process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
@@ -458,9 +458,19 @@ def test_ctrl_c_ends_quietly_as_killed_by_sigint(tmp_path):
     time.sleep(0.5)  # (into main(): the interrupt is its own, not the script's)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
-    assert process.returncode in (-signal.SIGINT, 130) and "Traceback" not in err, (process.returncode, err)
+    assert process.returncode == -signal.SIGINT and "Traceback" not in err, (process.returncode, err)
     assert err.strip().splitlines()[-1] == "rbd: interrupted", err
     assert not (tmp_path / "s.npz").exists()
+
+
+def test_ctrl_c_inside_main_returns_its_status_to_a_caller(monkeypatch, capsys):
+    """main() called from Python (a notebook, a script) gets 130 back: only the command
+    ends its own process by SIGINT."""
+    def interrupted(argv=None):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "_main", interrupted)
+    assert cli.main(["check", "arm7"]) == 130
+    assert capsys.readouterr().err.strip() == "rbd: interrupted"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
@@ -472,7 +482,7 @@ def test_output_to_a_named_pipe_and_through_a_dangling_link(tmp_path):
     fifo = tmp_path / "out.csv"
     os.mkfifo(fifo)
     received = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
     reader.start()
     out = run(*SIM, "-o", fifo)
     reader.join(timeout=60)
@@ -481,6 +491,9 @@ def test_output_to_a_named_pipe_and_through_a_dangling_link(tmp_path):
     out = run(*SIM, "-o", tmp_path / "link.csv")
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "target.csv").read_text() == received[0]
+    os.symlink(tmp_path / "no" / "x.csv", tmp_path / "nowhere.csv")  # (a link into no folder: found first)
+    out = run(*SIM, "-o", tmp_path / "nowhere.csv")
+    assert out.returncode == 2 and "cannot write" in out.stderr and "no folder" in out.stderr, out.stderr
 
 
 def test_backend_errors_are_the_commands_one_line(monkeypatch, capsys):

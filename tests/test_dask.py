@@ -88,6 +88,8 @@ def test_errors():
         rbd.dask.rnea(model, Q, None, v)
     with pytest.raises(TypeError, match="v must be an array of real numbers, got dtype complex128"):
         rbd.dask.rnea(model, Q, da.from_array(v + 1j, chunks=(4, model.nv)), v)
+    with pytest.raises(TypeError, match="fext must be an array of real numbers"):  # (a batched fext too)
+        rbd.dask.rnea(model, Q, v, v, da.from_array(np.zeros((10, model.nbodies, 6), dtype=bool), chunks=(4, -1, -1)))
     with pytest.raises(ValueError, match="17 batch dimensions; at most 16"):
         rbd.dask.gravity(model, da.from_array(q[:1].reshape((1,) * 17 + (model.nq,))))
 
@@ -102,6 +104,11 @@ def test_outer_broadcasting_keeps_each_axis_chunks_and_empty_chunks_compute(back
     V = da.from_array(v[None, :, :], chunks=(1, 8, model.nv))
     dq, dv, M = rbd.dask.rnea_derivatives(model, Q, V, a[0])
     assert M.chunks[:2] == ((10,) * 4, (8,) * 5)
+    # two arguments splitting one axis differently: split wherever either does
+    tau = rbd.dask.rnea(model, da.from_array(q[:12], chunks=((1, 11), (model.nq,))),
+                        da.from_array(v[:12], chunks=((6, 6), (model.nv,))), a[:12])
+    assert tau.chunks[0] == (1, 5, 6)
+    np.testing.assert_allclose(tau.compute(), rbd.rnea(model, q[:12], v[:12], a[:12]), atol=1e-12)
     np.testing.assert_allclose(dv.compute(), rbd.rnea_derivatives(model, q[:, None], v[None], a[0])[1], atol=1e-12)
     Q = da.from_array(q[:10], chunks=((5, 0, 5), (model.nq,)))  # (as slicing or filtering leave them)
     results = rbd.dask.aba_derivatives(model, Q, v[:10], a[:10])
@@ -125,6 +132,7 @@ def test_the_backend_is_the_one_active_when_the_graph_is_built():
     finally:
         rbd.set_backend(before)
     assert np.array_equal(tau.compute(scheduler="threads"), expected)
+    assert np.array_equal(tau.compute(scheduler="processes", num_workers=2), expected)
 
 
 def test_errors_name_the_sample_in_the_whole_batch(backend):

@@ -383,9 +383,17 @@ def test_urdf_1_1_origins_with_a_quaternion():
                                rtol=0, atol=1e-13)
     for version, origin, message in [(' version="1.1"', 'rpy="0 0 1" quat_xyzw="0 0 1 1"', "both rpy and quat_xyzw"),
                                      (' version="1.1"', 'quat_xyzw="0 0 0 0"', "is zero: no rotation"),
+                                     (' version="1.1"', 'quat_xyzw="0 0 1e-200 1e-200"', None),
                                      ('', 'quat_xyzw="0 0 1 1"', "quat_xyzw, which URDF 1.1 added, in a version 1.0")]:
+        if message is None:  # (tiny but not zero: a quarter turn about z, scaled before normalizing)
+            np.testing.assert_allclose(rbd.load_urdf(urdf(version, origin)).joint_placements[0][:3, :3],
+                                       [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-15)
+            continue
         with pytest.raises(rbd.URDFError, match=message):
             rbd.load_urdf(urdf(version, origin))
+    visual = urdf("", "").replace("</inertial></link>", '</inertial><visual><origin quat_xyzw="0 0 1 1"/><geometry>'
+                                  '<box size="1 1 1"/></geometry></visual></link>', 1)
+    assert "quat_xyzw" in visual and rbd.load_urdf(visual).nbodies == 1  # (a visual's origin is not read)
 
 
 def test_inverted_limits_mean_no_limit_as_in_bullet():
