@@ -941,7 +941,8 @@ def use_backend(name):
         try:
             rbd.set_backend(name)
         except ImportError as exc:
-            raise CommandError("--backend %s: %s" % (name, exc)) from None
+            message = str(exc)
+            raise CommandError("--backend %s: %s" % (name, message[5:] if message.startswith("rbd: ") else message)) from None
 
 
 def _run(args):
