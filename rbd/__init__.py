@@ -9,7 +9,7 @@ the active one.
 import os as _os
 
 from . import reference, rotations, spatial
-from ._checks import URDFError, SingularModelError, ResultOverflow
+from ._checks import URDFError, SingularModelError, ResultOverflow, unprefixed as _unprefixed
 from .model import Model, ModelBuilder, JointKind, couple_joints
 from .editing import add_frame, add_payload, attach, lock_joints
 from .contacts import Contact, inertial_parameters, model_from_parameters
@@ -92,7 +92,5 @@ try:
 except (ValueError, ImportError) as _exc:  # RBD_BACKEND wrong, or naming a backend not built here
     if not _running_the_command():
         raise
-    _message = str(_exc)
-    print("rbd: error: %s" % (_message[5:] if _message.startswith("rbd: ") else _message),
-          file=__import__("sys").stderr)  # (the command's one line, no traceback)
+    print("rbd: error: %s" % _unprefixed(_exc), file=__import__("sys").stderr)  # (the command's one line, no traceback)
     raise SystemExit(2) from None

@@ -25,6 +25,12 @@ def short_repr(value, limit=60):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def unprefixed(message):
+    """An error's message without its leading "rbd: ", for a line that names rbd already."""
+    message = str(message)
+    return message[len("rbd: "):] if message.startswith("rbd: ") else message
+
+
 def flag(value, name):
     """A yes/no argument as a bool: True or False only (NumPy's bools too), since a
     string such as "no" would otherwise read as True."""

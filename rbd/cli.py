@@ -32,7 +32,7 @@ import zipfile
 import numpy as np
 
 import rbd
-from rbd._checks import IN_SAMPLE, sample_index
+from rbd._checks import IN_SAMPLE, sample_index, unprefixed
 from rbd.urdf import read_file, root_element
 
 SUBCOMMANDS = ("check", "inverse-dynamics", "simulate", "bench")
@@ -55,7 +55,7 @@ def load_robot(spec, floating_base=False, mimic=False):
         if spec in rbd.sample_model_names():
             return rbd.sample_model(spec, floating_base=True if floating_base else None, mimic=mimic)
         content = None  # a pipe (<(xacro ...)): read once here, a second open finds it drained
-        if os.path.exists(spec) and not os.path.isfile(spec) and not os.path.isdir(spec):
+        if _pipe_or_device(spec):
             content = read_file(spec, "")
         source = spec if content is None else content
         if robot_file_kind(spec, content) == "mjcf":
@@ -69,6 +69,12 @@ def load_robot(spec, floating_base=False, mimic=False):
                            % (spec, ", ".join(rbd.sample_model_names()))) from None
     except (OSError, ValueError, ImportError) as exc:  # URDFError is a ValueError
         raise CommandError("%s: %s" % (spec, exc)) from None
+
+
+def _pipe_or_device(path):
+    """Whether ``path`` names something that exists but is neither a file nor a folder (a
+    pipe, /dev/stdin, a device)."""
+    return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
 
 
 def robot_file_kind(path, content=None):
@@ -445,8 +451,8 @@ def check_outputs(output, plot_path=None):
             raise CommandError("cannot write '-': rbd writes files, not standard output (give a file name)")
         if path == "":
             raise CommandError("cannot write '': give a file name")
-        if path is not None and not (os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)):
-            # (a pipe or a device, /dev/stdout: left alone; a symbolic link: where it leads is written)
+        if path is not None and not _pipe_or_device(path):  # (/dev/stdout: left alone)
+            # (a symbolic link: where it leads is written)
             real = os.path.realpath(path)
             folder = os.path.dirname(real)
             if not os.path.isdir(folder):
@@ -941,8 +947,7 @@ def use_backend(name):
         try:
             rbd.set_backend(name)
         except ImportError as exc:
-            message = str(exc)
-            raise CommandError("--backend %s: %s" % (name, message[5:] if message.startswith("rbd: ") else message)) from None
+            raise CommandError("--backend %s: %s" % (name, unprefixed(exc))) from None
 
 
 def _run(args):

@@ -11,8 +11,8 @@ state arguments (and a batched ``fext``) are Dask (or NumPy) arrays whose leadin
 dimensions are chunked, their trailing coordinate dimensions whole, broadcast against
 each other as ``rbd``'s own batches are; the result is a
 Dask array (a tuple of them for the algorithms with several outputs) with the
-inputs' batch chunks (on each batch axis, the finest of the arguments that span it) and
-the algorithm's per-sample shape.  Each chunk runs through the backend active when the
+inputs' batch chunks (each batch axis split wherever an argument that spans it is split)
+and the algorithm's per-sample shape.  Each chunk runs through the backend active when the
 graph is built (rbd_c in parallel on a worker's threads, or NumPy), in worker processes too.
 
 The model goes to the workers once: with a ``dask.distributed`` client it is

@@ -117,6 +117,11 @@ def _pin_joint(pin_model, jid):
     return _PIN_JOINTS[name]
 
 
+def _pin_column(pin_data, jid):
+    """The first column of joint ``jid``'s motion subspace (constant, in the joint frame)."""
+    return np.array(pin_data.joints[jid].S, dtype=float).reshape(6, -1)[:, 0]
+
+
 def _pin_mimic(pin_model, pin_data, jid):
     """(kind, axis, primary joint name, multiplier, offset) of Pinocchio's mimic joint ``jid``:
     its motion subspace is its multiplier times its own axis (in its frame), its coordinate
@@ -126,7 +131,7 @@ def _pin_mimic(pin_model, pin_data, jid):
     if len(primary) != 1 or _pin_joint(pin_model, primary[0])[0] not in _REVOLUTE + (JointKind.PRISMATIC,):
         raise ValueError("Pinocchio joint %s is a mimic joint of no revolute or prismatic joint, which rbd does "
                          "not represent" % name)
-    S = np.array(pin_data.joints[jid].S, dtype=float).reshape(6, -1)[:, 0]
+    S = _pin_column(pin_data, jid)
     if mimic.scaling == 0.0:  # (its axis is then nowhere in Pinocchio's data)
         raise ValueError("Pinocchio joint %s is a mimic joint with scaling 0, a fixed joint: make it one (or give "
                          "it a non-zero scaling)" % name)
@@ -190,8 +195,7 @@ def from_pinocchio(pin_model, strict=False):
             mimics.append((name, primary, multiplier, offset))
             continue
         kind, continuous = _pin_joint(pin_model, jid)
-        # A 1-DoF joint's motion subspace (constant, in the joint frame) is its axis.
-        S = np.array(pin_data.joints[jid].S, dtype=float).reshape(6, -1)[:, 0]
+        S = _pin_column(pin_data, jid)  # (a 1-DoF joint's: its axis)
         axis = {JointKind.REVOLUTE: S[3:], JointKind.PRISMATIC: S[:3]}.get(kind, np.zeros(3))
         nq, nv = JOINT_KINDS[kind].nq, JOINT_KINDS[kind].nv
         rv, pq = slice(joint.idx_v, joint.idx_v + nv), slice(joint.idx_q, joint.idx_q + joint.nq)

@@ -341,7 +341,7 @@ def _robot(xml):
     if major_minor not in _URDF_VERSIONS:
         raise URDFError("URDF: <robot version=%s>: rbd reads URDF versions 1.0 to 1.2, as urdfdom does "
                         "(written 'major.minor'; a file without the attribute is 1.0)" % short_repr(version, 40))
-    read = [e.find("origin") for e in root.findall("joint") + root.findall("link/inertial")]  # (not visuals')
+    read = (e.find("origin") for e in root.findall("joint") + root.findall("link/inertial"))  # (not visuals')
     if major_minor < (1, 1) and any(origin is not None and "quat_xyzw" in origin.attrib for origin in read):
         raise URDFError("URDF: an <origin> has quat_xyzw, which URDF 1.1 added, in a version 1.0 file (a 1.0 "
                         "reader, urdfdom's, leaves the rotation out): declare <robot version=\"1.1\">")
