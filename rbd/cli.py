@@ -19,6 +19,8 @@ import argparse
 import collections
 import contextlib
 import difflib
+import functools
+import io
 import json
 import math
 import os
@@ -38,6 +40,7 @@ from rbd.urdf import read_file, root_element
 SUBCOMMANDS = ("check", "inverse-dynamics", "simulate", "bench")
 CHUNK = 8192  # samples per batched call (a progress bar step)
 MAX_STEPS = 10_000_000  # simulate: the trajectory is kept in memory
+UNPHYSICAL_SPEED = 1e100  # simulate: a velocity above it before an overflow means the motion diverged
 MAX_SECONDS = 60.0  # bench --seconds
 
 
@@ -113,19 +116,51 @@ def coordinate_names(model, space="q", prefix=""):
 def read_table(path):
     """A CSV file with a header, or an npz file, as a dict name -> array (npz: its arrays
     as they are, 2-D ones split by the model later)."""
-    return _read_npz(path) if _is_npz(path) else _read_csv(path)
+    return _read_input(path)[0]
+
+
+def _read_input(path):
+    """``(table, npz)``: read_table's dict, and whether the file was npz.  An input is npz by
+    its name or by its first bytes (a zip archive, or a .npy array, refused later), so that a
+    pipe (``/dev/stdin``) or a file under another name reads as what it holds; a pipe is read
+    once, into memory (its bytes are what is read, and re-read to find a bad row)."""
+    try:
+        if _pipe_or_device(path):  # (a device is refused: /dev/zero never ends)
+            source = read_file(path, None)
+            head = source[:6]
+        else:
+            source = path
+            with open(path, "rb") as f:
+                head = f.read(6)
+    except OSError as exc:
+        raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
+    except ValueError as exc:  # (read_file's URDFError: a device, an empty pipe)
+        raise CommandError(str(exc)) from None
+    npz = _is_npz(path) or head.startswith(NUMPY_MAGIC)
+    return (_read_npz(path, source) if npz else _read_csv(path, source)), npz
+
+
+NUMPY_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x93NUMPY")  # a zip archive (an empty one), a .npy array
 
 
 def _is_npz(path):
+    """Whether an output path is written as npz (inputs: _read_input)."""
     return str(path).lower().endswith(".npz")
+
+
+def _text(source):
+    """A CSV input's text: its file (a path), or a pipe's bytes read already."""
+    if isinstance(source, bytes):
+        return io.TextIOWrapper(io.BytesIO(source), encoding="utf-8-sig")
+    return open(source, encoding="utf-8-sig")  # -sig: a byte-order mark (spreadsheets write one)
 
 
 NOT_REAL = {"c": "complex numbers", "b": "booleans", "U": "text", "S": "bytes", "O": "Python objects"}
 
 
-def _read_npz(path):
+def _read_npz(path, source):
     try:
-        archive = np.load(path)  # allow_pickle=False: object arrays are refused
+        archive = np.load(io.BytesIO(source) if isinstance(source, bytes) else source)  # (no pickles: refused)
     except OSError as exc:
         raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
     except (ValueError, EOFError, zipfile.BadZipFile) as exc:  # an empty or a damaged file
@@ -147,16 +182,16 @@ def _read_npz(path):
     return arrays
 
 
-def _read_csv(path):
+def _read_csv(path, source):
     try:
-        with open(path, encoding="utf-8-sig") as f:  # -sig: a byte-order mark (spreadsheets write one)
+        with _text(source) as f:
             columns = _header_columns(path, f)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # "no data": said later, as an error
                 try:
                     rows = np.loadtxt(f, delimiter=",", ndmin=2, quotechar='"')
                 except ValueError:  # say where, in our row numbering (loadtxt's is 0-based)
-                    raise CommandError("%s: %s" % (path, _bad_row(path, columns))) from None
+                    raise CommandError("%s: %s" % (path, _bad_row(path, source, columns))) from None
     except OSError as exc:
         raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
     except UnicodeDecodeError:
@@ -246,10 +281,10 @@ def _is_number(text):
     return True
 
 
-def _bad_row(path, columns):
+def _bad_row(path, source, columns):
     """Why loadtxt refused the rows: the first data row that is not len(columns) numbers.
     Rows count from 1, the first below the header; blank and '#' lines are not rows."""
-    with open(path, encoding="utf-8-sig") as f:
+    with _text(source) as f:
         _header_fields(path, f)  # (it may span lines)
         row = 0
         for line in f:
@@ -283,14 +318,14 @@ def _columns(table, names, path, what, required=True):
 
 
 def read_samples(path, blocks):
-    """``(time, [block array or None, ...])`` of a CSV or npz file of samples.  ``blocks``
+    """``(time, [block array or None, ...], npz)`` of a CSV or npz file of samples.  ``blocks``
     lists ``(key, column names, what, required)``: in CSV a block is those columns, in npz
     the array ``key`` of shape (rows, len(names)).  The same checks for every file: no
     unknown column or array, at least one row, finite numbers, increasing time; errors
     name the column or the row (rows count from 1, the first below the header)."""
-    check_csv_names(path, [name for _, names, _, _ in blocks for name in names])
-    table = read_table(path)
-    npz = _is_npz(path)
+    table, npz = _read_input(path)
+    if not npz:
+        check_csv_names(path, [name for _, names, _, _ in blocks for name in names])
     if "time" not in table:
         raise CommandError("%s: no 'time' %s" % (path, "array" if npz else "column"))
     expected = ["time"] + [key if npz else name for key, names, _, _ in blocks for name in ([key] if npz else names)]
@@ -326,15 +361,15 @@ def read_samples(path, blocks):
     if steps.size:
         k = steps[0] + 1
         raise CommandError("%s: time is not increasing at row %d (%g after %g)" % (path, k + 1, t[k], t[k - 1]))
-    return t, values
+    return t, values, npz
 
 
 def read_trajectory(model, path):
-    """``(time, q, v, a)`` of a trajectory file (v and a None when absent), checked."""
-    t, (q, v, a) = read_samples(path, [("q", coordinate_names(model), "joint", True),
+    """``(time, q, v, a, npz)`` of a trajectory file (v and a None when absent), checked."""
+    t, (q, v, a), npz = read_samples(path, [("q", coordinate_names(model), "joint", True),
                                        ("v", coordinate_names(model, "v", "v:"), "velocity", False),
                                        ("a", coordinate_names(model, "v", "a:"), "acceleration", False)])
-    return t, q, v, a
+    return t, q, v, a, npz
 
 
 def _derivative(t, size, step):
@@ -380,10 +415,10 @@ def derive_motion(model, t, q, v=None):
 _SAMPLE = re.compile(r"\b(q0|q1|q|v|a)\[(\d+), (\d+)(?::(\d+))?\]")
 
 
-def in_rows(model, exc, path, first=0):
+def in_rows(model, exc, npz, first=0):
     """The text of a library ValueError with its sample index as the file's row (from 1;
-    the batch started at row index ``first``) and its coordinates as columns (npz: the
-    array's columns) and joint.  q0 and q1 are difference's q: derive_motion passes the
+    the batch started at row index ``first``) and its coordinates as columns (of an ``npz``
+    file: the array's columns) and joint.  q0 and q1 are difference's q: derive_motion passes the
     rows in order as q0, checked first."""
     text = str(exc)
     found = _SAMPLE.search(text)
@@ -397,7 +432,7 @@ def in_rows(model, exc, path, first=0):
     space, key = ("q", "q") if array.startswith("q") else ("v", array)
     sizes = model.joint_nq if space == "q" else model.joint_nv
     joint = model.joint_names[np.repeat(np.arange(len(sizes)), sizes)[lo]]  # the joint of coordinate lo
-    if _is_npz(path):
+    if npz:
         names = ["%s[:, %d]" % (key, k) for k in range(lo, hi + 1)]
     else:
         names = coordinate_names(model, space, "" if key == "q" else key + ":")[lo:hi + 1]
@@ -440,6 +475,17 @@ def check_csv_names(path, names):
     if not _is_npz(path) and "time" in names:
         raise CommandError("%s: the robot has a joint named 'time', whose column would be a second time column; "
                            "use an .npz file" % path)
+
+
+def _summary(output):
+    """print for a command's summary lines: to standard output, or to standard error when the
+    output file is standard output itself (``-o /dev/stdout``), whose data they would end."""
+    try:
+        out = os.fstat(sys.stdout.fileno())
+        same = os.path.samestat(os.stat(output), out)
+    except (OSError, ValueError, AttributeError):  # (no stdout, or one without a file)
+        same = False
+    return functools.partial(print, file=sys.stderr if same else sys.stdout)
 
 
 def check_outputs(output, plot_path=None):
@@ -648,7 +694,7 @@ def _print_check(report):
 def inverse_dynamics(args):
     check_outputs(args.output, args.plot)
     model = load_robot(args.robot, args.floating_base, args.mimic)
-    t, q, v, a = read_trajectory(model, args.trajectory)
+    t, q, v, a, npz = read_trajectory(model, args.trajectory)
     tau = np.empty((len(t), model.nv))
     start = 0  # the row index where the batch that fails starts
     bar = progress(len(t), "inverse dynamics")
@@ -665,26 +711,40 @@ def inverse_dynamics(args):
     except CommandError as exc:
         raise CommandError("%s: %s" % (args.trajectory, exc)) from None
     except ValueError as exc:  # the library refusing a sample (a zero quaternion) or an overflowed value
-        raise CommandError("%s: %s" % (args.trajectory, in_rows(model, exc, args.trajectory, start))) from None
+        raise CommandError("%s: %s" % (args.trajectory, in_rows(model, exc, npz, start))) from None
     finally:
         bar.close()  # (an error then starts its own line)
     names = coordinate_names(model, "v", "tau:")
     write_table(args.output, t, [("tau", names, tau)])
-    print("%d samples: torques written to %s" % (len(t), args.output))
+    say = _summary(args.output)
+    say("%d samples: torques written to %s" % (len(t), args.output))
     if args.plot:
         plot(args.plot, t, tau, [n[4:] for n in names], "joint torque (N m or N)", "inverse dynamics of %s" % model.name)
-        print("plot written to %s" % args.plot)
+        say("plot written to %s" % args.plot)
 
 
 def _torque_source(model, args):
     """tau(t) for the simulation: zero, constant, or a file's (held from each row's time)."""
     if args.torques:  # the same checks as a trajectory file
-        times, (values,) = read_samples(args.torques, [("tau", coordinate_names(model, "v", "tau:"), "torque", True)])
+        times, (values,), _ = read_samples(args.torques, [("tau", coordinate_names(model, "v", "tau:"), "torque", True)])
         if times[0] > 0.0:  # the simulation starts at 0: the torques before the first row are unknown
             raise CommandError("%s: the first row is at t = %g s; it must be at t = 0 or earlier" % (args.torques, times[0]))
         return lambda t: values[np.searchsorted(times, t, side="right") - 1]
     constant = np.full(model.nv, args.constant_torque)
     return lambda t: constant
+
+
+def _diverged(t, v, k, torque, args):
+    """The error of a simulation whose state overflowed float64 at step k (v[:k + 1] are
+    finite: the step's inputs were checked): torques near float64's range, or a motion that
+    grew without bound, as semi-implicit Euler's does when the step is too long for it
+    (a fast, light link gaining energy at every step)."""
+    fastest = float(np.max(np.abs(v[:k + 1])))
+    if fastest < UNPHYSICAL_SPEED:
+        return ("simulation stopped at t = %g s: the torques (up to %.3g) overflow float64 arithmetic"
+                % (t[k], float(np.max(np.abs(torque(t[k]))))))
+    return ("simulation diverged at t = %g s: the velocities reached %.3g and then overflowed float64; "
+            "the step --dt %g is too long for this motion: try a smaller --dt" % (t[k], fastest, args.dt))
 
 
 def simulate(args):
@@ -715,11 +775,12 @@ def simulate(args):
                 q[k + 1] = rbd.integrate(model, q[k], args.dt * v[k + 1])   # the new velocity moves q on the manifold
                 work += args.dt * float(tau @ v[k + 1])
                 if not math.isfinite(work):  # (v overflowed, or the work itself)
-                    raise ValueError("the velocities or the work of the torques overflow float64 (torques or "
-                                     "motion too large)")
+                    raise rbd.ResultOverflow("the velocities or the work of the torques overflow float64")
                 if (k + 1) % CHUNK == 0:
                     bar.update(CHUNK)
         bar.update(steps % CHUNK)  # (the last, partial chunk: the bar ends at 100%)
+    except rbd.ResultOverflow:  # no input of the step was too large: the motion itself grew without bound
+        raise CommandError(_diverged(t, v, k, torque, args)) from None
     except (rbd.SingularModelError, ValueError) as exc:
         raise CommandError("simulation stopped at t = %g s: %s" % (t[k], exc)) from None
     finally:
@@ -730,14 +791,15 @@ def simulate(args):
     largest = max(float(np.max(rbd.kinetic_energy(model, q[k:k + CHUNK], v[k:k + CHUNK])))
                   for k in range(0, steps + 1, CHUNK))
     write_table(args.output, t, [("q", coordinate_names(model), q), ("v", coordinate_names(model, "v", "v:"), v)])
-    print("%d steps of %g s: trajectory written to %s" % (steps, args.dt, args.output))
-    print("energy: %.6g J at the start, %.6g J at the end, work of the torques %.6g J, drift %.3g J%s"
+    say = _summary(args.output)
+    say("%d steps of %g s: trajectory written to %s" % (steps, args.dt, args.output))
+    say("energy: %.6g J at the start, %.6g J at the end, work of the torques %.6g J, drift %.3g J%s"
           % (e0, energy(steps), work, drift,
              " (%.2g%% of the largest kinetic energy, %.3g J)" % (100.0 * abs(drift) / largest, largest)
              if largest > 0.0 else ""))
     if args.plot:
         plot(args.plot, t, q, coordinate_names(model), "joint coordinate (rad or m)", "simulation of %s" % model.name)
-        print("plot written to %s" % args.plot)
+        say("plot written to %s" % args.plot)
 
 
 def bench(args):

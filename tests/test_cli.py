@@ -361,7 +361,10 @@ USER_ERRORS = [
     (SIM + ("-o", ""), "cannot write '': give a file name"),
     (SIM + ("-o", "/proc/s.csv"), "cannot write /proc/s.csv: "),
     (("inverse-dynamics", "arm7", "no_header.csv", "-o", "t.csv"), "the first line holds numbers, not column names"),
-    (SIM + ("--constant-torque", "1e200", "-o", "s.csv"), "t = 0 s: the velocities or the work of the torques overflow"),
+    (SIM + ("--constant-torque", "1e200", "-o", "s.csv"), "t = 0 s: the torques (up to 1e+200) overflow float64"),
+    # semi-implicit Euler at a step far too long for the arm's light links gains energy at every
+    # step until the state overflows: said as a divergence, not as inputs too large
+    (("simulate", "arm7", "--duration", "20", "--dt", "0.05", "-o", "s.csv"), "--dt 0.05 is too long for this motion: try a smaller --dt"),
     (("check", "arm7", "extra"), "unrecognized arguments: extra"),
     (SIM + ("-o", "s.csv", "--dtt", "1"), "unrecognized arguments: --dtt 1"),
 ]
@@ -791,3 +794,70 @@ def test_a_robot_file_from_a_pipe(tmp_path):
     assert out.returncode == 0 and "robot 'arm7': nq = 7" in out.stdout, out.stderr
     out = run("check", fifo)  # nobody writes now
     assert out.returncode == 1 and "is empty (a pipe that no program writes to)" in out.stdout
+
+
+def _run_fed(data, *args, cwd=None):
+    """run() with ``data`` (bytes) on the command's standard input, a pipe."""
+    exe = shutil.which("rbd")
+    command = [exe] if exe else [sys.executable, "-m", "rbd"]
+    out = subprocess.run(command + [str(a) for a in args], input=data, capture_output=True, timeout=300, cwd=cwd,
+                         env=dict(os.environ, RBD_BACKEND=os.environ.get("RBD_BACKEND", "")))
+    return subprocess.CompletedProcess(out.args, out.returncode, out.stdout.decode(), out.stderr.decode())
+
+
+@pytest.mark.parametrize("kind", ["csv", "npz"])
+def test_a_trajectory_from_a_pipe_or_under_another_name_reads_as_what_it_holds(tmp_path, kind):
+    """An input is npz by its first bytes as well as by its name: an npz through a pipe
+    (``cat traj.npz | rbd inverse-dynamics arm7 /dev/stdin``) was read as CSV text and refused,
+    and so was one named ``.dat``; a CSV through a pipe reads as from its file."""
+    model = rbd.sample_model("arm7")
+    t, q, v, a = sine_trajectory(model, n=40)
+    names = cli.coordinate_names(model)
+    path = tmp_path / ("traj." + kind)
+    if kind == "npz":
+        np.savez(path, time=t, q=q, v=v, a=a)
+    else:
+        write_csv(path, t, [("q", names, q), ("v", ["v:" + n for n in names], v), ("a", ["a:" + n for n in names], a)])
+    expected = rbd.rnea(model, q, v, a)
+    other_name = tmp_path / "traj.dat"
+    other_name.write_bytes(path.read_bytes())
+    for source, fed in (("/dev/stdin", path.read_bytes()), (other_name, None)):
+        out = (_run_fed(fed, "inverse-dynamics", "arm7", source, "-o", tmp_path / "tau.csv") if fed is not None
+               else run("inverse-dynamics", "arm7", source, "-o", tmp_path / "tau.csv"))
+        assert out.returncode == 0, out.stderr
+        table = cli.read_table(tmp_path / "tau.csv")
+        tau = np.stack([table["tau:" + n] for n in names], axis=-1)
+        np.testing.assert_allclose(tau, expected, rtol=0, atol=1e-9)
+
+
+def test_a_bad_row_from_a_pipe_is_named_and_a_device_is_refused(tmp_path):
+    """The bad row of a CSV through a pipe is named (the pipe was drained when the row was
+    looked for: 'not a table of numbers'); a torque file through a pipe is checked as a file;
+    a device as a trajectory is refused at once (/dev/zero was read until memory ran out)."""
+    model = rbd.sample_model("arm7")
+    header = "time," + ",".join(cli.coordinate_names(model))
+    text = header + "\n0" + ",0" * 7 + "\n0.1,1,2,x,4,5,6,7\n"
+    out = _run_fed(text.encode(), "inverse-dynamics", "arm7", "/dev/stdin", "-o", tmp_path / "tau.csv")
+    assert out.returncode == 2 and "row 2, column joint3: 'x' is not a number" in out.stderr, out.stderr
+    tau_header = "time," + ",".join(cli.coordinate_names(model, "v", "tau:"))
+    out = _run_fed((tau_header + "\n0" + ",1" * 7 + "\n").encode(), *SIM, "--torques", "/dev/stdin",
+                   "-o", tmp_path / "s.csv")
+    assert out.returncode == 0, out.stderr
+    if os.path.exists("/dev/zero"):
+        out = run("inverse-dynamics", "arm7", "/dev/zero", "-o", tmp_path / "tau.csv")  # (run has a timeout)
+        assert out.returncode == 2 and "is a device, not a file" in out.stderr, out.stderr
+
+
+def test_output_to_standard_output_itself_keeps_the_summary_out_of_the_data(tmp_path):
+    """``-o /dev/stdout`` writes the data there and the summary lines to standard error (they
+    ended the CSV on standard output, which then read back as a bad row)."""
+    if not os.path.exists("/dev/stdout"):
+        pytest.skip("no /dev/stdout here")
+    out = run(*SIM, "-o", "/dev/stdout")
+    assert out.returncode == 0, out.stderr
+    (tmp_path / "s.csv").write_text(out.stdout)
+    table = cli.read_table(tmp_path / "s.csv")  # the whole of standard output is the table
+    np.testing.assert_allclose(table["time"], np.arange(11) * 0.001, rtol=0, atol=1e-15)
+    assert "10 steps of 0.001 s: trajectory written to /dev/stdout" in out.stderr and "energy:" in out.stderr
+    out = run(*SIM, "-o", tmp_path / "s.csv")  # to a file: the summary on standard output as ever
+    assert "10 steps of 0.001 s" in out.stdout and out.stderr == "", out.stderr
