@@ -16,11 +16,11 @@ from libc.string cimport memset, memcpy
 from rbd_c._kernels cimport (act_motion, inv_act_motion, act_force, motion_cross,
                              force_cross, inertia_apply, inertia_cross_term, inertia_act, inertia_add,
                              velocity_variation, rotate3, rotate6, sym3_rotate, inertia_add_moved,
-                             inertia_apply_angular)
+                             inertia_apply_angular, sym3_rotate_t)
 from rbd_c._model cimport (prepare_mass_call, CModel, Call, CompiledModel, prepare_call, run_args, kernel_t,
                            Algorithm, algorithm, add_armature)
 from rbd_c._model import size
-from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, K_REV_Z, K_REV, joint_motion_add, joint_force, joint_column,
+from rbd_c._joints cimport (loop_placement, SINCOS_BLOCK, K_REV_Z, K_REV, K_FREE, joint_motion_add, joint_force, joint_column,
                             unit_column, basis_axis)
 from rbd_c._passes cimport (gravity_acceleration, add4, add6, sub6, dot6, world_placements, body_velocities, child_placement,
                             child_twist, world_column, first_moment, moved_moment, total_first_moment, center_root,
@@ -284,6 +284,8 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
         Yc[10 * i] = Y[0]  # m, R h, R I R^T: the inertia at the body's origin in world axes
         rotate3(oM + 16 * i, Y + 1, Yc + 10 * i + 1)
         sym3_rotate(oM + 16 * i, Y + 4, Yc + 10 * i + 4)
+        if _free_base(m, i):  # (its columns are not read)
+            continue
         a = basis_axis(m.kinds[i])
         for col in range(m.nvj[i]):
             world_column(m, i, col, oM + 16 * i, J + 6 * (m.v_idx[i] + col))
@@ -318,6 +320,69 @@ cdef inline void _crba_entry(double* M, int nv, int r, int c, const double* x, c
     M[c * nv + r] = val
 
 
+cdef inline bint _free_base(const CModel* m, int i) noexcept nogil:
+    """Whether body i's joint is a free joint with no dof before it (a floating base): CRBA
+    writes its block from the composite inertia and its entries in descendants' columns
+    from their forces (_crba_free_block, _crba_free_entries), without its columns."""
+    return m.kinds[i] == K_FREE and m.dof_parents[m.v_idx[i]] < 0
+
+
+cdef inline void _crba_free_entries(double* M, int nv, int r, int c, const double* oMb, const double* fo) noexcept nogil:
+    """M[r + k, c] = M[c, r + k], k < 6, for the free joint whose dofs start at r, of the body
+    at the (root-centred) world placement oMb: the force fo (world axes, at the world
+    origin) at the body's origin in its axes, which is those six dot products with the
+    joint's world columns (30 multiply-adds for their 66: a floating base's columns are
+    most of a legged robot's M)."""
+    cdef double n[3]
+    cdef double w
+    cdef int k
+    n[0] = fo[3] - (oMb[7] * fo[2] - oMb[11] * fo[1])  # the moment about the body's origin
+    n[1] = fo[4] - (oMb[11] * fo[0] - oMb[3] * fo[2])
+    n[2] = fo[5] - (oMb[3] * fo[1] - oMb[7] * fo[0])
+    for k in range(3):  # R^T f, R^T n
+        w = oMb[k] * fo[0] + oMb[4 + k] * fo[1] + oMb[8 + k] * fo[2]
+        M[(r + k) * nv + c] = w
+        M[c * nv + r + k] = w
+        w = oMb[k] * n[0] + oMb[4 + k] * n[1] + oMb[8 + k] * n[2]
+        M[(r + 3 + k) * nv + c] = w
+        M[c * nv + r + 3 + k] = w
+
+
+cdef inline void _crba_free_block(double* M, int nv, int r, const double* oMb, const double* Y) noexcept nogil:
+    """A free joint's own 6x6 block of M (its dofs from r): the composite inertia Y (world
+    axes, at the body's origin) in the body's axes, [m 1, -h^; h^, I] entry by entry."""
+    cdef double h[3]
+    cdef double I[6]
+    cdef int k, l
+    for k in range(3):
+        h[k] = oMb[k] * Y[1] + oMb[4 + k] * Y[2] + oMb[8 + k] * Y[3]
+    sym3_rotate_t(oMb, Y + 4, I)
+    for k in range(3):
+        for l in range(3):
+            M[(r + k) * nv + r + l] = Y[0] if k == l else 0.0
+    M[r * nv + r + 4] = h[2]; M[r * nv + r + 5] = -h[1]; M[(r + 1) * nv + r + 5] = h[0]   # -h^ above
+    M[(r + 1) * nv + r + 3] = -h[2]; M[(r + 2) * nv + r + 3] = h[1]; M[(r + 2) * nv + r + 4] = -h[0]
+    M[r * nv + r + 3] = 0.0; M[(r + 1) * nv + r + 4] = 0.0; M[(r + 2) * nv + r + 5] = 0.0
+    M[(r + 3) * nv + r + 3] = I[0]; M[(r + 3) * nv + r + 4] = I[1]; M[(r + 3) * nv + r + 5] = I[2]
+    M[(r + 4) * nv + r + 4] = I[3]; M[(r + 4) * nv + r + 5] = I[4]; M[(r + 5) * nv + r + 5] = I[5]
+    for k in range(6):  # the lower triangle
+        for l in range(k):
+            M[(r + k) * nv + r + l] = M[(r + l) * nv + r + k]
+
+
+cdef inline void _crba_ancestors(const CModel* m, double* M, int nv, int s, int e, int c, const double* J,
+                                 const double* oM, const double* fo) noexcept nogil:
+    """M[r, c] = M[c, r] = J_r . fo for the run of ancestor dofs r = s .. e - 1; a free
+    joint that starts the run (a floating base does: it has no dof before it) gives its
+    six at once."""
+    cdef int r = s, b = m.dof_bodies[s]
+    if m.kinds[b] == K_FREE and s == m.v_idx[b] and s + 6 <= e:
+        _crba_free_entries(M, nv, s, c, oM + 16 * b, fo)
+        r = s + 6
+    for r in range(r, e):
+        _crba_entry(M, nv, r, c, J + 6 * r, fo)
+
+
 cdef void crba_composite(const CModel* m, double* work, double* M) noexcept nogil:
     """CRBA's second step, after k_crba's forward pass: the composite inertias (summed in
     place of the bodies', each at its body's origin) and M, armature included."""
@@ -333,28 +398,29 @@ cdef void crba_composite(const CModel* m, double* work, double* M) noexcept nogi
     for i in range(nb - 1, -1, -1):
         vi = m.v_idx[i]
         oMi = work + CRBA_OM * nb + 16 * i
-        for col in range(m.nvj[i]):
-            c = vi + col
-            if basis_axis(m.kinds[i]) >= 0:  # F at the body's origin (a revolute column: [0; w])
-                inertia_apply_angular(Yc + 10 * i, S + 6 * c + 3, f)
-                M[c * nv + c] = S[6 * c + 3] * f[3] + S[6 * c + 4] * f[4] + S[6 * c + 5] * f[5]
-            else:
-                inertia_apply(Yc + 10 * i, S + 6 * c, f)
-                for r in range(vi, c + 1):                # the joint's own block
-                    _crba_entry(M, nv, r, c, S + 6 * r, f)
-            fo[0] = f[0]; fo[1] = f[1]; fo[2] = f[2]  # F at the world origin: n + o x f
-            fo[3] = f[3] + oMi[7] * f[2] - oMi[11] * f[1]
-            fo[4] = f[4] + oMi[11] * f[0] - oMi[3] * f[2]
-            fo[5] = f[5] + oMi[3] * f[1] - oMi[7] * f[0]
-            s = m.dof_run_start[c]  # the ancestors' dofs: runs of consecutive dofs
-            for r in range(s, vi):
-                _crba_entry(M, nv, r, c, J + 6 * r, fo)
-            k = m.dof_parents[s]
-            while k >= 0:
-                s = m.dof_run_start[k]
-                for r in range(s, k + 1):
-                    _crba_entry(M, nv, r, c, J + 6 * r, fo)
+        if _free_base(m, i):  # its block, and no ancestors
+            _crba_free_block(M, nv, vi, oMi, Yc + 10 * i)
+        else:
+            for col in range(m.nvj[i]):
+                c = vi + col
+                if basis_axis(m.kinds[i]) >= 0:  # F at the body's origin (a revolute column: [0; w])
+                    inertia_apply_angular(Yc + 10 * i, S + 6 * c + 3, f)
+                    M[c * nv + c] = S[6 * c + 3] * f[3] + S[6 * c + 4] * f[4] + S[6 * c + 5] * f[5]
+                else:
+                    inertia_apply(Yc + 10 * i, S + 6 * c, f)
+                    for r in range(vi, c + 1):                # the joint's own block
+                        _crba_entry(M, nv, r, c, S + 6 * r, f)
+                fo[0] = f[0]; fo[1] = f[1]; fo[2] = f[2]  # F at the world origin: n + o x f
+                fo[3] = f[3] + oMi[7] * f[2] - oMi[11] * f[1]
+                fo[4] = f[4] + oMi[11] * f[0] - oMi[3] * f[2]
+                fo[5] = f[5] + oMi[3] * f[1] - oMi[7] * f[0]
+                s = m.dof_run_start[c]  # the ancestors' dofs: runs of consecutive dofs
+                _crba_ancestors(m, M, nv, s, vi, c, J, work + CRBA_OM * nb, fo)
                 k = m.dof_parents[s]
+                while k >= 0:
+                    s = m.dof_run_start[k]
+                    _crba_ancestors(m, M, nv, s, k + 1, c, J, work + CRBA_OM * nb, fo)
+                    k = m.dof_parents[s]
         p = m.parents[i]
         if p >= 0:
             inertia_add_moved(Yc + 10 * p, Yc + 10 * i, D + 3 * i)
