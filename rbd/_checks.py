@@ -42,6 +42,8 @@ def flag(value, name):
 def real_number(value, name):
     """``value`` as a float; TypeError for what is not a real number (a string such as
     " 1 " that float() would read, a boolean), a 0-d array of reals included."""
+    if isinstance(value, np.ma.MaskedArray):  # (np.ma.masked itself included: it reads as nan)
+        raise TypeError("%s is a masked array: rbd does not apply masks; pass a plain number" % name)
     zero_d = isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu"
     if isinstance(value, (bool, np.bool_, str, bytes)) or not (isinstance(value, numbers.Real) or zero_d):
         raise TypeError("%s must be a real number, got %s" % (name, short_repr(value)))

@@ -865,3 +865,25 @@ def test_an_unknown_name_suggests_the_closest_and_lists_links_first():
         rbd.lock_joints(model, ["joint9"], rbd.neutral(model))
     with pytest.raises(ValueError, match=r"unknown frame 'zzz' \(known: 'base_link'"):
         rbd.frame_placement(model, rbd.neutral(model), "zzz")
+
+
+def test_masked_scalar_options_and_bytes_joints_are_type_errors(backend):
+    """A masked number as a scalar option (regularization, restitution, a coupling's
+    multiplier) is refused as masked arrays are (np.ma.masked was read as nan, a value
+    whose mask was unset as its data); bytes as lock_joints' joints are not a list of
+    indices (b"\\x02\\x03" locked joints 3 and 4)."""
+    quad = rbd.sample_model("quadruped")
+    q = rbd.random_configuration(quad, rng=2)
+    v, tau = np.ones(quad.nv), np.ones(quad.nv)
+    feet = [rbd.Contact("FL_foot"), rbd.Contact("FR_foot")]
+    for masked in (np.ma.masked_array(1e-3), np.ma.masked_array(0.5, mask=True), np.ma.masked):
+        with pytest.raises(TypeError, match="regularization is a masked array"):
+            rbd.constrained_dynamics(quad, q, v, tau, feet, regularization=masked)
+        with pytest.raises(TypeError, match="restitution is a masked array"):
+            rbd.impulse_dynamics(quad, q, v, feet, restitution=masked)
+        with pytest.raises(TypeError, match="multiplier is a masked array"):
+            rbd.couple_joints(rbd.sample_model("arm7"), [("joint7", "joint6", masked, 0.0)])
+    arm = rbd.sample_model("arm7")
+    for joints in (b"joint3", b"\x02\x03", bytearray(b"\x02")):
+        with pytest.raises(TypeError, match="joints must be a joint"):
+            rbd.lock_joints(arm, joints, rbd.neutral(arm))
