@@ -83,12 +83,13 @@ def check_inertias(inertias10, names, strict=False, stacklevel=4):
     if not np.all(np.isfinite(I_com)):
         bad = [n for n, I in zip(names, I_com) if not np.all(np.isfinite(I))]
         raise ValueError("the inertia of %s overflows about its centre of mass" % short_names(bad, shown=8))
-    moments, flagged = _principal_moments(Y, I_com)
-    inconsistent = [(n, m) for n, m, bad in zip(names, moments, flagged) if bad]
+    moments, flagged, negative = _principal_moments(Y, I_com)
+    inconsistent = [(n, m, neg) for n, m, bad, neg in zip(names, moments, flagged, negative) if bad]
     if not inconsistent:
         return
-    detail = "; ".join("%s: principal moments %s" % (short_repr(n, 40), np.array2string(m, precision=4))
-                       for n, m in inconsistent[:8]) + ("; ..." if len(inconsistent) > 8 else "")
+    detail = "; ".join(("%s: a negative principal moment, %s" % (short_repr(n, 40), np.array2string(m, precision=4))
+                        if neg else "%s: principal moments %.4g + %.4g < %.4g" % ((short_repr(n, 40),) + tuple(m)))
+                       for n, m, neg in inconsistent[:8]) + ("; ..." if len(inconsistent) > 8 else "")
     message = ("%d link%s ha%s a physically inconsistent inertia (a negative principal moment, or "
                "moments breaking the triangle inequality a + b >= c beyond round-off): %s"
                % (len(inconsistent), "s" if len(inconsistent) > 1 else "",
@@ -99,12 +100,14 @@ def check_inertias(inertias10, names, strict=False, stacklevel=4):
 
 
 def _principal_moments(Y, I_com):
-    """Each body's principal moments about its centre of mass (ascending), and whether they
-    are physically inconsistent: a negative one, or a + b < c, beyond round-off."""
+    """Each body's principal moments about its centre of mass (ascending), whether they are
+    physically inconsistent (a negative one, or a + b < c, beyond round-off), and whether
+    a negative one is why."""
     tol = np.maximum(RELATIVE_TOLERANCE * max(np.abs(I_com).max(), 1e-300),  # the robot's scale, and
                      ORIGIN_ROUND_OFF * np.abs(Y[:, 4:]).max(axis=1))       # each link's own round-off
     moments = np.linalg.eigvalsh(I_com)  # ascending, per body
-    return moments, (moments[:, 0] < -tol) | (moments[:, 0] + moments[:, 1] < moments[:, 2] - tol)
+    negative = moments[:, 0] < -tol
+    return moments, negative | (moments[:, 0] + moments[:, 1] < moments[:, 2] - tol), negative
 
 
 def inconsistent_inertias(inertias10):
