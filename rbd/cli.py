@@ -116,14 +116,15 @@ def coordinate_names(model, space="q", prefix=""):
 def read_table(path):
     """A CSV file with a header, or an npz file, as a dict name -> array (npz: its arrays
     as they are, 2-D ones split by the model later)."""
-    return _read_input(path)[0]
+    source, npz = _input(path)
+    return _read_npz(path, source) if npz else _read_csv(path, source)
 
 
-def _read_input(path):
-    """``(table, npz)``: read_table's dict, and whether the file was npz.  An input is npz by
-    its name or by its first bytes (a zip archive, or a .npy array, refused later), so that a
-    pipe (``/dev/stdin``) or a file under another name reads as what it holds; a pipe is read
-    once, into memory (its bytes are what is read, and re-read to find a bad row)."""
+def _input(path):
+    """``(source, npz)``: what to read (the path, or a pipe's bytes: a pipe is read once,
+    into memory, and its bytes re-read to find a bad row) and whether it is npz, by its
+    name or by its first bytes (a zip archive, or a .npy array, refused later), so that a
+    pipe (``/dev/stdin``) or a file under another name reads as what it holds."""
     try:
         if _pipe_or_device(path):  # (a device is refused: /dev/zero never ends)
             source = read_file(path, None)
@@ -136,15 +137,14 @@ def _read_input(path):
         raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
     except ValueError as exc:  # (read_file's URDFError: a device, an empty pipe)
         raise CommandError(str(exc)) from None
-    npz = _is_npz(path) or head.startswith(NUMPY_MAGIC)
-    return (_read_npz(path, source) if npz else _read_csv(path, source)), npz
+    return source, _is_npz(path) or head.startswith(NUMPY_MAGIC)
 
 
 NUMPY_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x93NUMPY")  # a zip archive (an empty one), a .npy array
 
 
 def _is_npz(path):
-    """Whether an output path is written as npz (inputs: _read_input)."""
+    """Whether an output path is written as npz (inputs: _input)."""
     return str(path).lower().endswith(".npz")
 
 
@@ -323,9 +323,10 @@ def read_samples(path, blocks):
     the array ``key`` of shape (rows, len(names)).  The same checks for every file: no
     unknown column or array, at least one row, finite numbers, increasing time; errors
     name the column or the row (rows count from 1, the first below the header)."""
-    table, npz = _read_input(path)
-    if not npz:
+    source, npz = _input(path)
+    if not npz:  # (before reading the rows)
         check_csv_names(path, [name for _, names, _, _ in blocks for name in names])
+    table = _read_npz(path, source) if npz else _read_csv(path, source)
     if "time" not in table:
         raise CommandError("%s: no 'time' %s" % (path, "array" if npz else "column"))
     expected = ["time"] + [key if npz else name for key, names, _, _ in blocks for name in ([key] if npz else names)]
