@@ -62,6 +62,18 @@ def _is_real(e):
     return isinstance(e, numbers.Real) and not isinstance(e, (bool, np.bool_))
 
 
+def _holds_boolean(x):
+    """Whether a list or tuple, or one nested in it, holds a boolean."""
+    pending = [x]
+    while pending:
+        for e in pending.pop():
+            if isinstance(e, (bool, np.bool_)):
+                return True
+            if isinstance(e, (list, tuple)):
+                pending.append(e)
+    return False
+
+
 def _real_array(x, name):
     """``x`` as a float64 array; TypeError unless it holds real numbers.
 
@@ -71,6 +83,8 @@ def _real_array(x, name):
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError("%s is a masked array: rbd does not apply masks; pass a plain array "
                         "(e.g. x.filled(value))" % name)
+    if isinstance(x, (list, tuple)) and _holds_boolean(x):  # (NumPy reads [True, 0.5] as [1.0, 0.5])
+        raise TypeError("%s must be an array of real numbers, got a list holding a boolean" % name)
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError) as exc:

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (CONTACT_RANK_TOLERANCE, ResultOverflow, as_array, check_model, finite_results, flag, model_arrays,
-                      real_number, redundant_contacts_error, short_repr)
+from ._checks import (CONTACT_RANK_TOLERANCE, IN_SAMPLE, ResultOverflow, as_array, check_model, finite_results,
+                      first_nonfinite_sample, flag, model_arrays, overflow_error, real_number, redundant_contacts_error,
+                      sample_index, short_repr)
 
 __all__ = ["Contact", "inertial_parameters", "model_from_parameters"]
 
@@ -318,7 +319,9 @@ def joint_torque_regressor_on(rbd, model, q, v, a):
     check_model(model)
     batch, (q, v, a) = model_arrays(model, q=q, v=v, a=a)
     Y = np.zeros(batch + (model.nv, 10 * model.nbodies))
-    for i in range(model.nbodies):
+    first = []  # where a body's own calls overflowed (in a batch: their first samples)
+
+    def body_terms(i):
         f = model.joint_frame(i)
         J = rbd.frame_jacobian(model, q, f, "local")
         twist = rbd.frame_velocity(model, q, v, f, "local")
@@ -326,7 +329,20 @@ def joint_torque_regressor_on(rbd, model, q, v, a):
         R = rbd.frame_placement(model, q, f)[..., :3, :3]
         acc = acc.copy()
         acc[..., :3] -= (np.swapaxes(R, -1, -2) @ model.gravity)  # the world accelerates by -g
-        Y[..., 10 * i:10 * i + 10] = np.swapaxes(J, -1, -2) @ _body_forces_basis(acc, twist)
+        return np.swapaxes(J, -1, -2) @ _body_forces_basis(acc, twist)
+
+    for i in range(model.nbodies):
+        try:
+            Y[..., 10 * i:10 * i + 10] = body_terms(i)
+        except ResultOverflow as exc:
+            if not batch:
+                raise
+            # (each of its calls names its own first overflowing sample: the batch's first
+            # overflow may be an earlier sample of another body's terms, which go on)
+            first.append(tuple(sample_index(IN_SAMPLE.search(str(exc)))))
+    if first:  # (the other bodies' terms: Y's columns of those that overflowed are still zero)
+        terms = first_nonfinite_sample((Y,), (2,))
+        raise overflow_error(min(first + ([tuple(terms)] if terms is not None else [])))
     return Y
 
 

@@ -202,6 +202,24 @@ def test_the_overflowing_sample_of_a_batch_is_named(backend, name):
         getattr(rbd, name)(model, *args[name])
 
 
+def test_the_regressors_first_overflowing_sample_is_named_whichever_body_overflows(backend):
+    """Sample [2, 1] overflows first (a first-joint velocity of 1e160), [2, 3] later (every
+    velocity 1e154) but in the terms of a body nearer the root: the NumPy regressor, built body
+    by body, named the sample where the first body's own terms overflowed ([2, 3])."""
+    model = rbd.sample_model("arm7")
+    q = np.tile(rbd.random_configuration(model, rng=0), (3, 4, 1))
+    v, a = np.zeros((3, 4, 7)), np.zeros((3, 4, 7))
+    v[2, 3] = 1e154
+    v[2, 1, 0] = 1e160
+    for s in ((2, 1), (2, 3)):  # each overflows alone
+        with pytest.raises(rbd.ResultOverflow):
+            rbd.joint_torque_regressor(model, q[s], v[s], a[s])
+    with pytest.raises(rbd.ResultOverflow, match=r"\(overflow\) in sample \[2, 1\] of the batch$"):
+        rbd.joint_torque_regressor(model, q, v, a)
+    with pytest.raises(rbd.ResultOverflow, match=r"\(overflow\) in sample 9 of the batch$"):  # a flat batch
+        rbd.joint_torque_regressor(model, q.reshape(12, 7), v.reshape(12, 7), a.reshape(12, 7))
+
+
 @pytest.mark.parametrize("name", ["constrained_dynamics", "impulse_dynamics", "joint_torque_regressor"])
 def test_composed_algorithms_that_overflow_are_the_overflow_error(backend, name):
     """The contact dynamics and the regressor, composed from the other algorithms on the
@@ -887,3 +905,17 @@ def test_masked_scalar_options_and_bytes_joints_are_type_errors(backend):
     for joints in (b"joint3", b"\x02\x03", bytearray(b"\x02")):
         with pytest.raises(TypeError, match="joints must be a joint"):
             rbd.lock_joints(arm, joints, rbd.neutral(arm))
+
+
+def test_a_boolean_inside_a_list_is_a_type_error_as_a_boolean_array_is(backend):
+    """NumPy reads [True, 0.5] as [1.0, 0.5]: a list (or a nested list, or a tuple) holding a
+    boolean among numbers is refused as a boolean array is, on every argument that takes an
+    array (it was read as 1.0)."""
+    model = rbd.sample_model("arm7")
+    with pytest.raises(TypeError, match="q must be an array of real numbers, got a list holding a boolean"):
+        rbd.crba(model, [True, 0, 0, 0, 0, 0, 0])
+    with pytest.raises(TypeError, match="got a list holding a boolean"):
+        rbd.rnea(model, [[0.1] * 7, [np.False_] + [0.1] * 6], np.zeros(7), np.zeros(7))
+    with pytest.raises(TypeError, match="twist must be an array of real numbers, got a list holding a boolean"):
+        rbd.spatial.se3_exp((0.0, 0.0, 0.0, 0.0, 0.0, True))
+    assert rbd.crba(model, [0.1] * 7).shape == (7, 7)  # numbers alone, as ever
