@@ -33,6 +33,7 @@
 #define RBD_K_REV 3
 #define RBD_K_PRISM 4
 #define RBD_K_PLANAR 6
+#define RBD_K_FREE 7
 
 typedef struct {
     int nb, nv;

@@ -25,7 +25,7 @@ cdef extern from "_lanes.h":
         const double *axes, *placements, *inertias, *armature
         const double* singular_tol
         const int *dof_parents, *dof_run_start, *dof_ancestors, *dof_ancestors_start
-    int RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR
+    int RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR, RBD_K_FREE
     int RBD_CONTACT_FRAME, RBD_CONTACT_BODY, RBD_CONTACT_DIM, RBD_CONTACT_REF, RBD_CONTACT_ROW, RBD_CONTACT_FIELDS
     int RBD_REF_LWA
     ctypedef struct rbd_lanes_contacts:
@@ -66,8 +66,8 @@ cdef inline const rbd_lanes_set* lanes_set(int best) noexcept nogil:
 cdef inline int lanes_tables() except -1:
     """Fill rbd_lanes_cols / rbd_lanes_basis from the joint table (once, at import)."""
     cdef int k, c
-    if (RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR) != (
-            K_REV_X, K_REV_Y, K_REV_Z, K_REV, K_PRISM, K_PLANAR):
+    if (RBD_K_REV_X, RBD_K_REV_Y, RBD_K_REV_Z, RBD_K_REV, RBD_K_PRISM, RBD_K_PLANAR, RBD_K_FREE) != (
+            K_REV_X, K_REV_Y, K_REV_Z, K_REV, K_PRISM, K_PLANAR, K_FREE):
         raise ImportError("rbd_c: the joint kind codes of _lanes.h and _joints.pxd differ")
     if (RBD_CONTACT_FRAME, RBD_CONTACT_BODY, RBD_CONTACT_DIM, RBD_CONTACT_REF, RBD_CONTACT_ROW, RBD_CONTACT_FIELDS,
             RBD_REF_LWA) != (CONTACT_FRAME, CONTACT_BODY, CONTACT_DIM, CONTACT_REF, CONTACT_ROW, CONTACT_FIELDS,

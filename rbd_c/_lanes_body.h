@@ -491,6 +491,12 @@ static inline void RBD_SFX(ln_pivot_solve)(const double* restrict y, const doubl
     LANE_SIMD x[l] = (x[l] - y[l]) * dinv[l];
 }
 
+/* Whether body i's joint is a free joint with no dof before it (a floating base, _free_base):
+   its block of M comes from its composite inertia, without its columns. */
+static inline int RBD_SFX(ln_free_base)(const rbd_lanes_model* m, int i) {
+    return m->kinds[i] == RBD_K_FREE && m->dof_parents[m->v_idx[i]] < 0;
+}
+
 /* CRBA's first step on a block (k_crba's forward pass): each body's world placement oM
    (12 rows, origin at the first body's), its origin's offset from its parent's D (3 rows,
    from the local translation), its inertia in world axes at its own origin Yc (10 rows),
@@ -534,7 +540,8 @@ static void RBD_SFX(ln_crba_local_terms)(const rbd_lanes_model* m, const double*
             R(y, 8) = t10 * a20 + t11 * a21 + t12 * a22;
             R(y, 9) = t20 * a20 + t21 * a21 + t22 * a22;
         }
-        for (int col = 0; col < m->nvj[i]; col++) {
+        const int ncols = RBD_SFX(ln_free_base)(m, i) ? 0 : m->nvj[i];  /* (a floating base's: not read) */
+        for (int col = 0; col < ncols; col++) {
             const int c = m->v_idx[i] + col;
             double* w = J + 6 * L * c;
             double* s = S + 6 * L * c;
@@ -583,6 +590,65 @@ static inline void RBD_SFX(ln_inertia_add_moved)(double* restrict acc, const dou
     }
 }
 
+/* M[r + k][c] = M[c][r + k], k < 6, for the free joint whose dofs start at r, of the body at
+   the world placement o, per lane (_crba_free_entries): the force f (world axes, at the
+   world origin) at the body's origin in its axes, [R^T f; R^T (n - o x f)]. */
+static inline void RBD_SFX(ln_crba_free_entries)(const double* restrict o, const double* restrict f, int r, int c,
+                                                 int nv, double* const* M) {
+    double w[6 * L];
+    LANE_SIMD {
+        const double f0 = R(f, 0), f1 = R(f, 1), f2 = R(f, 2);
+        const double n0 = R(f, 3) - (R(o, 7) * f2 - R(o, 11) * f1);
+        const double n1 = R(f, 4) - (R(o, 11) * f0 - R(o, 3) * f2);
+        const double n2 = R(f, 5) - (R(o, 3) * f1 - R(o, 7) * f0);
+        for (int k = 0; k < 3; k++) {
+            R(w, k) = R(o, k) * f0 + R(o, 4 + k) * f1 + R(o, 8 + k) * f2;
+            R(w, 3 + k) = R(o, k) * n0 + R(o, 4 + k) * n1 + R(o, 8 + k) * n2;
+        }
+    }
+    for (int k = 0; k < 6; k++)
+        for (int l = 0; l < L; l++) {
+            M[l][(size_t)(r + k) * nv + c] = R(w, k);
+            M[l][(size_t)c * nv + r + k] = R(w, k);
+        }
+}
+
+/* A free joint's own 6x6 block of M (its dofs from r), per lane (_crba_free_block): the
+   composite inertia y (world axes, at the body's origin o) in the body's axes,
+   [m 1, -h^; h^, I] with h = R^T h_world, I = R^T I_world R. */
+static inline void RBD_SFX(ln_crba_free_block)(const double* restrict o, const double* restrict y, int r, int nv,
+                                               double* const* M) {
+    double b[21 * L];  /* the block's upper triangle, row by row */
+    LANE_SIMD {
+        const double a00 = R(o, 0), a01 = R(o, 1), a02 = R(o, 2), a10 = R(o, 4), a11 = R(o, 5), a12 = R(o, 6);
+        const double a20 = R(o, 8), a21 = R(o, 9), a22 = R(o, 10);
+        const double sxx = R(y, 4), sxy = R(y, 5), sxz = R(y, 6), syy = R(y, 7), syz = R(y, 8), szz = R(y, 9);
+        const double h0 = a00 * R(y, 1) + a10 * R(y, 2) + a20 * R(y, 3);
+        const double h1 = a01 * R(y, 1) + a11 * R(y, 2) + a21 * R(y, 3);
+        const double h2 = a02 * R(y, 1) + a12 * R(y, 2) + a22 * R(y, 3);
+        /* t = S R (column k of t: S times column k of R), then I = R^T t */
+        const double t00 = sxx * a00 + sxy * a10 + sxz * a20, t01 = sxx * a01 + sxy * a11 + sxz * a21;
+        const double t02 = sxx * a02 + sxy * a12 + sxz * a22, t10 = sxy * a00 + syy * a10 + syz * a20;
+        const double t11 = sxy * a01 + syy * a11 + syz * a21, t12 = sxy * a02 + syy * a12 + syz * a22;
+        const double t20 = sxz * a00 + syz * a10 + szz * a20, t21 = sxz * a01 + syz * a11 + szz * a21;
+        const double t22 = sxz * a02 + syz * a12 + szz * a22;
+        const double mass = R(y, 0);
+        R(b, 0) = mass; R(b, 1) = 0.0; R(b, 2) = 0.0; R(b, 3) = 0.0; R(b, 4) = h2; R(b, 5) = -h1;
+        R(b, 6) = mass; R(b, 7) = 0.0; R(b, 8) = -h2; R(b, 9) = 0.0; R(b, 10) = h0;
+        R(b, 11) = mass; R(b, 12) = h1; R(b, 13) = -h0; R(b, 14) = 0.0;
+        R(b, 15) = a00 * t00 + a10 * t10 + a20 * t20; R(b, 16) = a00 * t01 + a10 * t11 + a20 * t21;
+        R(b, 17) = a00 * t02 + a10 * t12 + a20 * t22;
+        R(b, 18) = a01 * t01 + a11 * t11 + a21 * t21; R(b, 19) = a01 * t02 + a11 * t12 + a21 * t22;
+        R(b, 20) = a02 * t02 + a12 * t12 + a22 * t22;
+    }
+    for (int k = 0, e = 0; k < 6; k++)
+        for (int c = k; c < 6; c++, e++)
+            for (int l = 0; l < L; l++) {
+                M[l][(size_t)(r + k) * nv + r + c] = R(b, e);
+                M[l][(size_t)(r + c) * nv + r + k] = R(b, e);
+            }
+}
+
 /* CRBA's composite step on a block (crba_composite), after ln_crba_local_terms: the
    composite inertias (summed in place of Yc, each at its body's origin) and M, armature
    included, into each lane's matrix M[l] (both triangles; the entries of unrelated dofs
@@ -595,7 +661,10 @@ static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, const double* o
     for (int i = nb - 1; i >= 0; i--) {
         const int vi = m->v_idx[i];
         const double* o = oM + 12 * L * i;
-        for (int col = 0; col < m->nvj[i]; col++) {
+        const int ncols = RBD_SFX(ln_free_base)(m, i) ? 0 : m->nvj[i];
+        if (!ncols && m->nvj[i])
+            RBD_SFX(ln_crba_free_block)(o, Yc + 10 * L * i, vi, nv, M);
+        for (int col = 0; col < ncols; col++) {
             RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, S + 6 * L * (vi + col), f);
             for (int r = 0; r <= col; r++) {  /* own block: its lower triangle (mirrored into M) */
                 RBD_SFX(ln_dot6)(S + 6 * L * (vi + r), f, val);
@@ -612,6 +681,10 @@ static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, const double* o
             }
             for (int j = m->parents[i]; j >= 0; j = m->parents[j]) {
                 const int vj = m->v_idx[j];
+                if (m->kinds[j] == RBD_K_FREE) {
+                    RBD_SFX(ln_crba_free_entries)(oM + 12 * L * j, f, vj, vi + col, nv, M);
+                    continue;
+                }
                 for (int r = 0; r < m->nvj[j]; r++) {
                     RBD_SFX(ln_dot6)(J + 6 * L * (vj + r), f, val);
                     for (int l = 0; l < L; l++) {
