@@ -50,8 +50,9 @@ def set_backend(name):
     global backend
     if not isinstance(name, str):
         raise TypeError("backend must be 'numpy' or 'cython', got %s" % type(name).__name__)
+    given, name = name, name.strip().lower()  # (spelt as RBD_BACKEND may be: " NumPy")
     if name not in ("numpy", "cython"):
-        raise ValueError("backend must be 'numpy' or 'cython', got %r" % (name,))
+        raise ValueError("backend must be 'numpy' or 'cython', got %r" % (given,))
     impl = _import_compiled() if name == "cython" else reference
     missing = [fname for fname in ALGORITHMS + COMPOSED if not callable(getattr(impl, fname, None))]
     if missing:

@@ -146,7 +146,9 @@ def add_payload(model, frame, mass, com, inertia, strict=False):
     # One check of the payload beside the merged bodies: the carrier's inertia can hide an
     # impossible payload, and the robot's bodies give the round-off scale (a point mass's
     # 1e-20 is round-off on an arm); one warning names all.
-    check_inertias(np.vstack([inertias, own]), list(model.body_names) + [label], strict=strict,
+    names = list(model.body_names)
+    names[body] = "%s + %s" % (names[body], label)  # (flagged, it is the payload's doing, or both's)
+    check_inertias(np.vstack([inertias, own]), names + [label], strict=strict,
                    stacklevel=3)  # (the warning names the user's line)
     # (model.replace would check the merged bodies again: a second warning)
     return Model(**dict(model._definition(), inertias=inertias))

@@ -308,7 +308,8 @@ def stripped_for_mujoco(source):
                         lost.append(link.get("name", "?"))
     if lost:
         warnings.warn("load_mjcf: links %s have no <inertial>; MuJoCo would take their mass from their "
-                      "collision meshes, which are left out (URDF mesh paths): they load without that mass"
+                      "collision meshes, which are left out (URDF mesh paths): they load without that mass, "
+                      "and MuJoCo's compiler refuses such a link that moves (load_urdf reads it massless)"
                       % short_names(sorted(set(lost))), UserWarning, stacklevel=3)
     extension = root.find("mujoco")
     if extension is None:
