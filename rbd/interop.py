@@ -577,6 +577,8 @@ _MJCF_NUMBERS = {"pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto
                  "stiffness", "springref", "actuatorfrcrange", "gravity", "settotalmass", "boundmass",
                  "boundinertia"}
 
+_MJCF_UNREAD = {("site", "size")}  # (a site is a frame: its drawn size shapes nothing of rbd's)
+
 
 def _refuse_written_nan(source, is_xml):
     """A URDFError naming the first NaN written in an attribute that shapes rbd's model, in
@@ -603,7 +605,8 @@ def _refuse_written_nan(source, is_xml):
             if element.tag == "include" and element.get("file"):
                 documents.append((None, os.path.join(folder, element.get("file"))))
             for attribute, value in element.attrib.items():
-                if attribute in _MJCF_NUMBERS and any(w.lower().lstrip("+-") == "nan" for w in value.split()):
+                if (attribute in _MJCF_NUMBERS and (element.tag, attribute) not in _MJCF_UNREAD
+                        and any(w.lower().lstrip("+-") == "nan" for w in value.split())):
                     where = "<%s%s>" % (element.tag, " name=%s" % short_repr(element.get("name"))
                                         if element.get("name") else "")
                     raise URDFError("MJCF: %s has a NaN in %s=%s%s (MuJoCo compiles it with only a printed warning, "

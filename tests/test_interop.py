@@ -650,7 +650,8 @@ def test_a_nan_mujoco_reads_as_not_given_is_refused(mujoco, where, attribute, tm
     with pytest.raises(rbd.URDFError, match=re.escape(attribute) + r" \(in the included file .*arm.xml'\)"):
         rbd.load_mjcf(str(tmp_path / "robot.xml"))
     named = ('<mujoco><worldbody><body name="nan"><joint name="inf"/><geom size="0.1" rgba="nan 0 0 1" user="nan"/>'
-             '<site name="s" rgba="1 NaN 0 1"/></body></worldbody></mujoco>')  # (names and colors: no numbers of rbd's)
+             '<site name="s" rgba="1 NaN 0 1" size="nan"/></body></worldbody></mujoco>')  # (names, colors, a
+    # site's drawn size: no numbers of rbd's)
     assert rbd.load_mjcf(named).joint_names == ("inf",)
 
 
