@@ -63,14 +63,21 @@ def _is_real(e):
 
 
 def _holds_boolean(x):
-    """Whether a list or tuple, or one nested in it, holds a boolean."""
+    """Whether a list or tuple that NumPy read as numbers held a boolean among them (a bool, a
+    NumPy bool, or a boolean array), at any depth (NumPy refused a ragged or self-holding one)."""
     pending = [x]
     while pending:
-        for e in pending.pop():
-            if isinstance(e, (bool, np.bool_)):
-                return True
-            if isinstance(e, (list, tuple)):
-                pending.append(e)
+        items = pending.pop()
+        kinds = set(map(type, items))  # (at C speed: most lists hold floats alone)
+        if bool in kinds or np.bool_ in kinds:
+            return True
+        if any(issubclass(k, (list, tuple, np.ndarray)) for k in kinds):
+            for e in items:
+                if isinstance(e, np.ndarray):
+                    if e.dtype.kind == "b":
+                        return True
+                elif isinstance(e, (list, tuple)):
+                    pending.append(e)
     return False
 
 
@@ -83,13 +90,13 @@ def _real_array(x, name):
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError("%s is a masked array: rbd does not apply masks; pass a plain array "
                         "(e.g. x.filled(value))" % name)
-    if isinstance(x, (list, tuple)) and _holds_boolean(x):  # (NumPy reads [True, 0.5] as [1.0, 0.5])
-        raise TypeError("%s must be an array of real numbers, got a list holding a boolean" % name)
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError) as exc:
         raise TypeError("%s must be an array of real numbers (%s)" % (name, exc)) from None
     kind = arr.dtype.kind
+    if kind in "fiu" and isinstance(x, (list, tuple)) and _holds_boolean(x):  # (read [True, 0.5] as [1.0, 0.5])
+        raise TypeError("%s must be an array of real numbers, got a %s holding a boolean" % (name, type(x).__name__))
     if kind == "O":
         for e in arr.flat:
             if not _is_real(e):

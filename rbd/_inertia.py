@@ -88,7 +88,8 @@ def check_inertias(inertias10, names, strict=False, stacklevel=4):
     if not inconsistent:
         return
     detail = "; ".join(("%s: a negative principal moment, %s" % (short_repr(n, 40), np.array2string(m, precision=4))
-                        if neg else "%s: principal moments %.4g + %.4g < %.4g" % ((short_repr(n, 40),) + tuple(m)))
+                        if neg else "%s: principal moments %.4g + %.4g < %.4g (by %.2g)"
+                        % ((short_repr(n, 40),) + tuple(m) + (m[2] - m[0] - m[1],)))
                        for n, m, neg in inconsistent[:8]) + ("; ..." if len(inconsistent) > 8 else "")
     message = ("%d link%s ha%s a physically inconsistent inertia (a negative principal moment, or "
                "moments breaking the triangle inequality a + b >= c beyond round-off): %s"

@@ -26,6 +26,7 @@ import math
 import os
 import re
 import signal
+import stat
 import sys
 import time as _time
 import warnings
@@ -40,7 +41,7 @@ from rbd.urdf import read_file, root_element
 SUBCOMMANDS = ("check", "inverse-dynamics", "simulate", "bench")
 CHUNK = 8192  # samples per batched call (a progress bar step)
 MAX_STEPS = 10_000_000  # simulate: the trajectory is kept in memory
-UNPHYSICAL_SPEED = 1e100  # simulate: a velocity above it before an overflow means the motion diverged
+UNPHYSICAL = 1e100  # simulate: a velocity above it (torques below it) before an overflow: the motion diverged
 MAX_SECONDS = 60.0  # bench --seconds
 
 
@@ -126,8 +127,12 @@ def _input(path):
     name or by its first bytes (a zip archive, or a .npy array, refused later), so that a
     pipe (``/dev/stdin``) or a file under another name reads as what it holds."""
     try:
-        if _pipe_or_device(path):  # (a device is refused: /dev/zero never ends)
-            source = read_file(path, None)
+        if _pipe_or_device(path):
+            mode = os.stat(path).st_mode
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):  # (/dev/zero never ends)
+                raise CommandError("%s is a device, not a file" % path)
+            with open(path, "rb") as f:  # (a named pipe: its writer may start later)
+                source = f.read()
             head = source[:6]
         else:
             source = path
@@ -135,8 +140,6 @@ def _input(path):
                 head = f.read(6)
     except OSError as exc:
         raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
-    except ValueError as exc:  # (read_file's URDFError: a device, an empty pipe)
-        raise CommandError(str(exc)) from None
     return source, _is_npz(path) or head.startswith(NUMPY_MAGIC)
 
 
@@ -483,7 +486,7 @@ def _summary(output):
     output file is standard output itself (``-o /dev/stdout``), whose data they would end."""
     try:
         out = os.fstat(sys.stdout.fileno())
-        same = os.path.samestat(os.stat(output), out)
+        same = os.path.samestat(os.stat(output), out) and not stat.S_ISCHR(out.st_mode)  # (not /dev/null)
     except (OSError, ValueError, AttributeError):  # (no stdout, or one without a file)
         same = False
     return functools.partial(print, file=sys.stderr if same else sys.stdout)
@@ -741,9 +744,10 @@ def _diverged(t, v, k, torque, args):
     grew without bound, as semi-implicit Euler's does when the step is too long for it
     (a fast, light link gaining energy at every step)."""
     fastest = float(np.max(np.abs(v[:k + 1])))
-    if fastest < UNPHYSICAL_SPEED:
-        return ("simulation stopped at t = %g s: the torques (up to %.3g) overflow float64 arithmetic"
-                % (t[k], float(np.max(np.abs(torque(t[k]))))))
+    strongest = float(np.max(np.abs(torque(t[:k + 1]))))  # (a torque file's rows held, or a constant)
+    if strongest >= UNPHYSICAL or fastest < UNPHYSICAL:
+        return ("simulation stopped at t = %g s: the torques (up to %.3g) make the motion overflow float64"
+                % (t[k], strongest))
     return ("simulation diverged at t = %g s: the velocities reached %.3g and then overflowed float64; "
             "the step --dt %g is too long for this motion: try a smaller --dt" % (t[k], fastest, args.dt))
 
@@ -780,17 +784,20 @@ def simulate(args):
                 if (k + 1) % CHUNK == 0:
                     bar.update(CHUNK)
         bar.update(steps % CHUNK)  # (the last, partial chunk: the bar ends at 100%)
-    except rbd.ResultOverflow:  # no input of the step was too large: the motion itself grew without bound
+    except rbd.ResultOverflow:  # the torques, or the motion itself, grew past float64
         raise CommandError(_diverged(t, v, k, torque, args)) from None
     except (rbd.SingularModelError, ValueError) as exc:
         raise CommandError("simulation stopped at t = %g s: %s" % (t[k], exc)) from None
     finally:
         bar.close()  # (an error then starts its own line)
-    drift = energy(steps) - e0 - work
-    # The zero of potential energy is arbitrary (the initial energy may be ~0 J): the drift is
-    # judged against the largest kinetic energy reached, the energy that changed form.
-    largest = max(float(np.max(rbd.kinetic_energy(model, q[k:k + CHUNK], v[k:k + CHUNK])))
-                  for k in range(0, steps + 1, CHUNK))
+    try:  # (the last state's energy, finite velocities squared, may overflow too)
+        drift = energy(steps) - e0 - work
+        # The zero of potential energy is arbitrary (the initial energy may be ~0 J): the drift is
+        # judged against the largest kinetic energy reached, the energy that changed form.
+        largest = max(float(np.max(rbd.kinetic_energy(model, q[k:k + CHUNK], v[k:k + CHUNK])))
+                      for k in range(0, steps + 1, CHUNK))
+    except rbd.ResultOverflow:
+        raise CommandError(_diverged(t, v, steps, torque, args)) from None
     write_table(args.output, t, [("q", coordinate_names(model), q), ("v", coordinate_names(model, "v", "v:"), v)])
     say = _summary(args.output)
     say("%d steps of %g s: trajectory written to %s" % (steps, args.dt, args.output))

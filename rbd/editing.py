@@ -216,7 +216,7 @@ def lock_joints(model, joints, q, strict=False):
 
     check_model(model)
     strict = flag(strict, "strict")
-    if isinstance(joints, (bytes, bytearray)) or (not isinstance(joints, (str, int, np.integer))
+    if isinstance(joints, (bytes, bytearray, memoryview)) or (not isinstance(joints, (str, int, np.integer))
                                                   and not hasattr(joints, "__iter__")):  # (bytes: numbers)
         raise TypeError("joints must be a joint (name or index) or a list of them, got %s" % type(joints).__name__)
     names = [joints] if isinstance(joints, (str, int, np.integer)) else list(joints)

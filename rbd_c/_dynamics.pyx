@@ -257,7 +257,9 @@ cdef int k_crba(const Call* c, const double** ins, double** outs, double* work) 
     where body frames would carry F through a force transform per ancestor.  Summing the
     inertias about one distant point instead (as crba_world_terms does, for M's factor)
     costs a light body at the end of a lever L a relative 1e-16 (L/r)^2 of its own entries;
-    here only F's move costs them, a relative 1e-16 L/(the joints' distance)."""
+    here only F's move costs them, a relative 1e-16 L/(the joints' distance).  A floating base
+    (_free_base) builds no columns: its block and its entries in the other columns come from
+    the composite inertia and each column's F in the base's own axes."""
     cdef const CModel* m = c.m
     cdef int nb = m.nb, nv = m.nv, i, p, col, a
     cdef double* oM = work + CRBA_OM * nb
@@ -331,7 +333,7 @@ cdef inline void _crba_free_entries(double* M, int nv, int r, int c, const doubl
     """M[r + k, c] = M[c, r + k], k < 6, for the free joint whose dofs start at r, of the body
     at the (root-centred) world placement oMb: the force fo (world axes, at the world
     origin) at the body's origin in its axes, which is those six dot products with the
-    joint's world columns (30 multiply-adds for their 66: a floating base's columns are
+    joint's world columns (24 multiplications for their 36: a floating base's entries are
     most of a legged robot's M)."""
     cdef double n[3]
     cdef double w
@@ -376,7 +378,7 @@ cdef inline void _crba_ancestors(const CModel* m, double* M, int nv, int s, int 
     joint that starts the run (a floating base does: it has no dof before it) gives its
     six at once."""
     cdef int r = s, b = m.dof_bodies[s]
-    if m.kinds[b] == K_FREE and s == m.v_idx[b] and s + 6 <= e:
+    if m.kinds[b] == K_FREE and s == m.v_idx[b]:  # (an ancestor's dofs are all ancestors)
         _crba_free_entries(M, nv, s, c, oM + 16 * b, fo)
         r = s + 6
     for r in range(r, e):

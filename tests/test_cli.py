@@ -17,11 +17,13 @@ import rbd
 from rbd import cli
 
 
-def run(*args, cwd=None):
+def run(*args, cwd=None, fed=None):
+    """The command with these arguments (and ``fed``, bytes, on its standard input: a pipe)."""
     exe = shutil.which("rbd")
     command = [exe] if exe else [sys.executable, "-m", "rbd"]
-    return subprocess.run(command + [str(a) for a in args], capture_output=True, text=True, timeout=300, cwd=cwd,
-                          env=dict(os.environ, RBD_BACKEND=os.environ.get("RBD_BACKEND", "")))
+    out = subprocess.run(command + [str(a) for a in args], capture_output=True, timeout=300, cwd=cwd, input=fed,
+                         env=dict(os.environ, RBD_BACKEND=os.environ.get("RBD_BACKEND", "")))
+    return subprocess.CompletedProcess(out.args, out.returncode, out.stdout.decode(), out.stderr.decode())
 
 
 def sine_trajectory(model, n=201, dt=0.005):
@@ -361,7 +363,9 @@ USER_ERRORS = [
     (SIM + ("-o", ""), "cannot write '': give a file name"),
     (SIM + ("-o", "/proc/s.csv"), "cannot write /proc/s.csv: "),
     (("inverse-dynamics", "arm7", "no_header.csv", "-o", "t.csv"), "the first line holds numbers, not column names"),
-    (SIM + ("--constant-torque", "1e200", "-o", "s.csv"), "t = 0 s: the torques (up to 1e+200) overflow float64"),
+    (SIM + ("--constant-torque", "1e200", "-o", "s.csv"), "t = 0 s: the torques (up to 1e+200) make the motion overflow"),
+    # torques beyond any machine's make the velocities past 1e100 in one step: said as the torques
+    (SIM + ("--constant-torque", "1e120", "-o", "s.csv"), "the torques (up to 1e+120) make the motion overflow"),
     # semi-implicit Euler at a step far too long for the arm's light links gains energy at every
     # step until the state overflows: said as a divergence, not as inputs too large
     (("simulate", "arm7", "--duration", "20", "--dt", "0.05", "-o", "s.csv"), "--dt 0.05 is too long for this motion: try a smaller --dt"),
@@ -796,15 +800,6 @@ def test_a_robot_file_from_a_pipe(tmp_path):
     assert out.returncode == 1 and "is empty (a pipe that no program writes to)" in out.stdout
 
 
-def _run_fed(data, *args, cwd=None):
-    """run() with ``data`` (bytes) on the command's standard input, a pipe."""
-    exe = shutil.which("rbd")
-    command = [exe] if exe else [sys.executable, "-m", "rbd"]
-    out = subprocess.run(command + [str(a) for a in args], input=data, capture_output=True, timeout=300, cwd=cwd,
-                         env=dict(os.environ, RBD_BACKEND=os.environ.get("RBD_BACKEND", "")))
-    return subprocess.CompletedProcess(out.args, out.returncode, out.stdout.decode(), out.stderr.decode())
-
-
 @pytest.mark.parametrize("kind", ["csv", "npz"])
 def test_a_trajectory_from_a_pipe_or_under_another_name_reads_as_what_it_holds(tmp_path, kind):
     """An input is npz by its first bytes as well as by its name: an npz through a pipe
@@ -822,8 +817,7 @@ def test_a_trajectory_from_a_pipe_or_under_another_name_reads_as_what_it_holds(t
     other_name = tmp_path / "traj.dat"
     other_name.write_bytes(path.read_bytes())
     for source, fed in (("/dev/stdin", path.read_bytes()), (other_name, None)):
-        out = (_run_fed(fed, "inverse-dynamics", "arm7", source, "-o", tmp_path / "tau.csv") if fed is not None
-               else run("inverse-dynamics", "arm7", source, "-o", tmp_path / "tau.csv"))
+        out = run("inverse-dynamics", "arm7", source, "-o", tmp_path / "tau.csv", fed=fed)
         assert out.returncode == 0, out.stderr
         table = cli.read_table(tmp_path / "tau.csv")
         tau = np.stack([table["tau:" + n] for n in names], axis=-1)
@@ -837,11 +831,10 @@ def test_a_bad_row_from_a_pipe_is_named_and_a_device_is_refused(tmp_path):
     model = rbd.sample_model("arm7")
     header = "time," + ",".join(cli.coordinate_names(model))
     text = header + "\n0" + ",0" * 7 + "\n0.1,1,2,x,4,5,6,7\n"
-    out = _run_fed(text.encode(), "inverse-dynamics", "arm7", "/dev/stdin", "-o", tmp_path / "tau.csv")
+    out = run("inverse-dynamics", "arm7", "/dev/stdin", "-o", tmp_path / "tau.csv", fed=text.encode())
     assert out.returncode == 2 and "row 2, column joint3: 'x' is not a number" in out.stderr, out.stderr
     tau_header = "time," + ",".join(cli.coordinate_names(model, "v", "tau:"))
-    out = _run_fed((tau_header + "\n0" + ",1" * 7 + "\n").encode(), *SIM, "--torques", "/dev/stdin",
-                   "-o", tmp_path / "s.csv")
+    out = run(*SIM, "--torques", "/dev/stdin", "-o", tmp_path / "s.csv", fed=(tau_header + "\n0" + ",1" * 7 + "\n").encode())
     assert out.returncode == 0, out.stderr
     if os.path.exists("/dev/zero"):
         out = run("inverse-dynamics", "arm7", "/dev/zero", "-o", tmp_path / "tau.csv")  # (run has a timeout)
@@ -861,3 +854,52 @@ def test_output_to_standard_output_itself_keeps_the_summary_out_of_the_data(tmp_
     assert "10 steps of 0.001 s: trajectory written to /dev/stdout" in out.stderr and "energy:" in out.stderr
     out = run(*SIM, "-o", tmp_path / "s.csv")  # to a file: the summary on standard output as ever
     assert "10 steps of 0.001 s" in out.stdout and out.stderr == "", out.stderr
+
+
+def test_a_state_that_overflows_after_the_last_step_is_the_one_line_error(tmp_path, monkeypatch, capsys):
+    """The energy balance after the loop squares the last velocities, finite until then: its
+    overflow is the simulation's error too, not a traceback (the loop's were)."""
+    def kinetic_energy(model, q, v):
+        if np.any(np.asarray(v) != 0.0):
+            raise rbd.ResultOverflow("the result is not finite")
+        return np.zeros(np.shape(v)[:-1]) if np.ndim(v) > 1 else 0.0
+    monkeypatch.setattr(rbd, "kinetic_energy", kinetic_energy)
+    assert cli.main(list(SIM) + ["-o", str(tmp_path / "s.csv")]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith("rbd simulate: error: simulation stopped at t = 0.01 s: "), err
+
+
+def test_a_named_pipe_whose_writer_starts_later_is_waited_for(tmp_path):
+    """A trajectory through a named pipe is read when its writer comes (``producer > fifo &``
+    may start after rbd opens it): it was refused as a pipe no program writes to."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    import threading
+    import time
+    model = rbd.sample_model("arm7")
+    t, q, v, a = sine_trajectory(model, n=20)
+    write_csv(tmp_path / "traj.csv", t, [("q", cli.coordinate_names(model), q)])
+    fifo = tmp_path / "traj_fifo"
+    os.mkfifo(fifo)
+
+    def writer():
+        time.sleep(0.5)
+        with open(fifo, "wb") as f:
+            f.write((tmp_path / "traj.csv").read_bytes())
+    thread = threading.Thread(target=writer)
+    thread.start()
+    out = run("inverse-dynamics", "arm7", fifo, "-o", tmp_path / "tau.csv")
+    thread.join()
+    assert out.returncode == 0 and "20 samples" in out.stdout, out.stderr
+
+
+def test_output_to_dev_null_with_standard_output_there_too_says_nothing(tmp_path):
+    """``-o /dev/null > /dev/null``: standard output is the output file, but a device that
+    keeps nothing: the summary stays where the user silenced it (it moved to standard error)."""
+    if not os.path.exists("/dev/null"):
+        pytest.skip("no /dev/null here")
+    exe = shutil.which("rbd")
+    command = ([exe] if exe else [sys.executable, "-m", "rbd"]) + list(SIM) + ["-o", "/dev/null"]
+    out = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300,
+                         env=dict(os.environ, RBD_BACKEND=os.environ.get("RBD_BACKEND", "")))
+    assert out.returncode == 0 and out.stderr == "", out.stderr

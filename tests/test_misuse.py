@@ -916,6 +916,12 @@ def test_a_boolean_inside_a_list_is_a_type_error_as_a_boolean_array_is(backend):
         rbd.crba(model, [True, 0, 0, 0, 0, 0, 0])
     with pytest.raises(TypeError, match="got a list holding a boolean"):
         rbd.rnea(model, [[0.1] * 7, [np.False_] + [0.1] * 6], np.zeros(7), np.zeros(7))
-    with pytest.raises(TypeError, match="twist must be an array of real numbers, got a list holding a boolean"):
+    with pytest.raises(TypeError, match="twist must be an array of real numbers, got a tuple holding a boolean"):
         rbd.spatial.se3_exp((0.0, 0.0, 0.0, 0.0, 0.0, True))
+    with pytest.raises(TypeError, match="got a list holding a boolean"):  # a boolean array inside a list
+        rbd.crba(model, [np.array(True), 0, 0, 0, 0, 0, 0])
+    holding_itself = [0.1] * 7
+    holding_itself.append(holding_itself)
+    with pytest.raises(TypeError, match="q must be an array of real numbers"):  # (not a walk without end)
+        rbd.crba(model, holding_itself)
     assert rbd.crba(model, [0.1] * 7).shape == (7, 7)  # numbers alone, as ever
