@@ -19,6 +19,7 @@ import argparse
 import collections
 import contextlib
 import difflib
+import errno
 import functools
 import io
 import json
@@ -41,7 +42,8 @@ from rbd.urdf import read_file, root_element
 SUBCOMMANDS = ("check", "inverse-dynamics", "simulate", "bench")
 CHUNK = 8192  # samples per batched call (a progress bar step)
 MAX_STEPS = 10_000_000  # simulate: the trajectory is kept in memory
-UNPHYSICAL = 1e100  # simulate: a velocity above it (torques below it) before an overflow: the motion diverged
+UNPHYSICAL = 1e100  # simulate: torques above it are the cause of an overflow, not the motion
+DIVERGED_SPEED = 1e6  # simulate: velocities above it (rad/s, m/s) when forward dynamics turns singular: diverged
 MAX_SECONDS = 60.0  # bench --seconds
 
 
@@ -457,14 +459,14 @@ def write_table(path, t, blocks):
     (npz: one array per block, keyed by the block's key)."""
     try:
         if _is_npz(path):
-            with open(path, "wb") as f:  # a file object: np.savez would append ".npz" to "X.NPZ"
+            with open(path, "ab" if _is_stdout(path) else "wb") as f:  # (np.savez would append ".npz" to "X.NPZ")
                 np.savez(f, time=t, **{key: values for key, _, values in blocks})
             return
         names = [n for _, names, _ in blocks for n in names]
         check_csv_names(path, names)
         data = np.column_stack([t] + [values for _, _, values in blocks])
         # (one open: savetxt given a name opens it twice, which ends a FIFO's reader; UTF-8, as read back)
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        with open(path, "a" if _is_stdout(path) else "w", encoding="utf-8", newline="") as f:  # (>> log: kept)
             np.savetxt(f, data, delimiter=",", header=",".join(_csv_name(n) for n in ["time"] + names), comments="",
                        fmt="%.17g")
     except BrokenPipeError:  # -o /dev/stdout | head: the reader went away, main() says it is fine
@@ -481,14 +483,19 @@ def check_csv_names(path, names):
                            "use an .npz file" % path)
 
 
+def _is_stdout(path):
+    """Whether ``path`` is the file standard output writes to (``-o /dev/stdout``)."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # (no stdout, or one without a file)
+        return False
+
+
 def _summary(output):
     """print for a command's summary lines: to standard output, or to standard error when the
-    output file is standard output itself (``-o /dev/stdout``), whose data they would end."""
-    try:
-        out = os.fstat(sys.stdout.fileno())
-        same = os.path.samestat(os.stat(output), out) and not stat.S_ISCHR(out.st_mode)  # (not /dev/null)
-    except (OSError, ValueError, AttributeError):  # (no stdout, or one without a file)
-        same = False
+    output file is standard output itself (``-o /dev/stdout``), whose data they would end
+    (not a device that keeps nothing: ``-o /dev/null > /dev/null`` stays silent)."""
+    same = _is_stdout(output) and not stat.S_ISCHR(os.fstat(sys.stdout.fileno()).st_mode)
     return functools.partial(print, file=sys.stderr if same else sys.stdout)
 
 
@@ -518,8 +525,16 @@ def check_outputs(output, plot_path=None):
         if kind not in types:
             raise CommandError("--plot %s: the name must end in a file type matplotlib writes (.png, .pdf, .svg, ...%s)"
                                % (plot_path, "" if not kind else "; not .%s" % kind))
-        if os.path.abspath(plot_path) == os.path.abspath(output):
+        if _same_file(plot_path, output):
             raise CommandError("--plot %s: the same file as -o" % plot_path)
+
+
+def _same_file(a, b):
+    """Whether two paths name one file: through links (symbolic or hard) too."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # (one does not exist yet: where each leads)
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _check_writable(path, real):
@@ -590,7 +605,10 @@ def plot(path, t, values, labels, ylabel, title):
         ax.legend(fontsize=7, ncol=2 if len(labels) > 8 else 1, loc="best")
     fig.tight_layout()
     try:
-        fig.savefig(path, dpi=100, format=plot_type(path))
+        image = io.BytesIO()  # (rendered first: a PNG or PDF writer seeks, which a pipe cannot)
+        fig.savefig(image, dpi=100, format=plot_type(path))
+        with open(path, "wb") as f:
+            f.write(image.getvalue())
     except (OSError, ValueError) as exc:  # ValueError: a file type matplotlib cannot write
         raise CommandError("cannot write %s: %s" % (path, getattr(exc, "strerror", None) or exc)) from None
     finally:
@@ -738,18 +756,23 @@ def _torque_source(model, args):
     return lambda t: constant
 
 
-def _diverged(t, v, k, torque, args):
-    """The error of a simulation whose state overflowed float64 at step k (v[:k + 1] are
-    finite: the step's inputs were checked): torques near float64's range, or a motion that
-    grew without bound, as semi-implicit Euler's does when the step is too long for it
-    (a fast, light link gaining energy at every step)."""
+def _diverged(t, v, k, torque, args, singular=None):
+    """The error of a simulation stopped at step k (v[:k + 1] are finite: the step's inputs
+    were checked) by an overflow, or by forward dynamics turning ``singular`` (its error):
+    torques near float64's range, or a motion that grew without bound, as semi-implicit
+    Euler's does when the step is too long for it (a fast, light link gaining energy at every
+    step) -- a singular joint at velocities no machine reaches is that too (a usable model
+    loses its last digits there); any other singularity is the model's."""
     fastest = float(np.max(np.abs(v[:k + 1])))
     strongest = float(np.max(np.abs(torque(t[:k + 1]))))  # (a torque file's rows held, or a constant)
-    if strongest >= UNPHYSICAL or fastest < UNPHYSICAL:
+    if singular is not None and fastest < DIVERGED_SPEED:
+        return "simulation stopped at t = %g s: %s" % (t[k], singular)
+    if singular is None and strongest >= UNPHYSICAL:
         return ("simulation stopped at t = %g s: the torques (up to %.3g) make the motion overflow float64"
                 % (t[k], strongest))
-    return ("simulation diverged at t = %g s: the velocities reached %.3g and then overflowed float64; "
-            "the step --dt %g is too long for this motion: try a smaller --dt" % (t[k], fastest, args.dt))
+    return ("simulation diverged at t = %g s: the velocities reached %.3g and then %s; the step --dt %g is too "
+            "long for this motion: try a smaller --dt" % (t[k], fastest, "overflowed float64" if singular is None
+                                                          else "forward dynamics turned singular", args.dt))
 
 
 def simulate(args):
@@ -786,7 +809,9 @@ def simulate(args):
         bar.update(steps % CHUNK)  # (the last, partial chunk: the bar ends at 100%)
     except rbd.ResultOverflow:  # the torques, or the motion itself, grew past float64
         raise CommandError(_diverged(t, v, k, torque, args)) from None
-    except (rbd.SingularModelError, ValueError) as exc:
+    except rbd.SingularModelError as exc:
+        raise CommandError(_diverged(t, v, k, torque, args, singular=exc)) from None
+    except ValueError as exc:
         raise CommandError("simulation stopped at t = %g s: %s" % (t[k], exc)) from None
     finally:
         bar.close()  # (an error then starts its own line)
@@ -929,17 +954,27 @@ _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infin
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
         return _main(argv)
     except BrokenPipeError:  # the reader went away (rbd simulate ... | head): not an error
         _quiet_stdout()
         return 0
+    except OSError as exc:  # (files' errors are CommandErrors: a stream's, standard output's: > /dev/full)
+        if exc.filename is not None or exc.errno not in _STREAM_ERRORS:
+            raise
+        _quiet_stdout()
+        words = [a for a in argv if a in SUBCOMMANDS]
+        print("rbd%s: error: cannot write standard output: %s" % (" " + words[0] if words else "", exc.strerror or exc),
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # Ctrl-C: no traceback (command() then ends the process by SIGINT)
         print("rbd: interrupted", file=sys.stderr)
         return INTERRUPTED
 
 
 INTERRUPTED = 130  # main()'s status after Ctrl-C: the shell's for SIGINT
+_STREAM_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EIO", "EFBIG", "EDQUOT") if hasattr(errno, name)}
 
 
 def command():

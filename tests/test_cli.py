@@ -866,7 +866,7 @@ def test_a_state_that_overflows_after_the_last_step_is_the_one_line_error(tmp_pa
     monkeypatch.setattr(rbd, "kinetic_energy", kinetic_energy)
     assert cli.main(list(SIM) + ["-o", str(tmp_path / "s.csv")]) == 2
     err = capsys.readouterr().err.splitlines()[-1]
-    assert err.startswith("rbd simulate: error: simulation stopped at t = 0.01 s: "), err
+    assert err.startswith("rbd simulate: error: simulation diverged at t = 0.01 s: "), err
 
 
 def test_a_named_pipe_whose_writer_starts_later_is_waited_for(tmp_path):
@@ -903,3 +903,74 @@ def test_output_to_dev_null_with_standard_output_there_too_says_nothing(tmp_path
     out = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300,
                          env=dict(os.environ, RBD_BACKEND=os.environ.get("RBD_BACKEND", "")))
     assert out.returncode == 0 and out.stderr == "", out.stderr
+
+
+def test_a_plot_through_a_link_to_the_output_is_refused_and_a_plot_into_a_pipe_is_written(tmp_path):
+    """--plot naming -o's file through a symbolic or a hard link is refused before the work (the
+    trajectory was replaced by the image, status 0); a plot into a named pipe is rendered in
+    memory first (a PNG writer seeks: it failed after the work)."""
+    pytest.importorskip("matplotlib")
+    (tmp_path / "target.png").write_text("")
+    os.symlink(tmp_path / "target.png", tmp_path / "link.png")
+    out = run(*SIM, "-o", tmp_path / "target.png", "--plot", tmp_path / "link.png")
+    assert out.returncode == 2 and "the same file as -o" in out.stderr, out.stderr
+    os.link(tmp_path / "target.png", tmp_path / "hard.png")
+    out = run(*SIM, "-o", tmp_path / "hard.png", "--plot", tmp_path / "target.png")
+    assert out.returncode == 2 and "the same file as -o" in out.stderr, out.stderr
+    if not hasattr(os, "mkfifo"):
+        return
+    import threading
+    fifo = tmp_path / "plot.png"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()))
+    reader.start()
+    out = run(*SIM, "-o", tmp_path / "s.csv", "--plot", fifo)
+    reader.join(timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert received and received[0].startswith(b"\x89PNG"), received[:1]
+
+
+def test_standard_output_that_cannot_be_written_is_the_one_line_error(tmp_path):
+    """A full standard output (> /dev/full) is the command's one-line error, status 2 (a
+    traceback); -o /dev/stdout appended to a log (>> log) keeps the log's lines."""
+    if os.path.exists("/dev/full"):
+        exe = shutil.which("rbd")
+        command = ([exe] if exe else [sys.executable, "-m", "rbd"])
+        with open("/dev/full", "w") as full:
+            for args in (["check", "arm7"], list(SIM) + ["-o", str(tmp_path / "s.csv")], ["arm7"]):
+                out = subprocess.run(command + args, stdout=full, stderr=subprocess.PIPE, text=True, timeout=300,
+                                     env=dict(os.environ, RBD_BACKEND=os.environ.get("RBD_BACKEND", "")))
+                prefix = "rbd %s" % args[0] if args[0] in cli.SUBCOMMANDS else "rbd"
+                assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+                assert out.stderr.strip().splitlines()[-1] == (
+                    "%s: error: cannot write standard output: No space left on device" % prefix), out.stderr
+    if os.path.exists("/dev/stdout"):
+        log = tmp_path / "app.log"
+        log.write_text("earlier line\n")
+        exe = shutil.which("rbd")
+        command = ([exe] if exe else [sys.executable, "-m", "rbd"]) + list(SIM) + ["-o", "/dev/stdout"]
+        with open(log, "a") as appended:
+            out = subprocess.run(command, stdout=appended, stderr=subprocess.PIPE, text=True, timeout=300,
+                                 env=dict(os.environ, RBD_BACKEND=os.environ.get("RBD_BACKEND", "")))
+        assert out.returncode == 0, out.stderr
+        lines = log.read_text().splitlines()
+        assert lines[0] == "earlier line" and lines[1].startswith("time,") and len(lines) == 2 + 11, lines[:3]
+
+
+def test_a_singular_model_in_a_simulation_is_its_error_and_a_diverged_one_the_step(tmp_path):
+    """Forward dynamics singular at velocities a machine reaches is the model's error (a
+    massless leaf, at rest); at velocities of 1e14 rad/s (the Panda at --dt 0.01 after 1.35 s:
+    its joints lose their last digits) it is the step's: the simulation diverged."""
+    (tmp_path / "leaf.urdf").write_text(LEAF)
+    out = run("simulate", tmp_path / "leaf.urdf", "--duration", "0.01", "--dt", "0.001", "-o", tmp_path / "s.csv")
+    assert out.returncode == 2, out.stderr
+    assert "simulation stopped at t = 0 s: forward dynamics is singular at joint 'finger_joint'" in out.stderr, out.stderr
+    args = cli._parser().parse_args(["simulate", "arm7", "--duration", "1", "--dt", "0.01", "-o", "x.csv"])
+    t, v = np.arange(3) * 0.01, np.zeros((3, 7))
+    singular = rbd.SingularModelError("forward dynamics is singular at joint 'joint5'")
+    assert cli._diverged(t, v, 2, lambda t: np.zeros(7), args, singular).startswith(
+        "simulation stopped at t = 0.02 s: forward dynamics is singular")
+    v[1, 3] = 3e14
+    assert cli._diverged(t, v, 2, lambda t: np.zeros(7), args, singular).startswith(
+        "simulation diverged at t = 0.02 s: the velocities reached 3e+14 and then forward dynamics turned singular")
