@@ -142,6 +142,9 @@ def _input(path):
                 head = f.read(6)
     except OSError as exc:
         raise CommandError("%s: %s" % (path, exc.strerror or exc)) from None
+    if _is_npz(path) and head and not head.startswith(NUMPY_MAGIC):  # (NumPy would say: pickled data)
+        raise CommandError("%s: not an npz file: an npz is a zip archive, this file starts with %r (a CSV file "
+                           "needs another name, such as .csv)" % (path, head[:6]))
     return source, _is_npz(path) or head.startswith(NUMPY_MAGIC)
 
 

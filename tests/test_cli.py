@@ -319,6 +319,7 @@ def bad_files(d):
     """The files of the error cases below, written into folder d."""
     (d / "empty.npz").write_bytes(b"")
     (d / "corrupt.npz").write_bytes(b"PK\x03\x04garbage")
+    (d / "text.npz").write_text("time,joint1\n0,0\n")  # a CSV file under an npz name
     np.save(d / "array.npy", np.zeros(3))
     os.replace(d / "array.npy", d / "npy.npz")
     t = np.arange(5) * 0.01
@@ -348,6 +349,8 @@ USER_ERRORS = [
     (("simulate", "arm7", "--duration", "1e-9", "--dt", "1", "-o", "s.csv"), "no step"),
     (("inverse-dynamics", "arm7", "empty.npz", "-o", "t.csv"), "empty.npz: not a readable npz file"),
     (("inverse-dynamics", "arm7", "corrupt.npz", "-o", "t.csv"), "corrupt.npz: not a readable npz file"),
+    (("inverse-dynamics", "arm7", "text.npz", "-o", "t.csv"), "text.npz: not an npz file: an npz is a zip archive, "
+                                                            "this file starts with b'time,j'"),
     (("inverse-dynamics", "arm7", "npy.npz", "-o", "t.csv"), "npy.npz: a single .npy array"),
     (("inverse-dynamics", "arm7", "complex.npz", "-o", "t.csv"), "array 'q' holds complex numbers"),
     (("inverse-dynamics", "arm7", "huge.csv", "-o", "t.csv"), "huge.csv: "),
