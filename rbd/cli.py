@@ -651,7 +651,8 @@ def check(args):
             q = rbd.neutral(model)
             rbd.aba(model, q, np.zeros(model.nv), np.zeros(model.nv))
         except rbd.SingularModelError as exc:
-            problems.append("forward dynamics is singular: %s" % exc)
+            problems.append(str(exc) if str(exc).startswith("forward dynamics is singular")
+                            else "forward dynamics is singular: %s" % exc)
     report["problems"] = problems
     report["usable"] = not problems
     return (0 if not problems else 1), report
@@ -780,13 +781,13 @@ def _diverged(t, v, k, torque, args, singular=None):
 
 def simulate(args):
     check_outputs(args.output, args.plot)
-    steps = args.duration / args.dt  # both positive and finite (argparse); the ratio may still overflow
-    if not steps <= MAX_STEPS:
-        raise CommandError("--duration %g / --dt %g = %.3g steps: more than %d (raise --dt or shorten --duration)"
-                           % (args.duration, args.dt, steps, MAX_STEPS))
-    steps = int(round(steps))
+    ratio = args.duration / args.dt  # both positive and finite (argparse); the ratio may still overflow
+    if not ratio < MAX_STEPS + 0.5:  # (the steps are the ratio rounded)
+        raise CommandError("--duration %g / --dt %g = %.10g steps: more than %d (raise --dt or shorten --duration)"
+                           % (args.duration, args.dt, ratio, MAX_STEPS))
+    steps = int(round(ratio))
     if steps < 1:
-        raise CommandError("--duration %g is shorter than half of --dt %g: no step" % (args.duration, args.dt))
+        raise CommandError("--duration %g is at most half of --dt %g: no step" % (args.duration, args.dt))
     model = load_robot(args.robot, args.floating_base, args.mimic)
     check_csv_names(args.output, coordinate_names(model))  # before the work
     torque = _torque_source(model, args)
@@ -828,7 +829,7 @@ def simulate(args):
         raise CommandError(_diverged(t, v, steps, torque, args)) from None
     write_table(args.output, t, [("q", coordinate_names(model), q), ("v", coordinate_names(model, "v", "v:"), v)])
     say = _summary(args.output)
-    say("%d steps of %g s: trajectory written to %s" % (steps, args.dt, args.output))
+    say("%d step%s of %g s: trajectory written to %s" % (steps, "s" if steps > 1 else "", args.dt, args.output))
     say("energy: %.6g J at the start, %.6g J at the end, work of the torques %.6g J, drift %.3g J%s"
           % (e0, energy(steps), work, drift,
              " (%.2g%% of the largest kinetic energy, %.3g J)" % (100.0 * abs(drift) / largest, largest)

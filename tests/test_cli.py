@@ -347,6 +347,8 @@ USER_ERRORS = [
     (("simulate", "arm7", "--duration", "1e300", "--dt", "1e-300", "-o", "s.csv"), "more than 10000000"),
     (("simulate", "arm7", "--duration", "1", "--dt", "nan", "-o", "s.csv"), "--dt: expected a positive number"),
     (("simulate", "arm7", "--duration", "1e-9", "--dt", "1", "-o", "s.csv"), "no step"),
+    (("simulate", "arm7", "--duration", "0.0005", "--dt", "0.001", "-o", "s.csv"), "at most half of --dt 0.001: no step"),
+    (("simulate", "arm7", "--duration", "10000.001", "--dt", "0.001", "-o", "s.csv"), "= 10000001 steps: more than"),
     (("inverse-dynamics", "arm7", "empty.npz", "-o", "t.csv"), "empty.npz: not a readable npz file"),
     (("inverse-dynamics", "arm7", "corrupt.npz", "-o", "t.csv"), "corrupt.npz: not a readable npz file"),
     (("inverse-dynamics", "arm7", "text.npz", "-o", "t.csv"), "text.npz: not an npz file: an npz is a zip archive, "
@@ -857,6 +859,8 @@ def test_output_to_standard_output_itself_keeps_the_summary_out_of_the_data(tmp_
     assert "10 steps of 0.001 s: trajectory written to /dev/stdout" in out.stderr and "energy:" in out.stderr
     out = run(*SIM, "-o", tmp_path / "s.csv")  # to a file: the summary on standard output as ever
     assert "10 steps of 0.001 s" in out.stdout and out.stderr == "", out.stderr
+    out = run("simulate", "arm7", "--duration", "0.001", "--dt", "0.001", "-o", tmp_path / "s.csv")
+    assert "1 step of 0.001 s" in out.stdout, out.stdout  # (not "1 steps")
 
 
 def test_a_state_that_overflows_after_the_last_step_is_the_one_line_error(tmp_path, monkeypatch, capsys):
