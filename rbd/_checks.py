@@ -377,14 +377,18 @@ def redundant_contacts_error(model, contacts, regularization=0.0, sample=None):
 class ResultOverflow(ValueError):
     """A non-finite result of finite inputs (``rbd.ResultOverflow``, a ValueError: its own
     type so that a caller, a loader among them, can tell it and say whose numbers were too
-    large)."""
+    large).  ``sample``: the batch's sample it names (a tuple of indices), None for a single
+    call."""
+    sample = None
 
 
 def overflow_error(sample=None):
     """The error for a non-finite result of finite inputs (in the batch's ``sample``, its
     index; None for a single call)."""
-    return ResultOverflow("the result is not finite (inf or NaN) although every input is: the inputs are "
-                      "too large for float64 arithmetic (overflow)%s" % _in_sample(sample))
+    exc = ResultOverflow("the result is not finite (inf or NaN) although every input is: the inputs are "
+                         "too large for float64 arithmetic (overflow)%s" % _in_sample(sample))
+    exc.sample = None if sample is None else tuple(int(i) for i in sample)
+    return exc
 
 
 def first_nonfinite_sample(results, sample_ndims):

@@ -820,7 +820,8 @@ def simulate(args):
     finally:
         bar.close()  # (an error then starts its own line)
     try:  # (the last state's energy, finite velocities squared, may overflow too)
-        drift = energy(steps) - e0 - work
+        final = energy(steps)
+        drift = final - e0 - work
         # The zero of potential energy is arbitrary (the initial energy may be ~0 J): the drift is
         # judged against the largest kinetic energy reached, the energy that changed form.
         largest = max(float(np.max(rbd.kinetic_energy(model, q[k:k + CHUNK], v[k:k + CHUNK])))
@@ -831,7 +832,7 @@ def simulate(args):
     say = _summary(args.output)
     say("%d step%s of %g s: trajectory written to %s" % (steps, "s" if steps > 1 else "", args.dt, args.output))
     say("energy: %.6g J at the start, %.6g J at the end, work of the torques %.6g J, drift %.3g J%s"
-          % (e0, energy(steps), work, drift,
+          % (e0, final, work, drift,
              " (%.2g%% of the largest kinetic energy, %.3g J)" % (100.0 * abs(drift) / largest, largest)
              if largest > 0.0 else ""))
     if args.plot:

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import (CONTACT_RANK_TOLERANCE, IN_SAMPLE, ResultOverflow, as_array, check_model, finite_results,
+from ._checks import (CONTACT_RANK_TOLERANCE, ResultOverflow, as_array, check_model, finite_results,
                       first_nonfinite_sample, flag, model_arrays, overflow_error, real_number, redundant_contacts_error,
-                      sample_index, short_repr)
+                      short_repr)
 
 __all__ = ["Contact", "inertial_parameters", "model_from_parameters"]
 
@@ -335,14 +335,14 @@ def joint_torque_regressor_on(rbd, model, q, v, a):
         try:
             Y[..., 10 * i:10 * i + 10] = body_terms(i)
         except ResultOverflow as exc:
-            if not batch:
+            if exc.sample is None:
                 raise
             # (each of its calls names its own first overflowing sample: the batch's first
             # overflow may be an earlier sample of another body's terms, which go on)
-            first.append(tuple(sample_index(IN_SAMPLE.search(str(exc)))))
+            first.append(exc.sample)
     if first:  # (the other bodies' terms: Y's columns of those that overflowed are still zero)
         terms = first_nonfinite_sample((Y,), (2,))
-        raise overflow_error(min(first + ([tuple(terms)] if terms is not None else [])))
+        raise overflow_error(min(first + ([tuple(int(i) for i in terms)] if terms is not None else [])))
     return Y
 
 

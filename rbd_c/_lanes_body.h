@@ -661,10 +661,10 @@ static void RBD_SFX(ln_crba_composite)(const rbd_lanes_model* m, const double* o
     for (int i = nb - 1; i >= 0; i--) {
         const int vi = m->v_idx[i];
         const double* o = oM + 12 * L * i;
-        const int ncols = RBD_SFX(ln_free_base)(m, i) ? 0 : m->nvj[i];
-        if (!ncols && m->nvj[i])
+        const int free_base = RBD_SFX(ln_free_base)(m, i);
+        if (free_base)  /* its block, and no ancestors */
             RBD_SFX(ln_crba_free_block)(o, Yc + 10 * L * i, vi, nv, M);
-        for (int col = 0; col < ncols; col++) {
+        for (int col = 0; col < (free_base ? 0 : m->nvj[i]); col++) {
             RBD_SFX(ln_inertia_apply)(Yc + 10 * L * i, S + 6 * L * (vi + col), f);
             for (int r = 0; r <= col; r++) {  /* own block: its lower triangle (mirrored into M) */
                 RBD_SFX(ln_dot6)(S + 6 * L * (vi + r), f, val);
