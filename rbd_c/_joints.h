@@ -6,6 +6,7 @@
    the pass's compose, loading 4 doubles at once, then waits for the stores to retire
    (store forwarding fails), once per body. */
 #include <math.h>
+#include <string.h>
 #include "_sincos.h"
 #include "_fast.h"  /* RBD_ALWAYS_INLINE */
 
@@ -115,7 +116,7 @@ static inline void rbd_place_rot_z(const double* P, double c, double s, double* 
 
 /* out = P @ (I, x u) (4x4): a prismatic joint along the unit axis u, at x. */
 static inline void rbd_prismatic_placement(const double* P, const double* u, double x, double* out) {
-    for (int r = 0; r < 12; r++) out[r] = P[r];
+    memcpy(out, P, 12 * sizeof(double));  /* (a loop here was copied a double at a time) */
     rbd_place_shift(P, u[0] * x, u[1] * x, u[2] * x, out);
     out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0;
 }

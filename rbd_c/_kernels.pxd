@@ -135,19 +135,46 @@ cdef inline void sym3_rotate_t(const double* M, const double* S, double* out) no
 # ------------------------------------------------------------------------------------------
 # SE(3)
 # ------------------------------------------------------------------------------------------
-cdef inline void se3_compose(const double* A, const double* B, double* out) noexcept nogil:
-    """out = A B = [[Ra Rb, ta + Ra tb], [0, 1]]: each row of out is a combination of B's
-    rows, four numbers wide, the last with [0 0 0 1] (B's bottom row, not read)."""
-    cdef double o[12]
-    cdef double e3[4]
-    cdef int a, b
-    e3[0] = 0.0; e3[1] = 0.0; e3[2] = 0.0; e3[3] = 1.0
-    for a in range(3):
-        for b in range(4):
-            o[4 * a + b] = A[4 * a] * B[b] + A[4 * a + 1] * B[4 + b] + A[4 * a + 2] * B[8 + b] + A[4 * a + 3] * e3[b]
-    for a in range(12):
-        out[a] = o[a]
-    out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0
+cdef extern from "_fast.h":  # rbd_v4, RBD_FAST
+    pass
+
+cdef extern from *:
+    """
+    /* out = A B = [[Ra Rb, ta + Ra tb], [0, 1]] (4x4 row-major; B's bottom row is not
+       read, out may be A or B): each row of out is a combination of B's rows, four numbers
+       wide, plus A's translation in its last place.  That translation is A's broadcast,
+       masked to the last place: as A's row times [0 0 0 1] it cost three multiplications
+       by zero and a shuffle on each body's path of a forward pass. */
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline rbd_v4 rbd_composed_row(const double* a, rbd_v4 b0, rbd_v4 b1, rbd_v4 b2) {
+        typedef long long rbd_i4 __attribute__((vector_size(32)));
+        const rbd_i4 last = {0, 0, 0, -1};
+        const double t = a[3];
+        const rbd_v4 translation = {t, t, t, t};
+        return a[0] * b0 + a[1] * b1 + a[2] * b2 + (rbd_v4)((rbd_i4)translation & last);
+    }
+    #endif
+
+    static inline void rbd_se3_compose(const double* A, const double* B, double* out) {
+    #if defined(__GNUC__) || defined(__clang__)
+        const rbd_v4 b0 = rbd_load4(B), b1 = rbd_load4(B + 4), b2 = rbd_load4(B + 8);
+        const rbd_v4 r0 = rbd_composed_row(A, b0, b1, b2), r1 = rbd_composed_row(A + 4, b0, b1, b2),
+                     r2 = rbd_composed_row(A + 8, b0, b1, b2);
+        memcpy(out, &r0, sizeof r0);
+        memcpy(out + 4, &r1, sizeof r1);
+        memcpy(out + 8, &r2, sizeof r2);
+    #else
+        double o[12];
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 4; b++)
+                o[4 * a + b] = A[4 * a] * B[b] + A[4 * a + 1] * B[4 + b] + A[4 * a + 2] * B[8 + b];
+        for (int a = 0; a < 3; a++) o[4 * a + 3] += A[4 * a + 3];
+        memcpy(out, o, sizeof o);
+    #endif
+        out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0;
+    }
+    """
+    void se3_compose "rbd_se3_compose"(const double* A, const double* B, double* out) noexcept nogil
 
 
 cdef inline void se3_inverse(const double* M, double* out) noexcept nogil:
@@ -635,39 +662,32 @@ cdef inline void inertia_matrix(const double* Y, double* out) noexcept nogil:
 # ------------------------------------------------------------------------------------------
 # Input checks
 # ------------------------------------------------------------------------------------------
-cdef extern from "_fast.h":  # RBD_FAST
-    pass
-
 cdef extern from *:
     """
-    /* Whether any of the n doubles is NaN or infinite: its exponent bits are all ones,
-       the only case where adding one to the exponent field carries into the sign bit.
-       Integer operations without a dependency chain between the numbers; sixteen at a
-       time in four independent vectors where the compiler has them (the driver scans
-       every output: 2500 numbers per matrix on Talos). */
+    /* Whether any of the n doubles is NaN or infinite: x * 0 is 0 for a finite x and NaN
+       otherwise, and a sum of them stays 0 unless one is NaN.  One multiply-add (from
+       memory) per four numbers, sixteen at a time in four independent sums where the
+       compiler has vectors, where testing the exponent bits took three operations (the
+       driver scans every input and output: 2500 numbers per matrix on Talos).  A
+       subnormal x may take longer on some machines; the answer does not change. */
     RBD_FAST __attribute__((unused))
     static int rbd_any_nonfinite(const double* x, Py_ssize_t n) {
-        const uint64_t exponent = 0x7FF0000000000000ULL, one = 0x0010000000000000ULL;
-        uint64_t carry = 0;
+        double sum = 0.0;
         size_t j = 0;
     #if defined(__GNUC__) || defined(__clang__)
-        typedef uint64_t rbd_u4 __attribute__((vector_size(32)));
-        rbd_u4 c[4] = {{0}};
+        const rbd_v4 zero = {0.0, 0.0, 0.0, 0.0};
+        rbd_v4 c[4] = {{0.0}};
         for (; j + 16 <= (size_t)n; j += 16)
-            for (int k = 0; k < 4; k++) {
-                rbd_u4 bits;
-                memcpy(&bits, x + j + 4 * k, sizeof bits);
-                c[k] |= (bits & exponent) + one;
-            }
-        c[0] |= c[1] | c[2] | c[3];
-        carry = c[0][0] | c[0][1] | c[0][2] | c[0][3];
+            for (int k = 0; k < 4; k++)
+                c[k] += rbd_load4(x + j + 4 * k) * zero;
+        for (; j + 4 <= (size_t)n; j += 4)
+            c[0] += rbd_load4(x + j) * zero;
+        c[0] += c[1] + c[2] + c[3];
+        sum = (c[0][0] + c[0][1]) + (c[0][2] + c[0][3]);
     #endif
-        for (; j < (size_t)n; j++) {
-            uint64_t bits;
-            memcpy(&bits, x + j, sizeof bits);
-            carry |= (bits & exponent) + one;
-        }
-        return (int)(carry >> 63);
+        for (; j < (size_t)n; j++)
+            sum += x[j] * 0.0;
+        return !(sum == 0.0);
     }
     """
     bint any_nonfinite "rbd_any_nonfinite" (const double* x, Py_ssize_t n) noexcept nogil

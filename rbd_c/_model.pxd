@@ -15,6 +15,14 @@ cdef enum:
     SIZE_NV2 = 6            # where a size holds its nv^2 coefficient
 
 
+# A ``size`` (see Algorithm) as the driver keeps it: its coefficients, and how many of
+# them are worth reading (those up to the last non-zero one: a call evaluates two or three
+# sizes, of one or two terms on most algorithms, out of the twelve).
+ctypedef struct Size:
+    Py_ssize_t c[SIZE_TERMS]
+    int nterms
+
+
 # The fields of one contact in Call.contacts, resolved in Python before the batch runs.
 cdef enum:
     CONTACT_FRAME = 0
@@ -144,10 +152,10 @@ cdef class Algorithm:
     cdef kernel_t kernel
     cdef public str name    # the public function's name (None: rbd runs the model with mimic joints)
     cdef public str label   # how errors name it when name is None
-    cdef Py_ssize_t scratch[SIZE_TERMS]
-    cdef Py_ssize_t cost[SIZE_TERMS]
+    cdef Size scratch
+    cdef Size cost
     cdef block_kernel_t block           # NULL, or the kernel of a block of samples (batches)
-    cdef Py_ssize_t block_scratch[SIZE_TERMS]    # its scratch, as scratch
+    cdef Size block_scratch             # its scratch, as scratch
     cdef bint stage_outputs             # a large batch's blocks stream their outputs (set_block)
     cdef Py_ssize_t lanes_limit         # doubles of block scratch beyond which blocks are slower (0: none)
     cdef Py_ssize_t lanes_depth         # mean depth of the dofs beyond which blocks are slower (0: none)
@@ -162,8 +170,8 @@ cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame)
 cdef int resolve_reference(Call* call, object reference) except -1
 cdef int current_threads() noexcept nogil
 cdef int simd_cap() noexcept nogil
-cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=*, Py_ssize_t lanes_limit=*,
-                    Py_ssize_t lanes_depth=*)
+cdef int set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=*, Py_ssize_t lanes_limit=*,
+                    Py_ssize_t lanes_depth=*) except -1
 
 
 cdef inline void add_armature(const CModel* m, double* M) noexcept nogil:

@@ -359,8 +359,8 @@ cdef int simd_cap() noexcept nogil:
     return _simd_cap
 
 
-cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=False,
-                    Py_ssize_t lanes_limit=0, Py_ssize_t lanes_depth=0):
+cdef int set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint stage=False,
+                    Py_ssize_t lanes_limit=0, Py_ssize_t lanes_depth=0) except -1:
     """Give ``alg`` a block kernel (batches then run LANES samples at a time); ``stage``:
     a large batch's block writes its outputs to a stage in the cache, from which they are
     streamed to memory (for kernels writing nv x nv matrices sample by sample; M^-1's,
@@ -370,13 +370,12 @@ cdef void set_block(Algorithm alg, block_kernel_t block, tuple scratch, bint sta
     single kernel's; ``lanes_depth``: the same for the dofs' mean depth (CModel.nancestors
     / nv), beyond which a deep chain makes the block slower (0: only the limits every
     algorithm has)."""
-    cdef int j
     alg.block = block
     alg.stage_outputs = stage
     alg.lanes_limit = lanes_limit
     alg.lanes_depth = lanes_depth
-    for j in range(SIZE_TERMS):
-        alg.block_scratch[j] = scratch[j]
+    _set_size(&alg.block_scratch, scratch)
+    return 0
 
 
 def _none():
@@ -925,11 +924,24 @@ cdef void _set_size_terms(CModel* m) noexcept:
     t[10], t[11] = m.nancestors, m.minv_levels
 
 
-cdef inline Py_ssize_t _evaluate_size(const Py_ssize_t* c, const Call* call) noexcept:
+cdef int _set_size(Size* s, tuple coefficients) except -1:
+    cdef int j
+    if len(coefficients) != SIZE_TERMS:
+        raise ValueError("rbd_c: a size has %d terms" % SIZE_TERMS)
+    s.nterms = 0
+    for j in range(SIZE_TERMS):
+        s.c[j] = coefficients[j]
+        if s.c[j]:
+            s.nterms = j + 1
+    return 0
+
+
+cdef inline Py_ssize_t _evaluate_size(const Size* s, const Call* call) noexcept:
     cdef const Py_ssize_t* t = call.m.size_terms
+    cdef const Py_ssize_t* c = s.c
     cdef Py_ssize_t r = call.nrows, total = 0
     cdef int j
-    for j in range(SIZE_TERMS):
+    for j in range(s.nterms):
         total += c[j] * t[j]
     if r:
         total += c[7] * r + c[8] * r * call.m.nv + c[9] * r * r
@@ -952,11 +964,8 @@ cdef Algorithm algorithm(bytes inputs, tuple names, tuple outputs, kernel_t kern
             alg.shapes[o][j] = outputs[o][j]
     alg.kernel = kernel
     alg.block = NULL
-    if len(scratch) != SIZE_TERMS or len(cost) != SIZE_TERMS:
-        raise ValueError("rbd_c: a size has %d terms" % SIZE_TERMS)
-    for j in range(SIZE_TERMS):
-        alg.scratch[j] = scratch[j]
-        alg.cost[j] = cost[j]
+    _set_size(&alg.scratch, scratch)
+    _set_size(&alg.cost, cost)
     return alg
 
 
@@ -1154,8 +1163,8 @@ cdef object _run_one(CompiledModel cm, Call* call, Algorithm alg, int nin, PyObj
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = stackbuf
     cdef double scalar
-    cdef Py_ssize_t work_doubles = _evaluate_size(alg.scratch, call)
-    cdef bint release = _evaluate_size(alg.cost, call) >= RELEASE_GIL_WORK
+    cdef Py_ssize_t work_doubles = _evaluate_size(&alg.scratch, call)
+    cdef bint release = _evaluate_size(&alg.cost, call) >= RELEASE_GIL_WORK
     if nout > 1 and out is not None and not ((type(out) is tuple or type(out) is list) and len(out) == nout):
         return _NOT_ONE
     for k in range(nin):
@@ -1279,8 +1288,8 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     cdef const char* spec = alg.inputs
     cdef tuple names = alg.names
     cdef kernel_t kern = alg.kernel
-    cdef Py_ssize_t work_doubles = _evaluate_size(alg.scratch, call)
-    cdef Py_ssize_t cost = _evaluate_size(alg.cost, call)
+    cdef Py_ssize_t work_doubles = _evaluate_size(&alg.scratch, call)
+    cdef Py_ssize_t cost = _evaluate_size(&alg.cost, call)
     cdef int nout = alg.nout, out_nd = 0, o
     cdef cnp.npy_intp odims[MAX_OUTPUTS][4]
     cdef int ond[MAX_OUTPUTS]
@@ -1424,11 +1433,11 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     cdef block_kernel_t blk = alg.block if N > 1 and _simd_mode != 3 else NULL
     cdef Py_ssize_t block_doubles
     if blk != NULL:
-        block_doubles = _evaluate_size(alg.block_scratch, call)
+        block_doubles = _evaluate_size(&alg.block_scratch, call)
         if ((block_doubles > BLOCK_SCRATCH_LIMIT and block_doubles > 2 * work_doubles)
                 or (alg.lanes_limit > 0 and block_doubles > alg.lanes_limit)
                 or (alg.lanes_depth > 0 and call.m.nancestors > alg.lanes_depth * call.m.nv)
-                or alg.block_scratch[SIZE_NV2] * call.m.nv * call.m.nv + LANES * total > BLOCK_MATRICES_LIMIT):
+                or alg.block_scratch.c[SIZE_NV2] * call.m.nv * call.m.nv + LANES * total > BLOCK_MATRICES_LIMIT):
             blk = NULL
         else:
             work_doubles = block_doubles
@@ -1534,7 +1543,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
         if blk != NULL:  # a block failed: its first failing sample, and that sample's own status
             status_sample = _first_failing(call, kern, nin, base, size, status_sample,
                                            min(status_sample + LANES, N), nout, osize,
-                                           _evaluate_size(alg.scratch, call), &status, alg.name or alg.label)
+                                           _evaluate_size(&alg.scratch, call), &status, alg.name or alg.label)
         sample = tuple(np.unravel_index(status_sample, [dims[j] for j in range(nbatch)])) if nbatch else None
         if status < 0:
             raise checks_module().redundant_contacts_error(model, contacts, call.regularization, sample)

@@ -40,7 +40,7 @@ static inline void rbd_sincos(double x, double* sn, double* cs) {
 static inline void rbd_sincos_n(int n, const double* x, double* sn, double* cs) {
     int far = 0;
     for (int k = 0; k < n; k++) rbd_sincos_reduced(x[k], sn + k, cs + k);
-    for (int k = 0; k < n; k++) far |= !(x[k] < 1e5 && x[k] > -1e5);
+    for (int k = 0; k < n; k++) far |= !(fabs(x[k]) < 1e5);  /* (NaN: far) */
     if (far)
         for (int k = 0; k < n; k++) rbd_sincos(x[k], sn + k, cs + k);
 }

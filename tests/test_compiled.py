@@ -333,6 +333,24 @@ def test_non_finite(arm):
     _same_error("frame_jacobian", arm, (np.full(arm.nq, np.nan), 0), argname="q")
 
 
+def test_a_non_finite_number_is_found_wherever_it_is():
+    """The compiled driver scans inputs sixteen, then four, then one number at a time: a
+    NaN or an infinity at any place of an input of 23 (16 + 4 + 3) is refused as the
+    reference refuses it, and the largest, smallest and subnormal finite numbers are not."""
+    model = rbd.load_urdf(rbd.generated_urdf(23))
+    assert model.nv == 23
+    q, v, a, *_ = random_state(model, np.random.default_rng(3))
+    for place in range(model.nv):
+        for bad in (np.nan, np.inf, -np.inf):
+            vb = v.copy()
+            vb[place] = bad
+            _same_error("rnea", model, (q, vb, a), argname="v")
+    # finite extremes at every place: revolute angles, so the placements stay finite
+    extremes = (np.finfo(float).max, -np.finfo(float).max, np.finfo(float).smallest_subnormal, -0.0)
+    qx = np.array([extremes[k % 4] for k in range(model.nq)])
+    assert np.allclose(rbd_c.forward_kinematics(model, qx), ref.forward_kinematics(model, qx), atol=1e-9)
+
+
 def test_empty_batches(arm):
     q0 = np.zeros((0, arm.nq))
     v0 = np.zeros((0, arm.nv))
