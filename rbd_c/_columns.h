@@ -41,9 +41,11 @@ static inline void rbd_revolute_columns(int n, const double* const* oM, const in
         row[4][k] = wy;
         row[5][k] = wz;
     }
-    for (r = 0; r < 6; r++) {
+    for (r = 0; r < 6; r++) {  /* (constant sizes: a copy of n numbers went one at a time) */
         if (n == 4)
             memcpy(J + (size_t)r * nv + col, row[r], 4 * sizeof(double));
+        else if (n == 3)
+            memcpy(J + (size_t)r * nv + col, row[r], 3 * sizeof(double));
         else
             for (k = 0; k < n; k++) J[(size_t)r * nv + col + k] = row[r][k];
     }

@@ -664,30 +664,61 @@ cdef inline void inertia_matrix(const double* Y, double* out) noexcept nogil:
 # ------------------------------------------------------------------------------------------
 cdef extern from *:
     """
-    /* Whether any of the n doubles is NaN or infinite: x * 0 is 0 for a finite x and NaN
-       otherwise, and a sum of them stays 0 unless one is NaN.  One multiply-add (from
-       memory) per four numbers, sixteen at a time in four independent sums where the
-       compiler has vectors, where testing the exponent bits took three operations (the
-       driver scans every input and output: 2500 numbers per matrix on Talos).  A
-       subnormal x may take longer on some machines; the answer does not change. */
+    /* Whether any of the n doubles is NaN or infinite, sixteen at a time in four independent
+       vectors (the driver scans every input and output: 2500 numbers per matrix on Talos).
+       With AVX2: x * 0 is +-0 for a finite x and NaN otherwise, so the products' bits, or-ed
+       together, hold an exponent only if some x was not finite: a multiplication from memory
+       and an or per four numbers.  Without: the exponent bits are all ones, the only case
+       where adding one to the exponent field carries into the sign bit (and, add and or).
+       Measured on each instruction set, the first is 15-20% faster on 2500 numbers with
+       AVX2 and 25% slower without; a sum of the products instead waits on each addition. */
     RBD_FAST __attribute__((unused))
     static int rbd_any_nonfinite(const double* x, Py_ssize_t n) {
-        double sum = 0.0;
         size_t j = 0;
-    #if defined(__GNUC__) || defined(__clang__)
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX2__)
+        typedef long long rbd_i4 __attribute__((vector_size(32)));
         const rbd_v4 zero = {0.0, 0.0, 0.0, 0.0};
-        rbd_v4 c[4] = {{0.0}};
-        for (; j + 16 <= (size_t)n; j += 16)
-            for (int k = 0; k < 4; k++)
-                c[k] += rbd_load4(x + j + 4 * k) * zero;
+        rbd_i4 c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
+        long long bits;
+        for (; j + 16 <= (size_t)n; j += 16) {
+            c0 |= (rbd_i4)(rbd_load4(x + j) * zero);
+            c1 |= (rbd_i4)(rbd_load4(x + j + 4) * zero);
+            c2 |= (rbd_i4)(rbd_load4(x + j + 8) * zero);
+            c3 |= (rbd_i4)(rbd_load4(x + j + 12) * zero);
+        }
         for (; j + 4 <= (size_t)n; j += 4)
-            c[0] += rbd_load4(x + j) * zero;
-        c[0] += c[1] + c[2] + c[3];
-        sum = (c[0][0] + c[0][1]) + (c[0][2] + c[0][3]);
+            c0 |= (rbd_i4)(rbd_load4(x + j) * zero);
+        c0 |= c1 | c2 | c3;
+        bits = c0[0] | c0[1] | c0[2] | c0[3];
+        for (; j < (size_t)n; j++) {
+            const double product = x[j] * 0.0;
+            long long b;
+            memcpy(&b, &product, sizeof b);
+            bits |= b;
+        }
+        return (bits & 0x7FF0000000000000LL) != 0;
+    #else
+        const uint64_t exponent = 0x7FF0000000000000ULL, one = 0x0010000000000000ULL;
+        uint64_t carry = 0;
+    #if defined(__GNUC__) || defined(__clang__)
+        typedef uint64_t rbd_u4 __attribute__((vector_size(32)));
+        rbd_u4 c[4] = {{0}};
+        for (; j + 16 <= (size_t)n; j += 16)
+            for (int k = 0; k < 4; k++) {
+                rbd_u4 bits;
+                memcpy(&bits, x + j + 4 * k, sizeof bits);
+                c[k] |= (bits & exponent) + one;
+            }
+        c[0] |= c[1] | c[2] | c[3];
+        carry = c[0][0] | c[0][1] | c[0][2] | c[0][3];
     #endif
-        for (; j < (size_t)n; j++)
-            sum += x[j] * 0.0;
-        return !(sum == 0.0);
+        for (; j < (size_t)n; j++) {
+            uint64_t bits;
+            memcpy(&bits, x + j, sizeof bits);
+            carry |= (bits & exponent) + one;
+        }
+        return (int)(carry >> 63);
+    #endif
     }
     """
     bint any_nonfinite "rbd_any_nonfinite" (const double* x, Py_ssize_t n) noexcept nogil

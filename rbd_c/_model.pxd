@@ -125,6 +125,7 @@ cdef class CompiledModel:
     cdef CModel m
     cdef object owner       # the arrays the pointers of m point into
     cdef dict frame_index   # the model's frame names -> indices
+    cdef tuple last_frame   # (name, index) of the last frame a call named (None: none yet)
     cdef object model_ref   # a weak reference to the model it was looked up for (compiled)
 
 

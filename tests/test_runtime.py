@@ -318,6 +318,42 @@ def test_the_cpu_picks_the_copy_of_the_compiled_modules():
         np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-13 * max(1.0, np.max(np.abs(theirs))))
 
 
+_SCAN_REPORT = """
+import json
+import numpy as np
+import rbd, rbd_c
+model = rbd.load_urdf(rbd.generated_urdf(23))
+q = np.zeros(model.nq)
+found = []
+for place in range(model.nv):
+    for bad in (np.nan, np.inf, -np.inf):
+        v = np.zeros(model.nv)
+        v[place] = bad
+        try:
+            rbd_c.rnea(model, q, v, np.zeros(model.nv))
+            found.append(False)
+        except ValueError as exc:
+            found.append("v" in str(exc))
+extremes = np.array([(np.finfo(float).max, -np.finfo(float).max, 5e-324, -0.0)[k % 4] for k in range(model.nq)])
+print(json.dumps({"build": rbd_c.build, "found": found,
+                  "extremes": bool(np.all(np.isfinite(rbd_c.forward_kinematics(model, extremes))))}))
+"""
+
+
+@needs_compiled
+@pytest.mark.parametrize("choice", ["", "baseline"])
+def test_each_copy_finds_a_non_finite_number_wherever_it_is(choice):
+    """The finiteness scan differs between the copies (rbd_c/_kernels.pxd): in each, a NaN or
+    an infinity at any of 23 places (16 + 4 + 3: each of its loops) is refused, and finite
+    extremes are not."""
+    result = run_python(_SCAN_REPORT, env={"RBD_CPU": choice, "RBD_BACKEND": ""})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert choice != "baseline" or report["build"] == "baseline"
+    assert len(report["found"]) == 3 * 23 and all(report["found"])
+    assert report["extremes"]
+
+
 @needs_compiled
 @pytest.mark.parametrize("value, error", [("avx9", "RBD_CPU must be"), ("x86-64-v3", None)])
 def test_a_bad_or_impossible_rbd_cpu_is_refused(value, error):
