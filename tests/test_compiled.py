@@ -629,6 +629,26 @@ def _revolute_runs_model(floating_base):
     return builder.build(floating_base=floating_base)
 
 
+def test_a_frame_name_given_again_is_the_same_frame():
+    """The compiled model remembers the last frame name object it looked up (a loop passing
+    one string skips the dictionary): names given in turn, the same objects again, and a
+    second model whose frames of the same names are elsewhere in its list each give the
+    frame they name (the NumPy backend's answer, by index)."""
+    first = rbd.load_urdf(rbd.generated_urdf(6))
+    second = rbd.load_urdf(rbd.generated_urdf(9, "tree"))
+    q1 = np.linspace(-1.0, 1.0, first.nq)
+    q2 = np.linspace(1.0, -1.0, second.nq)
+    shared = [name for name in first.frame_names if name in second.frame_names]
+    assert len(shared) >= 2
+    for _ in range(2):
+        for name in shared + shared[::-1]:
+            for model, q in ((first, q1), (second, q2)):
+                expected = ref.frame_jacobian(model, q, model.frame_names.index(name), "world")
+                np.testing.assert_allclose(rbd_c.frame_jacobian(model, q, name, "world"), expected, atol=1e-12)
+                np.testing.assert_allclose(rbd_c.frame_placement(model, q, name),
+                                           ref.frame_placement(model, q, model.frame_names.index(name)), atol=1e-12)
+
+
 @pytest.mark.parametrize("floating_base", [False, True])
 def test_frame_jacobian_revolute_runs(floating_base):
     """The compiled frame Jacobian's columns of revolute joints about basis axes, written
