@@ -125,7 +125,8 @@ cdef class CompiledModel:
     cdef CModel m
     cdef object owner       # the arrays the pointers of m point into
     cdef dict frame_index   # the model's frame names -> indices
-    cdef tuple last_frame   # (name, index) of the last frame a call named (None: none yet)
+    cdef object last_frame_name       # the last frame name object a call gave (resolve_frame)
+    cdef Py_ssize_t last_frame_index  # and its frame's index
     cdef object model_ref   # a weak reference to the model it was looked up for (compiled)
 
 

@@ -564,6 +564,7 @@ cdef CompiledModel _build(object model):
     _set_size_terms(&cm.m)
     cm.owner = tuple(owner)
     cm.frame_index = dict(model._frame_index)
+    cm.last_frame_name = _NO_FRAME_NAME
     return cm
 
 
@@ -689,21 +690,36 @@ cdef CompiledModel prepare_mass_call(Call* call, object model):
     return cm
 
 
+cdef object _NO_FRAME_NAME = object()  # CompiledModel.last_frame_name before any name (no argument is it)
+
+
+cdef extern from *:
+    """
+    /* Caches that threads share through plain fields: only where the GIL orders their
+       reads and writes (a free-threaded Python could read one field's new value beside
+       another's old one). */
+    #ifdef Py_GIL_DISABLED
+    #define RBD_SHARED_CACHES 0
+    #else
+    #define RBD_SHARED_CACHES 1
+    #endif
+    """
+    const bint SHARED_CACHES "RBD_SHARED_CACHES"
+
+
 cdef int resolve_frame(Call* call, CompiledModel cm, object model, object frame) except -1:
     cdef Py_ssize_t fid
     cdef object found = None
-    cdef tuple last = cm.last_frame
     if type(frame) is int and 0 <= frame < cm.m.nframes:
         fid = frame
-    elif last is not None and PyTuple_GET_ITEM(last, 0) == <PyObject*>frame:
-        fid = <object>PyTuple_GET_ITEM(last, 1)  # the last call's name object (a loop): no look-up
+    elif SHARED_CACHES and frame is cm.last_frame_name:
+        fid = cm.last_frame_index  # the name object the last call gave (a loop): no look-up
     else:
         if type(frame) is str:
-            # one look-up of the name (120 instructions, a tenth of the Panda's frame_jacobian),
-            # remembered as one tuple, so that a thread reads a name with its own index
-            found = cm.frame_index.get(frame)
-            if found is not None:
-                cm.last_frame = (frame, found)
+            found = cm.frame_index.get(frame)  # (one look-up of the name)
+            if found is not None and SHARED_CACHES:
+                cm.last_frame_index = found  # (an exact str: dropping the old one runs no
+                cm.last_frame_name = frame   # Python code, so no thread sees half of this)
         fid = model.frame_id(frame) if found is None else found  # (its errors, and integer-like indices)
     call.frame = <int>fid
     call.body = cm.m.frame_parents[fid]

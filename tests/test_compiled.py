@@ -647,6 +647,11 @@ def test_a_frame_name_given_again_is_the_same_frame():
                 np.testing.assert_allclose(rbd_c.frame_jacobian(model, q, name, "world"), expected, atol=1e-12)
                 np.testing.assert_allclose(rbd_c.frame_placement(model, q, name),
                                            ref.frame_placement(model, q, model.frame_names.index(name)), atol=1e-12)
+    # what is not a frame is refused as the reference refuses it, before and after a name
+    fresh = rbd.load_urdf(rbd.generated_urdf(6))
+    for frame in (None, object(), "l0 ", 10_000):
+        _same_error("frame_jacobian", fresh, (q1, frame))
+        rbd_c.frame_jacobian(fresh, q1, "l1")
 
 
 @pytest.mark.parametrize("floating_base", [False, True])
