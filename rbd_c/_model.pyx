@@ -695,9 +695,10 @@ cdef object _NO_FRAME_NAME = object()  # CompiledModel.last_frame_name before an
 
 cdef extern from *:
     """
-    /* Caches that threads share through plain fields: only where the GIL orders their
-       reads and writes (a free-threaded Python could read one field's new value beside
-       another's old one). */
+    /* Caches that threads share through plain fields and reference counts -- the last frame
+       name (resolve_frame), a single call's kept results (rbd_only_here) -- only where the
+       GIL orders their reads and writes (a free-threaded Python could read one field's new
+       value beside another's old one, or a count another thread is changing). */
     #ifdef Py_GIL_DISABLED
     #define RBD_SHARED_CACHES 0
     #else
@@ -1105,12 +1106,8 @@ cdef Py_ssize_t _first_nonfinite(Py_ssize_t N, int nout, double** outp, const Py
 # in a loop (the old x is dropped after the call); a free-threaded Python keeps none.
 cdef extern from *:
     """
-    #ifdef Py_GIL_DISABLED
-    #define rbd_only_here(x) 0
-    #else
-    #define rbd_only_here(x) (Py_REFCNT(x) == 1 && (Py_TYPE(x)->tp_weaklistoffset == 0 \
+    #define rbd_only_here(x) (RBD_SHARED_CACHES && Py_REFCNT(x) == 1 && (Py_TYPE(x)->tp_weaklistoffset == 0 \
         || *(PyObject**)((char*)(x) + Py_TYPE(x)->tp_weaklistoffset) == NULL))
-    #endif
     """
     bint rbd_only_here(PyObject* x) noexcept
 

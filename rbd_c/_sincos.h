@@ -24,9 +24,14 @@ static inline void rbd_sincos_reduced(double x, double* sn, double* cs) {
     *cs = ((k + 1) & 2) ? -c1 : c1;
 }
 
+/* Whether rbd_sincos_reduced serves x: |x| < 1e5 (not NaN). */
+static inline int rbd_sincos_near(double x) {
+    return fabs(x) < 1e5;
+}
+
 /* Any x: libm's sin and cos beyond 1e5 (and for NaN and infinities). */
 static inline void rbd_sincos(double x, double* sn, double* cs) {
-    if (x < 1e5 && x > -1e5) {
+    if (rbd_sincos_near(x)) {
         rbd_sincos_reduced(x, sn, cs);
     } else {
         *sn = sin(x);
@@ -40,7 +45,7 @@ static inline void rbd_sincos(double x, double* sn, double* cs) {
 static inline void rbd_sincos_n(int n, const double* x, double* sn, double* cs) {
     int far = 0;
     for (int k = 0; k < n; k++) rbd_sincos_reduced(x[k], sn + k, cs + k);
-    for (int k = 0; k < n; k++) far |= !(fabs(x[k]) < 1e5);  /* (NaN: far) */
+    for (int k = 0; k < n; k++) far |= !rbd_sincos_near(x[k]);
     if (far)
         for (int k = 0; k < n; k++) rbd_sincos(x[k], sn + k, cs + k);
 }
