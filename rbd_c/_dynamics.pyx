@@ -70,6 +70,8 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
     gravity_acceleration(c, a0)
     cdef double sn[SINCOS_BLOCK]
     cdef double cs[SINCOS_BLOCK]
+    for i in range(nb):  # the placements first: they do not wait on the recursion
+        loop_placement(m, i, q, sn, cs, X + 16 * i)
     for i in range(nb):
         xi = X + 16 * i
         vi = V + 6 * i
@@ -77,7 +79,6 @@ cdef int k_rnea(const Call* c, const double** ins, double** outs, double* work) 
         fi = F + 6 * i
         Y = m.inertias + 10 * i
         p = m.parents[i]
-        loop_placement(m, i, q, sn, cs, xi)
         inv_act_motion(xi, A + 6 * p if p >= 0 else a0, ai)
         if a != NULL:
             joint_motion_add(m, i, a + m.v_idx[i], ai)
@@ -206,10 +207,11 @@ cdef int k_gravity(const Call* c, const double** ins, double** outs, double* wor
     gravity_acceleration(c, a0)
     cdef double sn[SINCOS_BLOCK]
     cdef double cs[SINCOS_BLOCK]
+    for i in range(nb):  # the placements first: they do not wait on gravity's rotations
+        loop_placement(m, i, ins[0], sn, cs, X + 16 * i)
     for i in range(nb):
         p = m.parents[i]
         x = X + 16 * i
-        loop_placement(m, i, ins[0], sn, cs, x)
         g = G + 3 * p if p >= 0 else a0
         for r in range(3):  # R^T g
             G[3 * i + r] = x[r] * g[0] + x[4 + r] * g[1] + x[8 + r] * g[2]

@@ -104,14 +104,35 @@ static inline void rbd_place_shift(const double* P, double x, double y, double z
     out[11] += P[8] * x + P[9] * y + P[10] * z;
 }
 
-/* out = P @ (Rz, 0), Rz the rotation about z of cosine c and sine s. */
-static inline void rbd_place_rot_z(const double* P, double c, double s, double* out) {
+/* out = P @ (R, 0), R the rotation of cosine c and sine s about the basis vector
+   e_axis (0: x, 1: y, 2: z): each row of P turned in the plane of its other two places
+   (i, j) = (1, 2), (2, 0), (0, 1): out_i = c p_i + s p_j, out_j = c p_j - s p_i.  Four
+   numbers at a time, as the row times [c or 1] plus the row with p_i and p_j swapped times
+   [s, -s or 0] (P is finite: the untouched places are p + 0 exactly). */
+RBD_ALWAYS_INLINE void rbd_place_turn(const double* P, int axis, double c, double s, double* out) {
+#if defined(__GNUC__) && !defined(__clang__)
+    typedef long long rbd_i4 __attribute__((vector_size(32)));
     for (int r = 0; r < 3; r++) {
-        out[4 * r] = c * P[4 * r] + s * P[4 * r + 1];
-        out[4 * r + 1] = c * P[4 * r + 1] - s * P[4 * r];
-        out[4 * r + 2] = P[4 * r + 2];
-        out[4 * r + 3] = P[4 * r + 3];
+        const rbd_v4 p = rbd_load4(P + 4 * r);
+        rbd_v4 row;
+        if (axis == 2) {
+            row = p * (rbd_v4){c, c, 1.0, 1.0} + __builtin_shuffle(p, (rbd_i4){1, 0, 2, 3}) * (rbd_v4){s, -s, 0.0, 0.0};
+        } else if (axis == 0) {
+            row = p * (rbd_v4){1.0, c, c, 1.0} + __builtin_shuffle(p, (rbd_i4){0, 2, 1, 3}) * (rbd_v4){0.0, s, -s, 0.0};
+        } else {
+            row = p * (rbd_v4){c, 1.0, c, 1.0} + __builtin_shuffle(p, (rbd_i4){2, 1, 0, 3}) * (rbd_v4){-s, 0.0, s, 0.0};
+        }
+        memcpy(out + 4 * r, &row, sizeof row);
     }
+#else
+    const int i = (axis + 1) % 3, j = (axis + 2) % 3;
+    for (int r = 0; r < 3; r++) {
+        const double pi = P[4 * r + i], pj = P[4 * r + j];
+        memcpy(out + 4 * r, P + 4 * r, 4 * sizeof(double));
+        out[4 * r + i] = c * pi + s * pj;
+        out[4 * r + j] = c * pj - s * pi;
+    }
+#endif
 }
 
 /* out = P @ (I, x u) (4x4): a prismatic joint along the unit axis u, at x. */
@@ -133,7 +154,7 @@ RBD_NOINLINE void rbd_other_placement(int kind, const double* P, const double* u
         rbd_place_rot(P, R, out);
     } else if (kind == RBD_PLANAR) {
         rbd_sincos(qj[2], &s, &c);
-        rbd_place_rot_z(P, c, s, out);
+        rbd_place_turn(P, 2, c, s, out);
         rbd_place_shift(P, qj[0], qj[1], 0.0, out);
     } else if (kind == RBD_FREE) {
         rbd_quat_to_rot(qj + 3, R);
@@ -161,22 +182,8 @@ RBD_ALWAYS_INLINE void rbd_joint_placement_sc(int kind, const double* P, const d
     s = *sn;
     c = *cs;
     out[12] = 0.0; out[13] = 0.0; out[14] = 0.0; out[15] = 1.0;
-    if (kind == RBD_REVOLUTE_Z) {
-        rbd_place_rot_z(P, c, s, out);
-    } else if (kind == RBD_REVOLUTE_X) {
-        for (int r = 0; r < 3; r++) {
-            out[4 * r] = P[4 * r];
-            out[4 * r + 1] = c * P[4 * r + 1] + s * P[4 * r + 2];
-            out[4 * r + 2] = c * P[4 * r + 2] - s * P[4 * r + 1];
-            out[4 * r + 3] = P[4 * r + 3];
-        }
-    } else if (kind == RBD_REVOLUTE_Y) {
-        for (int r = 0; r < 3; r++) {
-            out[4 * r] = c * P[4 * r] - s * P[4 * r + 2];
-            out[4 * r + 1] = P[4 * r + 1];
-            out[4 * r + 2] = s * P[4 * r] + c * P[4 * r + 2];
-            out[4 * r + 3] = P[4 * r + 3];
-        }
+    if (kind < RBD_REVOLUTE) {  /* about x, y or z */
+        rbd_place_turn(P, kind - RBD_REVOLUTE_X, c, s, out);
     } else {  /* about the unit axis u (Rodrigues) */
         t = 1.0 - c;
         R[0] = c + t * u[0] * u[0];

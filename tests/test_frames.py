@@ -6,6 +6,7 @@ each joint frame is its body's frame (``forward_kinematics``); every frame one a
 time through ``frame_placement``.
 """
 import numpy as np
+import pytest
 
 import rbd
 from models import random_model
@@ -66,3 +67,36 @@ def test_frame_placements_against_pinocchio(pair, backend):
         theirs = data.oMf[pair.pin_frame_id(f)].homogeneous
         np.testing.assert_allclose(ours[f], theirs, rtol=0, atol=1e-10 * max(1.0, np.abs(theirs).max()),
                                    err_msg="%s frame %s" % (pair.name, model.frame_names[f]))
+
+
+@pytest.mark.parametrize("kind, axis", [("revolute", (1.0, 0.0, 0.0)), ("revolute", (0.0, 1.0, 0.0)),
+                                        ("revolute", (0.0, 0.0, 1.0)), ("planar", (0.0, 0.0, 1.0))])
+def test_a_turn_about_a_basis_axis_moves_only_the_other_two_axes(backend, kind, axis):
+    """A revolute joint about x, y or z (and a planar joint at x = y = 0, about z) places its
+    body at P Rot(axis, q), SciPy's rotation, and leaves P's column along the axis and P's
+    origin exactly as they were: the compiled turn takes those places as p + 0, which is
+    exact only while nothing in P is scaled or rounded.  The placements' entries span many
+    magnitudes, with exact zeros and negative zeros among them."""
+    from scipy.spatial.transform import Rotation
+    k = int(np.argmax(axis))
+    rotations = [Rotation.from_rotvec([0.3, -1.1, 0.7]).as_matrix(),
+                 np.array([[1.0, 0.0, -0.0], [0.0, -0.0, -1.0], [-0.0, 1.0, 0.0]]),  # a quarter turn about x
+                 Rotation.from_rotvec([1e-9, 0.0, 2.0]).as_matrix()]
+    origins = [[0.1, -0.2, 0.3], [-0.0, 3e-310, 1e150], [-7.5e11, 0.0, -1e-200]]
+    for rotation in rotations:
+        for origin in origins:
+            P = np.eye(4)
+            P[:3, :3], P[:3, 3] = rotation, origin
+            b = rbd.ModelBuilder("turn")
+            b.add_link("base")
+            b.add_link("arm", mass=1.0, com=[0.0, 0.0, 0.1], inertia=np.eye(3) * 1e-2)
+            b.add_joint("j", kind, "base", "arm", origin=P, axis=axis)
+            model = b.build()
+            for angle in (0.0, 0.4, -2.9, np.pi, 1e5 + 0.25):
+                q = np.array([0.0, 0.0, angle]) if kind == "planar" else np.array([angle])
+                placement = rbd.forward_kinematics(model, q)[0]
+                expected = rotation @ Rotation.from_rotvec(angle * np.array(axis)).as_matrix()
+                np.testing.assert_allclose(placement[:3, :3], expected, rtol=0, atol=1e-15)
+                np.testing.assert_array_equal(placement[:3, k], rotation[:, k])
+                np.testing.assert_array_equal(placement[:3, 3], origin)
+                np.testing.assert_array_equal(placement[3], [0.0, 0.0, 0.0, 1.0])
