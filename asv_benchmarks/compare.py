@@ -704,6 +704,61 @@ def batched_rows(pin, robot, rng, batch):
     return rows
 
 
+def thread_scaling_table(robot_names_, batch, pairs=21, seed=0):
+    """Two threads against one on batched RNEA and ABA, for rbd_c and for Pinocchio's
+    ``*InParallel``: each pair times about 5 ms of calls on one thread and as many on two,
+    back to back (the order alternating, each after an untimed call), and the table gives
+    the median of the pairs' ratios.  On a
+    shared machine a thread's speed drifts from one second to the next; two timings taken
+    milliseconds apart see the same machine, where the batched rows above (medians of
+    rounds taken seconds apart) may not.  A ratio well under 2 for both libraries at once
+    says the second core was busy with something else."""
+    pin = _optional_import("pinocchio")
+    threads = min(2, os.cpu_count() or 1)
+    if rbd_c is None or threads < 2:
+        return "(two threads against one: needs rbd_c and two cores)"
+    rng = np.random.default_rng(seed)
+    lines = ["%-10s %-6s %14s %14s" % ("robot", "call", "rbd_c 2/1 thr", "pin 2/1 thr")]
+    for name in robot_names_:
+        robot = load_robot(name)
+        if robot is None:
+            continue
+        model = robot.model
+        q, v, a = random_state(model, rng, batch=batch)
+        out = np.empty((batch, model.nv))
+        twin = PinocchioTwin(pin, robot) if pin is not None else None
+        if twin is not None:
+            q_pin, v_pin, a_pin = (twin.columns(x) for x in (twin.q(q), twin.v(v), twin.v(a)))
+            out_pin = np.zeros((model.nv, batch), order="F")
+            pools = {n: pin.ModelPool(twin.model, n) for n in (1, threads)}
+        for case in ("rnea", "aba"):
+            ours = getattr(rbd_c, case)
+
+            def rbd_call(n, ours=ours):
+                return _with_threads(n, lambda: ours(model, q, v, a, out=out))()
+            callers = [rbd_call]
+            if twin is not None:
+                theirs = getattr(pin, case + "InParallel")
+
+                def pin_call(n, theirs=theirs):
+                    return theirs(n, pools[n], q_pin, v_pin, a_pin, out_pin)
+                callers.append(pin_call)
+            speedups = []
+            for call in callers:
+                number = _calls_per_sample(lambda: call(1), 0.005)
+                ratios = []
+                for k in range(pairs):
+                    timed = {}
+                    for n in ((1, threads) if k % 2 else (threads, 1)):
+                        call(n)  # (untimed: wakes a sleeping thread team, as a steady stream of batches keeps it)
+                        timed[n] = _seconds_per_call(lambda: call(n), number)
+                    ratios.append(timed[1] / timed[threads])
+                speedups.append("%13.2fx" % statistics.median(ratios))
+            lines.append("%-10s %-6s %14s %14s" % (robot.name, case, speedups[0],
+                                                    speedups[1] if len(speedups) > 1 else "-"))
+    return "\n".join(lines)
+
+
 def pybullet_rows(pybullet, robot, rng):
     """RNEA and the mass matrix: rbd's compiled (else NumPy) backend against pybullet."""
     twin = PybulletTwin(pybullet, robot)
@@ -1098,6 +1153,10 @@ def main(argv=None):
         print("\nrbd_c alone, best of 9 interleaved rounds, µs per body (and relative to %d bodies):\n"
               % SCALING_SIZES[0])
         print(scaling_table(SCALING_SIZES[:2] if args.quick else SCALING_SIZES))
+    if not args.growth and rbd_c is not None and (os.cpu_count() or 1) >= 2:
+        print("\nTwo threads against one, N = %d: median over pairs of timings taken back to back "
+              "(one thread's time / two threads'):\n" % args.batch)
+        print(thread_scaling_table(args.robots, args.batch, pairs=5 if args.quick else 21))
     for note in notes:
         print("note: %s" % note)
     if args.plot:

@@ -7,6 +7,7 @@ import functools
 import importlib
 import inspect
 import itertools
+import os
 import pickle
 import pkgutil
 import subprocess
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 import rbd
+from conftest import HAVE_COMPILED
 
 ASV_DIR = Path(__file__).resolve().parent.parent / "asv_benchmarks"
 COMPARE = ASV_DIR / "compare.py"
@@ -123,6 +125,12 @@ def test_peer_comparison_quick_run():
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "| case | robot | rbd | rbd µs | peer | peer µs | rbd/peer | max |Δ| |" in result.stdout
+    if HAVE_COMPILED and (os.cpu_count() or 1) >= 2:  # the paired two-threads-against-one table
+        scaling = result.stdout.split("Two threads against one")[1].splitlines()
+        rows = [line.split() for line in scaling if line.startswith("arm7")]
+        assert [row[:2] for row in rows] == [["arm7", "rnea"], ["arm7", "aba"]], result.stdout
+        for row in rows:
+            assert all(float(x.rstrip("x")) > 0.0 for x in row[2:]), row
 
 
 def test_modern_robotics_ur5_rebuilt_in_rbd_matches_its_inverse_dynamics():
