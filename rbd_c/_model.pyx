@@ -46,13 +46,16 @@ cdef extern from *:
     #include <omp.h>
     static int rbd_omp_max_threads(void) { return omp_get_max_threads(); }
     static int rbd_have_openmp(void) { return 1; }
+    static double rbd_wtime(void) { return omp_get_wtime(); }
     #else
     static int rbd_omp_max_threads(void) { return 1; }
     static int rbd_have_openmp(void) { return 0; }
+    static double rbd_wtime(void) { return 0.0; }
     #endif
     """
     int rbd_omp_max_threads() noexcept nogil
     int rbd_have_openmp() noexcept nogil
+    double rbd_wtime() noexcept nogil   # seconds (OpenMP's clock; 0 without OpenMP)
 
 
 # ---- large outputs: a pool of freed blocks ------------------------------------------
@@ -242,12 +245,19 @@ def _after_fork_in_child():
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-cdef void _note_team(Py_ssize_t least, Py_ssize_t total, int nt):
-    """After a parallel batch of ``total`` steps whose laziest thread took ``least``: a
-    thread under a quarter of its share starts (or doubles, up to a second) a time in
-    which batches run on the calling thread; a balanced batch halves the next one."""
+cdef void _note_team(Py_ssize_t least, Py_ssize_t total, int nt, double waited, double busy):
+    """After a parallel batch of ``total`` steps whose laziest thread took ``least``, and
+    whose end waited ``waited`` seconds after the calling thread's last step (``busy``
+    seconds of steps): a thread under a quarter of its share, while the team's end waited
+    more than a quarter of the caller's own time (and 50 us), starts (or doubles, up to a
+    second) a time in which batches run on the calling thread; a balanced batch halves the
+    next one.  A lazy thread whose team did not wait had woken late (a thread team idle for
+    a while takes up to a millisecond to wake on a virtual machine) and then done its share
+    of what was left: that costs the batch nothing a serial one would not, so it is not
+    held against the next batches (it was: a short batch after a pause ran the next 10 ms
+    of batches serially)."""
     global _serial_until, _serial_backoff
-    if least * 4 * nt < total:
+    if least * 4 * nt < total and waited * 4.0 > busy and waited > 50e-6:
         _serial_backoff = min(1.0, max(0.01, 2.0 * _serial_backoff))
         _serial_until = _monotonic() + _serial_backoff
     else:
@@ -263,11 +273,11 @@ cdef bint _team_resting():
     return False
 
 
-def _team_balance(least=None, total=None, nt=2):
+def _team_balance(least=None, total=None, nt=2, waited=1.0, busy=1.0):
     """(For the tests) note a parallel batch's balance as the driver does, when given;
     returns (batches run serially now, the length of the last such time in seconds)."""
     if least is not None:
-        _note_team(least, total, nt)
+        _note_team(least, total, nt, waited, busy)
     return _serial_until > 0.0 and _team_resting(), _serial_backoff
 
 
@@ -1332,6 +1342,8 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     cdef object x
     cdef object keep = None
     cdef Py_ssize_t N = 1, s, wpad, chunk = 1, start, stop, step, csize, least
+    cdef double begun, waited = 0.0, busy = 0.0
+    cdef double caller_done[1]
     cdef Py_ssize_t* steps
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = NULL
@@ -1529,6 +1541,8 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
             start = 0
             while start < N:
                 stop = min(start + chunk, N)
+                begun = rbd_wtime()
+                caller_done[0] = begun
                 with nogil, parallel(num_threads=nt):
                     # steps of one sample, or of one block of LANES samples
                     for s in prange((stop - start + step - 1) // step, schedule='dynamic', chunksize=csize):
@@ -1538,6 +1552,10 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
                                                         NULL if stage_at < 0 else work + threadid() * wpad + stage_at,
                                                         flags + 16 * threadid() + 1, steps + 8 * threadid() + 1)
                         steps[8 * threadid()] += 1
+                        if threadid() == 0:  # (the calling thread: when it took its last step)
+                            caller_done[0] = rbd_wtime()
+                waited += rbd_wtime() - caller_done[0]
+                busy += caller_done[0] - begun
                 start = stop
                 if start < N:
                     PyErr_CheckSignals()
@@ -1548,7 +1566,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
                     status = flags[16 * j + 1]
                     status_sample = steps[8 * j + 1]
                 least = min(least, steps[8 * j])
-            _note_team(least, (N + step - 1) // step, nt)
+            _note_team(least, (N + step - 1) // step, nt, waited, busy)
         finally:
             free(work)
             free(flags)

@@ -57,14 +57,19 @@ def test_thread_count_bounds_accept_the_whole_range():
 
 @needs_compiled
 def test_an_unbalanced_parallel_batch_makes_the_next_ones_serial_for_a_while():
-    """When a batch's second thread hardly worked (its core busy with another process, so
-    the team's end waited for it), batches run on the calling thread for 10 ms, doubling
-    while it lasts up to 1 s, halving after balanced batches; answers stay the same."""
+    """When a batch's second thread hardly worked and the team's end waited for it (its core
+    busy with another process), batches run on the calling thread for 10 ms, doubling while
+    it lasts up to 1 s, halving after balanced batches; answers stay the same.  A thread that
+    did little because it woke late, while the end did not wait, changes nothing."""
     out = run_python("""
 import time, numpy as np
 import rbd, rbd_c, rbd_c._model as driver
 assert driver._team_balance() == (False, 0.0)
 assert driver._team_balance(50, 100, 2) == (False, 0.0)       # balanced: nothing changes
+# a thread that woke late and did little, while the team's end did not wait for it: no harm
+assert driver._team_balance(0, 100, 2, waited=5e-6, busy=1e-3) == (False, 0.0)
+assert driver._team_balance(0, 100, 2, waited=0.2e-3, busy=1e-3) == (False, 0.0)   # under a quarter
+assert driver._team_balance(0, 100, 2, waited=40e-6, busy=0.1e-3) == (False, 0.0)  # under 50 us
 assert driver._team_balance(13, 100, 2) == (False, 0.0)       # at a quarter of its share: still fine
 assert driver._team_balance(12, 100, 2) == (True, 0.01)       # under it: serial for 10 ms
 assert driver._team_balance(0, 100, 2) == (True, 0.02)        # again: 20 ms
