@@ -153,6 +153,12 @@ class PinocchioTwin:
         """(N, n) samples as Pinocchio's batches want them: (n, N), Fortran order (one sample per column)."""
         return np.asfortranarray(x.T)
 
+    def batch(self, q, v, a):
+        """rbd's batch of q, v, a in Pinocchio's layout (``columns``), and a zero output of
+        v's shape there: the arguments of ``rneaInParallel`` / ``abaInParallel``."""
+        q_pin, v_pin, a_pin = (self.columns(x) for x in (self.q(q), self.v(v), self.v(a)))
+        return q_pin, v_pin, a_pin, np.zeros_like(v_pin, order="F")
+
 
 class PybulletTwin:
     """The robot's URDF in a DIRECT pybullet client (fixed base only: pybullet's
@@ -663,8 +669,7 @@ def batched_rows(pin, robot, rng, batch):
     twin = PinocchioTwin(pin, robot)
     model = robot.model
     q, v, a = random_state(model, rng, batch=batch)
-    q_pin, v_pin, a_pin = (twin.columns(x) for x in (twin.q(q), twin.v(v), twin.v(a)))
-    out_pin = np.zeros((model.nv, batch), order="F")
+    q_pin, v_pin, a_pin, out_pin = twin.batch(q, v, a)
 
     def pin_loop():
         for k in range(batch):
@@ -708,10 +713,9 @@ def thread_scaling_table(robot_names_, batch, pairs=21, seed=0):
     """Two threads against one on batched RNEA and ABA, for rbd_c and for Pinocchio's
     ``*InParallel``: each pair times about 5 ms of calls on one thread and as many on two,
     back to back (the order alternating, each after an untimed call), and the table gives
-    the median of the pairs' ratios.  On a
-    shared machine a thread's speed drifts from one second to the next; two timings taken
-    milliseconds apart see the same machine, where the batched rows above (medians of
-    rounds taken seconds apart) may not.  A ratio well under 2 for both libraries at once
+    the median of the pairs' ratios.  On a shared machine a thread's speed drifts from one
+    second to the next; two timings taken milliseconds apart see the same machine, where
+    the batched rows above (medians of rounds taken seconds apart) may not.  A ratio well under 2 for both libraries at once
     says the second core was busy with something else."""
     pin = _optional_import("pinocchio")
     threads = min(2, os.cpu_count() or 1)
@@ -728,8 +732,7 @@ def thread_scaling_table(robot_names_, batch, pairs=21, seed=0):
         out = np.empty((batch, model.nv))
         twin = PinocchioTwin(pin, robot) if pin is not None else None
         if twin is not None:
-            q_pin, v_pin, a_pin = (twin.columns(x) for x in (twin.q(q), twin.v(v), twin.v(a)))
-            out_pin = np.zeros((model.nv, batch), order="F")
+            q_pin, v_pin, a_pin, out_pin = twin.batch(q, v, a)
             pools = {n: pin.ModelPool(twin.model, n) for n in (1, threads)}
         for case in ("rnea", "aba"):
             ours = getattr(rbd_c, case)

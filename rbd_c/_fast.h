@@ -19,8 +19,10 @@
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
-/* four doubles as one vector (two SSE2 halves on the baseline), loaded from anywhere */
+/* four doubles as one vector (two SSE2 halves on the baseline), loaded from anywhere; and
+   four 64-bit integers, for their bits (masks, shuffle indices) */
 typedef double rbd_v4 __attribute__((vector_size(32)));
+typedef long long rbd_i4 __attribute__((vector_size(32)));
 static inline rbd_v4 rbd_load4(const double* p) {
     rbd_v4 v;
     memcpy(&v, p, sizeof v);

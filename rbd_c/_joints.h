@@ -111,7 +111,6 @@ static inline void rbd_place_shift(const double* P, double x, double y, double z
    [s, -s or 0] (P is finite: the untouched places are p + 0 exactly). */
 RBD_ALWAYS_INLINE void rbd_place_turn(const double* P, int axis, double c, double s, double* out) {
 #if defined(__GNUC__) && !defined(__clang__)
-    typedef long long rbd_i4 __attribute__((vector_size(32)));
     for (int r = 0; r < 3; r++) {
         const rbd_v4 p = rbd_load4(P + 4 * r);
         rbd_v4 row;

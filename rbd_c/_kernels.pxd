@@ -147,7 +147,6 @@ cdef extern from *:
        by zero and a shuffle on each body's path of a forward pass. */
     #if defined(__GNUC__) || defined(__clang__)
     static inline rbd_v4 rbd_composed_row(const double* a, rbd_v4 b0, rbd_v4 b1, rbd_v4 b2) {
-        typedef long long rbd_i4 __attribute__((vector_size(32)));
         const rbd_i4 last = {0, 0, 0, -1};
         const double t = a[3];
         const rbd_v4 translation = {t, t, t, t};
@@ -676,7 +675,6 @@ cdef extern from *:
     static int rbd_any_nonfinite(const double* x, Py_ssize_t n) {
         size_t j = 0;
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX2__)
-        typedef long long rbd_i4 __attribute__((vector_size(32)));
         const rbd_v4 zero = {0.0, 0.0, 0.0, 0.0};
         rbd_i4 c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
         long long bits;

@@ -1343,7 +1343,7 @@ cdef object _run_general(object model, CompiledModel cm, Call* call, Algorithm a
     cdef object keep = None
     cdef Py_ssize_t N = 1, s, wpad, chunk = 1, start, stop, step, csize, least
     cdef double begun, waited = 0.0, busy = 0.0
-    cdef double caller_done[1]
+    cdef double caller_done[1]  # (an array: a name assigned in the prange below would be each thread's own)
     cdef Py_ssize_t* steps
     cdef double stackbuf[STACK_DOUBLES]
     cdef double* work = NULL
